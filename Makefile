@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# rstatlat: build with Debian's clang, bpftool and libbpf.
+
+CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+CC ?= cc
+ARCH ?= x86
+PKG_CONFIG ?= pkg-config
+
+OUT := build
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+CFLAGS += $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) $(shell $(PKG_CONFIG) --cflags libbpf)
+LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf libelf zlib) -lm
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
+	-Ivmlinux/$(ARCH) -Isrc
+
+# -mcpu=v3: atomic fetch-and-add hands out slot numbers (Linux 5.12+).
+# Userspace, split by role; rstatlat.c is the CLI and lifecycle.
+LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
+	src/json.c src/fmt.c
+TOOL_SRCS := src/rstatlat.c src/probe.c src/collect.c src/slow.c
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
+TOOL_OBJS := $(TOOL_SRCS:src/%.c=$(OUT)/%.o)
+HEADERS := $(wildcard src/*.h)
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all clean vmlinux check check-unit check-live bench
+all: rstatlat
+
+$(OUT):
+	mkdir -p $(OUT) $(OUT)/tests $(OUT)/bench
+
+$(OUT)/rstatlat.bpf.o: src/rstatlat.bpf.c $(HEADERS) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/rstatlat.skel.h: $(OUT)/rstatlat.bpf.o
+	$(BPFTOOL) gen skeleton $< name rstatlat_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/%.o: src/%.c $(HEADERS) | $(OUT)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(TOOL_OBJS): $(OUT)/rstatlat.skel.h
+
+rstatlat: $(TOOL_OBJS) $(LIB_OBJS)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# vmlinux.h is generated from the running kernel's BTF and committed, so
+# builds do not depend on the build host's kernel.
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
+	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HEADERS) | $(OUT)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+check-unit: $(UNIT_TESTS)
+	tests/run-unit $(UNIT_TESTS)
+
+check-live: rstatlat
+	tests/live/run
+
+# The test command README and CI use.
+check: check-unit check-live
+	@echo "make check: all tiers finished"
+
+clean:
+	rm -rf $(OUT) rstatlat

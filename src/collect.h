@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* BPF maps -> report. Knows maps, not output formats. */
+#ifndef RSTATLAT_COLLECT_H
+#define RSTATLAT_COLLECT_H
+
+#include "cgroup.h"
+#include "report.h"
+
+struct rstatlat_bpf;
+struct collector;
+
+struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
+				const struct cg_filter *filter, bool per_process,
+				int ncpus, unsigned int max_slots);
+void collector_free(struct collector *c);
+
+/*
+ * Reads every slot once. Fills *interval with what happened since the
+ * previous read and *total with everything since load; either may be NULL.
+ * Returns 0 or -errno.
+ */
+int collector_read(struct collector *c, struct report *interval, struct report *total);
+
+/* The display path of a slot, reading its metadata if not seen yet. */
+const char *collector_slot_path(struct collector *c, unsigned int slot);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-supplied text (cgroup names, comm) is untrusted: a cgroup can be
+ * named with escape sequences, quotes, newlines or invalid UTF-8.
+ */
+#ifndef RSTATLAT_ESCAPE_H
+#define RSTATLAT_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Writes s as a JSON string literal, quotes included. Control characters
+ * become \uXXXX; bytes that are not valid UTF-8 become U+0080..U+00FF of
+ * the same value, so the output is always valid UTF-8 JSON.
+ */
+void json_write_string(FILE *f, const char *s);
+
+/*
+ * Copies s into dst (always NUL-terminated, truncated to fit) with every
+ * byte a terminal could act on shown as \xNN: C0 controls, DEL, C1
+ * controls (raw or UTF-8 encoded), and invalid UTF-8; '\' becomes "\\".
+ * Returns the length written.
+ */
+size_t term_escape(char *dst, size_t dstlen, const char *s);
+
+#endif

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+
+const char *fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	static const struct { uint64_t div; const char *unit; } units[] = {
+		{ 1000000000ULL, "s" }, { 1000000ULL, "ms" }, { 1000ULL, "us" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ns >= units[i].div) {
+			double v = (double)ns / (double)units[i].div;
+
+			snprintf(buf, len, v < 10 ? "%.2f%s" : v < 100 ? "%.1f%s" : "%.0f%s",
+				 v, units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
+int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	uint64_t mult = default_unit_ns;
+	char *end;
+	double v;
+	size_t i;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (*end) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].suffix))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -1;
+		mult = units[i].mult;
+	}
+	v *= (double)mult;
+	if (v >= 1.8e19)
+		return -1;
+	*ns = (uint64_t)(v + 0.5);
+	return 0;
+}
+
+int parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSTATLAT_FMT_H
+#define RSTATLAT_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A duration in ns as a short human string: "850ns", "1.23us", "12.3ms". */
+const char *fmt_duration(char *buf, size_t len, uint64_t ns);
+/*
+ * Parses "<number>[ns|us|ms|s]" into ns; a bare number is taken in
+ * default_unit_ns. Returns 0, or -1 on bad input.
+ */
+int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns);
+/* Parses a non-negative decimal integer <= max. Returns 0 or -1. */
+int parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+#endif

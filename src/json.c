@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The JSON view: one object per line, schema "rstatlat/1" (rstatlat(8)). */
+#include <inttypes.h>
+#include "escape.h"
+#include "view.h"
+
+static void print_dist(FILE *f, const char *key, const struct dist *d)
+{
+	bool first = true;
+
+	fprintf(f, "\"%s\":{\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"max\":%" PRIu64
+		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
+		key, d->count, d->sum, d->max, dist_quantile(d, 0.50),
+		dist_quantile(d, 0.90), dist_quantile(d, 0.99));
+	for (int b = 0; b < HIST_BUCKETS; b++) {
+		uint64_t le = hist_bucket_upper(b) - 1;
+
+		if (!d->buckets[b])
+			continue;
+		/* the last bucket also holds everything beyond its range */
+		if (b == HIST_BUCKETS - 1 && d->max > le)
+			le = d->max;
+		fprintf(f, "%s{\"ge\":%" PRIu64 ",\"le\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+			first ? "" : ",", (uint64_t)hist_bucket_lower(b), le, d->buckets[b]);
+		first = false;
+	}
+	fputs("]}", f);
+}
+
+static void print_counts(FILE *f, const struct row *row)
+{
+	fprintf(f, "\"locked\":%" PRIu64 ",\"contended\":%" PRIu64 ",",
+		row->locked, row->contended);
+	print_dist(f, "hold_ns", &row->hold);
+	fputc(',', f);
+	print_dist(f, "wait_ns", &row->wait);
+}
+
+static void print_cgroup_ref(FILE *f, const struct row *row)
+{
+	fprintf(f, "\"id\":%" PRIu64 ",\"hierarchy\":%u,\"path\":", row->cgid, row->hierarchy);
+	json_write_string(f, row->path ? row->path : "");
+}
+
+static void print_cgroup_row(FILE *f, const struct row *row)
+{
+	fputc('{', f);
+	print_cgroup_ref(f, row);
+	fputc(',', f);
+	print_counts(f, row);
+	fputs(",\"top_flusher\":", f);
+	if (row->top_tgid || row->top_comm[0]) {
+		fprintf(f, "{\"pid\":%u,\"comm\":", row->top_tgid);
+		json_write_string(f, row->top_comm);
+		fputc('}', f);
+	} else {
+		fputs("null", f);
+	}
+	fputc('}', f);
+}
+
+static void print_process_row(FILE *f, const struct row *row)
+{
+	fprintf(f, "{\"pid\":%u,\"comm\":", row->tgid);
+	json_write_string(f, row->comm);
+	fputs(",\"own_cgroup\":", f);
+	if (row->own_cgroup)
+		json_write_string(f, row->own_cgroup);
+	else
+		fputs("null", f);
+	fputs(",\"cgroup\":{", f);
+	print_cgroup_ref(f, row);
+	fputs("},", f);
+	print_counts(f, row);
+	fputc('}', f);
+}
+
+void json_print(FILE *f, const struct report *r)
+{
+	fprintf(f, "{\"schema\":\"rstatlat/1\",\"type\":\"%s\",\"start_ns\":%" PRIu64
+		",\"duration_ns\":%" PRIu64 ",\"kernel\":{\"release\":",
+		r->type == REPORT_SUMMARY ? "summary" : "interval", r->start_ns, r->duration_ns);
+	json_write_string(f, r->kernel.release);
+	fprintf(f, ",\"cpus_possible\":%d,\"cpus_online\":%d},\"attach\":",
+		r->kernel.cpus_possible, r->kernel.cpus_online);
+	json_write_string(f, r->attach ? r->attach : "");
+	fputs(",\"cgroups\":[", f);
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		if (i)
+			fputc(',', f);
+		print_cgroup_row(f, &r->cgroups[i]);
+	}
+	fputc(']', f);
+	if (r->per_process) {
+		fputs(",\"processes\":[", f);
+		for (size_t i = 0; i < r->nprocesses; i++) {
+			if (i)
+				fputc(',', f);
+			print_process_row(f, &r->processes[i]);
+		}
+		fputc(']', f);
+	}
+	fputs(",\"lost\":{", f);
+	for (int i = 0; i < LOST_MAX; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", lost_names[i], r->lost[i]);
+	fputs("}}\n", f);
+	fflush(f);
+}

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstatlat: how long the cgroup rstat lock is waited for and held, per
+ * flushed cgroup and flushing process. CLI and lifecycle: parse, probe,
+ * open, load, attach, loop, detach.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <bpf/libbpf.h>
+#include "cgroup.h"
+#include "collect.h"
+#include "fmt.h"
+#include "ksym.h"
+#include "probe.h"
+#include "rstatlat.skel.h"
+#include "slow.h"
+#include "view.h"
+
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+#define EXIT_ENV	3
+
+#define VERSION "0.1.0"
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+#define SLOT_MEMORY_BUDGET (32ULL << 20)	/* per-CPU stats, all CPUs */
+#define DEFAULT_MAX_SLOTS 2048
+#define MIN_MAX_SLOTS 64
+
+static struct options {
+	double interval;	/* seconds, 0 = summary only */
+	uint64_t count;		/* intervals, 0 = unlimited */
+	double duration;	/* -d seconds, 0 = until signal */
+	bool per_process;
+	bool json;
+	bool verbose;
+	bool probe_only;
+	uint64_t threshold_ns;
+	uint64_t targ_tgid;
+	uint64_t max_slots;
+	const char *cgroup;
+	struct view_opts view;
+} opts = {
+	.view = { .sort = SORT_HOLD_P99, .rows = 20 },
+};
+
+static volatile sig_atomic_t exiting;
+
+static const char usage_text[] =
+"Usage: rstatlat [OPTIONS] [INTERVAL [COUNT]]\n"
+"Trace how long the cgroup rstat lock is waited for and held, per flushed\n"
+"cgroup, from the cgroup_rstat_* tracepoints.\n"
+"\n"
+"  INTERVAL              seconds between tables (default 1); with -j, one\n"
+"                        object per interval (default: only a summary)\n"
+"  COUNT                 stop after COUNT intervals\n"
+"  -d, --duration SECS   stop after SECS seconds\n"
+"  -p, --per-process     break down by flushing process as well\n"
+"  -s, --sort KEY        hold-p99 (default), hold-p50, hold-max, wait-p99,\n"
+"                        wait-max, flushes, contended, path\n"
+"  -n, --rows N          rows per table (default 20, 0 = all)\n"
+"  -H, --histograms      print hold and wait histograms per row\n"
+"  -T, --timestamp       timestamp each interval\n"
+"  -c, --cgroup PATH     only this cgroup subtree: /a/b (v2), memory:/a/b,\n"
+"                        or a path under a cgroup mount\n"
+"      --pid PID         only flushes by this process\n"
+"  -t, --threshold USEC  report each hold or wait >= USEC as it happens,\n"
+"                        with the kernel stack (units ns/us/ms/s accepted)\n"
+"  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
+"      --max-entries N   cgroups (x processes with -p) tracked at once\n"
+"      --probe           print what this kernel offers and exit\n"
+"  -v, --verbose         libbpf debug output and the attach plan\n"
+"  -V, --version         print the version and exit\n"
+"  -h, --help            this help\n"
+"\n"
+"Exit status: 0 ok, 1 runtime error, 2 usage or bad input,\n"
+"3 environment (privileges, BTF, attach points).\n";
+
+__attribute__((noreturn, format(printf, 2, 3)))
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rstatlat: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static double parse_seconds(const char *s, const char *what)
+{
+	uint64_t ns;
+
+	if (parse_duration(s, 1000000000ULL, &ns) || ns == 0)
+		die(EXIT_USAGE, "invalid %s '%s': expected a positive number of seconds", what, s);
+	return (double)ns / 1e9;
+}
+
+static uint64_t parse_count(const char *s, uint64_t max, const char *what)
+{
+	uint64_t v;
+
+	if (parse_uint(s, max, &v))
+		die(EXIT_USAGE, "invalid %s '%s'", what, s);
+	return v;
+}
+
+enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE };
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "per-process", no_argument, NULL, 'p' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "rows", required_argument, NULL, 'n' },
+		{ "histograms", no_argument, NULL, 'H' },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
+		{ "probe", no_argument, NULL, OPT_PROBE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:ps:n:HTc:t:jvVh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': opts.duration = parse_seconds(optarg, "duration"); break;
+		case 'p': opts.per_process = true; break;
+		case 's':
+			if (sort_key_parse(optarg, &opts.view.sort))
+				die(EXIT_USAGE, "unknown sort key '%s' (see --help)", optarg);
+			break;
+		case 'n': opts.view.rows = parse_count(optarg, 1000000, "row count"); break;
+		case 'H': opts.view.histograms = true; break;
+		case 'T': opts.view.timestamp = true; break;
+		case 'c': opts.cgroup = optarg; break;
+		case OPT_PID:
+			opts.targ_tgid = parse_count(optarg, INT_MAX, "pid");
+			if (!opts.targ_tgid)
+				die(EXIT_USAGE, "invalid pid '0'");
+			break;
+		case 't':
+			if (parse_duration(optarg, 1000, &opts.threshold_ns) || !opts.threshold_ns)
+				die(EXIT_USAGE, "invalid threshold '%s': expected microseconds > 0",
+				    optarg);
+			break;
+		case 'j': opts.json = true; break;
+		case OPT_MAX_ENTRIES:
+			opts.max_slots = parse_count(optarg, 1 << 20, "--max-entries");
+			if (!opts.max_slots)
+				die(EXIT_USAGE, "--max-entries must be at least 1");
+			break;
+		case OPT_PROBE: opts.probe_only = true; break;
+		case 'v': opts.verbose = true; break;
+		case 'V': printf("rstatlat %s\n", VERSION); exit(0);
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case ':': die(EXIT_USAGE, "option '%s' needs an argument", argv[optind - 1]);
+		default: die(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		opts.interval = parse_seconds(argv[optind++], "interval");
+	if (optind < argc) {
+		opts.count = parse_count(argv[optind++], UINT64_MAX, "count");
+		if (!opts.count)
+			die(EXIT_USAGE, "count must be at least 1");
+	}
+	if (optind < argc)
+		die(EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+	/* live tables every second unless JSON, which defaults to one summary */
+	if (!opts.interval && !opts.json)
+		opts.interval = 1;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG && !opts.verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static bool has_bpf_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+#define HAS_CAP(c) (data[(c) / 32].effective & (1U << ((c) % 32)))
+	return HAS_CAP(CAP_SYS_ADMIN) || (HAS_CAP(CAP_BPF) && HAS_CAP(CAP_PERFMON));
+#undef HAS_CAP
+}
+
+static void check_environment(struct attach_plan *plan)
+{
+	if (!opts.probe_only && !has_bpf_privileges())
+		die(EXIT_ENV, "needs root, or CAP_BPF and CAP_PERFMON");
+	if (access(BTF_PATH, R_OK))
+		die(EXIT_ENV, "no kernel BTF at %s (needs CONFIG_DEBUG_INFO_BTF)", BTF_PATH);
+	if (probe_kernel(plan, NULL))
+		die(EXIT_ENV, "cannot parse kernel BTF at %s", BTF_PATH);
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void kernel_info(struct kernel_info *k)
+{
+	struct utsname u;
+
+	if (!uname(&u))
+		snprintf(k->release, sizeof(k->release), "%s", u.release);
+	k->cpus_possible = libbpf_num_possible_cpus();
+	k->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* Per-CPU stats dominate memory: keep them within a budget by default. */
+static unsigned int default_max_slots(int ncpus)
+{
+	uint64_t n = SLOT_MEMORY_BUDGET / ((uint64_t)ncpus * sizeof(struct slot_stats));
+
+	if (n > DEFAULT_MAX_SLOTS)
+		n = DEFAULT_MAX_SLOTS;
+	return n < MIN_MAX_SLOTS ? MIN_MAX_SLOTS : (unsigned int)n;
+}
+
+static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
+		      unsigned int max_slots)
+{
+	skel->rodata->targ_tgid = (__u32)opts.targ_tgid;
+	skel->rodata->per_process = opts.per_process;
+	skel->rodata->report_ns = opts.threshold_ns;
+	skel->rodata->max_slots = max_slots;
+	bpf_map__set_max_entries(skel->maps.slot_ids, max_slots);
+	bpf_map__set_max_entries(skel->maps.slot_meta, max_slots);
+	bpf_map__set_max_entries(skel->maps.slot_stats, max_slots);
+	for (int i = 0; i < plan->n; i++) {
+		struct bpf_program *prog =
+			bpf_object__find_program_by_name(skel->obj, plan->points[i].prog);
+
+		if (prog)
+			bpf_program__set_autoload(prog, plan->points[i].chosen);
+	}
+}
+
+struct run {
+	struct rstatlat_bpf *skel;
+	struct collector *collector;
+	struct ring_buffer *rb;
+	struct kernel_info kernel;
+	const char *source;
+	uint64_t start_real, start_mono, last_mono, last_real;
+};
+
+static int emit(struct run *run, struct report *r)
+{
+	r->kernel = run->kernel;
+	r->attach = run->source;
+	if (opts.json)
+		json_print(stdout, r);
+	else
+		table_print(stdout, r, &opts.view);
+	report_free(r);
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static int emit_interval(struct run *run)
+{
+	struct report r;
+	uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
+	int err = collector_read(run->collector, &r, NULL);
+
+	if (err)
+		return err;
+	r.start_ns = run->last_real;
+	r.duration_ns = mono - run->last_mono;
+	run->last_mono = mono;
+	run->last_real = real;
+	return emit(run, &r);
+}
+
+static int emit_summary(struct run *run)
+{
+	struct report r;
+	int err = collector_read(run->collector, NULL, &r);
+
+	if (err)
+		return err;
+	r.start_ns = run->start_real;
+	r.duration_ns = now_ns(CLOCK_MONOTONIC) - run->start_mono;
+	return emit(run, &r);
+}
+
+/* Waits until `deadline` (CLOCK_MONOTONIC ns), serving -t reports. */
+static void wait_until(struct run *run, uint64_t deadline)
+{
+	while (!exiting) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		int ms;
+
+		if (now >= deadline)
+			return;
+		ms = (int)((deadline - now + 999999) / 1000000);
+		if (ms > 100)
+			ms = 100;
+		if (run->rb)
+			ring_buffer__poll(run->rb, ms);
+		else
+			usleep((useconds_t)ms * 1000);
+	}
+}
+
+static int main_loop(struct run *run)
+{
+	uint64_t end = opts.duration ? run->start_mono + (uint64_t)(opts.duration * 1e9) : UINT64_MAX;
+	uint64_t step = opts.interval ? (uint64_t)(opts.interval * 1e9) : UINT64_MAX;
+	uint64_t next = opts.interval ? run->start_mono + step : UINT64_MAX;
+	uint64_t printed = 0;
+	int err = 0;
+
+	while (!exiting && !err) {
+		wait_until(run, next < end ? next : end);
+		if (exiting || now_ns(CLOCK_MONOTONIC) >= end)
+			break;
+		err = emit_interval(run);
+		next += step;
+		if (opts.count && ++printed >= opts.count)
+			break;
+	}
+	if (run->rb)
+		ring_buffer__consume(run->rb);
+	return err ? err : emit_summary(run);
+}
+
+int main(int argc, char **argv)
+{
+	struct run run = { 0 };
+	struct attach_plan plan;
+	struct cg_table cg;
+	struct cg_filter filter;
+	struct slow_ctx slow = { 0 };
+	unsigned int max_slots;
+	int ncpus, err;
+	const char *why;
+
+	parse_args(argc, argv);
+	check_environment(&plan);
+	if (opts.probe_only) {
+		probe_print(stdout, &plan);
+		return plan.usable ? 0 : EXIT_ENV;
+	}
+	if (!plan.usable)
+		die(EXIT_ENV, "%s", plan.missing);
+	if (cg_table_load(&cg, "/proc/cgroups", "/proc/self/mountinfo", "/proc/self/cgroup"))
+		die(EXIT_ENV, "cannot read /proc/cgroups or /proc/self/mountinfo");
+	if (opts.cgroup && cg_parse_filter(&cg, opts.cgroup, &filter, &why))
+		die(EXIT_USAGE, "bad cgroup '%s': %s", opts.cgroup, why);
+	opts.view.clear = isatty(STDOUT_FILENO) && opts.interval > 0;
+	signal(SIGPIPE, SIG_IGN);
+	libbpf_set_print(libbpf_print);
+	if (opts.verbose)
+		probe_print(stderr, &plan);
+
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0)
+		die(EXIT_ENV, "cannot read the possible CPU count");
+	max_slots = opts.max_slots ? (unsigned int)opts.max_slots : default_max_slots(ncpus);
+	run.skel = rstatlat_bpf__open();
+	if (!run.skel)
+		die(EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(errno));
+	configure(run.skel, &plan, max_slots);
+	err = rstatlat_bpf__load(run.skel);
+	if (err)
+		die(err == -EPERM ? EXIT_ENV : EXIT_RUNTIME, "cannot load the BPF programs: %s%s",
+		    strerror(-err), opts.verbose ? "" : " (-v shows the verifier log)");
+	err = rstatlat_bpf__attach(run.skel);
+	if (err)
+		die(EXIT_ENV, "cannot attach to the rstat tracepoints: %s", strerror(-err));
+
+	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
+				      opts.per_process, ncpus, max_slots);
+	if (!run.collector)
+		die(EXIT_RUNTIME, "out of memory");
+	kernel_info(&run.kernel);
+	run.source = plan.source;
+	if (opts.threshold_ns) {
+		slow.out = stdout;
+		slow.json = opts.json;
+		slow.threshold_ns = opts.threshold_ns;
+		slow.mono_to_real_ns = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+		slow.collector = run.collector;
+		slow.ksyms = ksyms_load("/proc/kallsyms");
+		run.rb = ring_buffer__new(bpf_map__fd(run.skel->maps.events), slow_handle,
+					  &slow, NULL);
+		if (!run.rb)
+			die(EXIT_RUNTIME, "cannot create the ring buffer: %s", strerror(errno));
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	run.start_mono = run.last_mono = now_ns(CLOCK_MONOTONIC);
+	run.start_real = run.last_real = now_ns(CLOCK_REALTIME);
+	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, %u entries); Ctrl-C to end\n",
+		plan.source, max_slots);
+
+	err = main_loop(&run);
+	if (err)
+		fprintf(stderr, "rstatlat: %s\n",
+			err == -EIO ? "cannot write output" : strerror(-err));
+	ring_buffer__free(run.rb);
+	ksyms_free(slow.ksyms);
+	collector_free(run.collector);
+	rstatlat_bpf__destroy(run.skel);
+	cg_table_free(&cg);
+	return err ? EXIT_RUNTIME : 0;
+}

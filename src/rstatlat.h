@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Types that cross the BPF/userspace boundary. */
+#ifndef RSTATLAT_H
+#define RSTATLAT_H
+
+#include "hist.h"
+
+#define RSL_COMM_LEN	16
+#define RSL_MAX_DEPTH	16	/* path components captured per cgroup */
+#define RSL_NAME_LEN	64	/* bytes kept of each component */
+#define RSL_MAX_STACK	32	/* kernel frames in a -t report */
+
+/*
+ * A slot is the unit of aggregation: one flushed cgroup, and with -p one
+ * flushing process (tgid) of it; tgid is 0 without -p.
+ */
+struct slot_key {
+	__u64 cgid;		/* kernfs id of the flushed cgroup */
+	__u32 hierarchy;	/* cgroup_root->hierarchy_id, 0 = v2 */
+	__u32 tgid;
+};
+
+enum slot_state {
+	SLOT_EMPTY = 0,
+	SLOT_READY = 1,		/* meta complete, slot in use */
+	SLOT_DISCARDED = 2,	/* lost an insert race, never used */
+};
+
+/* Written once by BPF when the slot is created, read by userspace. */
+struct slot_meta {
+	struct slot_key key;
+	__u64 flusher_cgid;	/* v2 cgroup of the task that created it */
+	__u32 state;		/* enum slot_state, written last */
+	__u32 level;		/* cgroup->level */
+	__u32 depth;		/* components captured in names[] */
+	__u32 truncated;	/* a name or the depth did not fit */
+	char comm[RSL_COMM_LEN];
+	char names[RSL_MAX_DEPTH][RSL_NAME_LEN];	/* leaf first */
+};
+
+/*
+ * Interval maxima tagged with the epoch they belong to: BPF resets a
+ * record lazily when the epoch moved on, so userspace never writes stats.
+ */
+struct epoch_max {
+	__u64 value;
+	__u64 epoch;
+};
+
+/* Per-CPU, cumulative since load except the epoch-tagged maxima. */
+struct slot_stats {
+	__u64 locked;		/* lock acquisitions */
+	__u64 contended;	/* acquisitions that had to wait */
+	__u64 hold_count;
+	__u64 hold_sum;
+	__u64 hold_max;
+	__u64 wait_count;
+	__u64 wait_sum;
+	__u64 wait_max;
+	struct epoch_max hold_imax[2];
+	struct epoch_max wait_imax[2];
+	/* Boyer-Moore majority vote over flushing processes */
+	__u32 top_tgid;
+	__u32 top_votes;
+	char top_comm[RSL_COMM_LEN];
+	__u64 hold_hist[HIST_BUCKETS];
+	__u64 wait_hist[HIST_BUCKETS];
+};
+
+enum lost_kind {
+	LOST_SLOTS_FULL,	/* no slot left for a new cgroup/process */
+	LOST_RINGBUF_FULL,	/* -t report dropped */
+	LOST_UNPAIRED_UNLOCK,	/* unlock with no matching locked */
+	LOST_RELOCKED,		/* locked while this CPU already held one */
+	LOST_WAIT_MIGRATED,	/* contended and locked seen by different tasks */
+	LOST_STACK,		/* -t report without a kernel stack */
+	LOST_MAX,
+};
+
+enum report_kind {
+	REPORT_HOLD = 0,
+	REPORT_WAIT = 1,
+};
+
+/* A -t report: one hold or wait at or above the threshold. */
+struct slow_event {
+	__u64 ts;		/* CLOCK_MONOTONIC ns at the end of the interval */
+	__u64 duration_ns;
+	__u64 cgid;
+	__u32 hierarchy;
+	__u32 kind;		/* enum report_kind */
+	__s32 lock_cpu;		/* the tracepoint's cpu argument */
+	__u32 cpu;		/* CPU the event ran on */
+	__u32 pid;
+	__u32 tgid;
+	__u32 slot;
+	__u32 contended;
+	__s32 stack_bytes;	/* bpf_get_stack() result, < 0 on error */
+	char comm[RSL_COMM_LEN];
+	__u64 stack[RSL_MAX_STACK];
+};
+
+#endif /* RSTATLAT_H */

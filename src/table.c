@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The terminal view: a table per interval and a summary at exit. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "escape.h"
+#include "fmt.h"
+#include "view.h"
+
+const char *const sort_names[SORT_MAX_KEY] = {
+	[SORT_HOLD_P99] = "hold-p99",
+	[SORT_HOLD_P50] = "hold-p50",
+	[SORT_HOLD_MAX] = "hold-max",
+	[SORT_WAIT_P99] = "wait-p99",
+	[SORT_WAIT_MAX] = "wait-max",
+	[SORT_FLUSHES] = "flushes",
+	[SORT_CONTENDED] = "contended",
+	[SORT_PATH] = "path",
+};
+
+int sort_key_parse(const char *s, enum sort_key *key)
+{
+	for (int k = 0; k < SORT_MAX_KEY; k++) {
+		if (!strcmp(s, sort_names[k])) {
+			*key = k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Quantiles are computed once per row, not in every comparison. */
+struct sorted_row {
+	const struct row *row;
+	uint64_t hold_p50, hold_p99, wait_p99;
+};
+
+static enum sort_key active_sort;
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct sorted_row *a = pa, *b = pb;
+	int c = 0;
+
+	switch (active_sort) {
+	case SORT_HOLD_P99: c = cmp_u64_desc(a->hold_p99, b->hold_p99); break;
+	case SORT_HOLD_P50: c = cmp_u64_desc(a->hold_p50, b->hold_p50); break;
+	case SORT_HOLD_MAX: c = cmp_u64_desc(a->row->hold.max, b->row->hold.max); break;
+	case SORT_WAIT_P99: c = cmp_u64_desc(a->wait_p99, b->wait_p99); break;
+	case SORT_WAIT_MAX: c = cmp_u64_desc(a->row->wait.max, b->row->wait.max); break;
+	case SORT_FLUSHES: c = cmp_u64_desc(a->row->locked, b->row->locked); break;
+	case SORT_CONTENDED: c = cmp_u64_desc(a->row->contended, b->row->contended); break;
+	case SORT_PATH: break;
+	case SORT_MAX_KEY: break;
+	}
+	if (!c)
+		c = strcmp(a->row->path ? a->row->path : "", b->row->path ? b->row->path : "");
+	return c;
+}
+
+static struct sorted_row *sort_rows(const struct row *rows, size_t n, enum sort_key key)
+{
+	struct sorted_row *s = calloc(n ? n : 1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		s[i].row = &rows[i];
+		s[i].hold_p50 = dist_quantile(&rows[i].hold, 0.50);
+		s[i].hold_p99 = dist_quantile(&rows[i].hold, 0.99);
+		s[i].wait_p99 = dist_quantile(&rows[i].wait, 0.99);
+	}
+	active_sort = key;
+	qsort(s, n, sizeof(*s), cmp_rows);
+	return s;
+}
+
+static void print_header(FILE *f, const struct report *r, const struct view_opts *o)
+{
+	char when[32] = "";
+	double secs = (double)r->duration_ns / 1e9;
+
+	if (o->timestamp || r->type == REPORT_SUMMARY) {
+		time_t t = (time_t)((r->start_ns + r->duration_ns) / 1000000000ULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%H:%M:%S ", &tm);
+	}
+	if (r->type == REPORT_SUMMARY)
+		fprintf(f, "%sSummary: %.2fs, kernel %s, %d possible / %d online CPUs, source %s\n",
+			when, secs, r->kernel.release, r->kernel.cpus_possible,
+			r->kernel.cpus_online, r->attach ? r->attach : "?");
+	else
+		fprintf(f, "%sinterval %.2fs\n", when, secs);
+}
+
+static void print_lost(FILE *f, const struct report *r)
+{
+	bool any = false;
+
+	for (int i = 0; i < LOST_MAX; i++) {
+		if (!r->lost[i])
+			continue;
+		fprintf(f, "%s %s=%llu", any ? "" : "LOST:", lost_names[i],
+			(unsigned long long)r->lost[i]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
+static void print_stat_cols(FILE *f, const struct sorted_row *s, double secs)
+{
+	const struct row *row = s->row;
+	char a[16], b[16], c[16], d[16], e[16];
+	double pct = row->locked ? 100.0 * (double)row->contended / (double)row->locked : 0;
+
+	fprintf(f, "%9.1f %6.1f %8s %8s %8s %8s %8s",
+		secs > 0 ? (double)row->locked / secs : 0.0, pct,
+		fmt_duration(a, sizeof(a), s->hold_p50),
+		fmt_duration(b, sizeof(b), s->hold_p99),
+		fmt_duration(c, sizeof(c), row->hold.max),
+		fmt_duration(d, sizeof(d), s->wait_p99),
+		fmt_duration(e, sizeof(e), row->wait.max));
+}
+
+static void flusher_label(char *buf, size_t len, const char *comm, uint32_t tgid)
+{
+	char esc[4 * RSL_COMM_LEN + 1];
+
+	if (!tgid && !comm[0]) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	term_escape(esc, sizeof(esc), comm);
+	snprintf(buf, len, "%s[%u]", esc, tgid);
+}
+
+/* Collapses the log-linear buckets into powers of two, libbpf-tools style. */
+static void print_dist_hist(FILE *f, const char *label, const struct dist *d)
+{
+	uint64_t octave[64] = { 0 }, peak = 0;
+	int lo = 64, hi = -1;
+
+	for (int b = 0; b < HIST_BUCKETS; b++) {
+		uint64_t lower = hist_bucket_lower(b);
+		int o = lower ? 63 - __builtin_clzll(lower) : 0;
+
+		if (!d->buckets[b])
+			continue;
+		octave[o] += d->buckets[b];
+		lo = o < lo ? o : lo;
+		hi = o > hi ? o : hi;
+	}
+	if (hi < 0)
+		return;
+	for (int o = lo; o <= hi; o++)
+		peak = octave[o] > peak ? octave[o] : peak;
+	fprintf(f, "    %-22s : %-10s distribution\n", label, "count");
+	for (int o = lo; o <= hi; o++) {
+		uint64_t from = o ? 1ULL << o : 0, to = (1ULL << (o + 1)) - 1;
+		int stars = peak ? (int)(octave[o] * 40 / peak) : 0;
+		char bar[41];
+
+		if (o == 0)
+			to = (1ULL << HIST_LOW_SHIFT) - 1;
+		memset(bar, '*', (size_t)stars);
+		bar[stars] = '\0';
+		fprintf(f, "    %10llu -> %-10llu : %-10llu |%-40s|\n",
+			(unsigned long long)from, (unsigned long long)to,
+			(unsigned long long)octave[o], bar);
+	}
+}
+
+static void print_rows(FILE *f, const struct report *r, const struct row *rows,
+		       size_t n, bool process_rows, const struct view_opts *o)
+{
+	double secs = (double)r->duration_ns / 1e9;
+	struct sorted_row *s = sort_rows(rows, n, o->sort);
+	size_t shown = o->rows && o->rows < n ? o->rows : n;
+	char who[96], path[4096];
+
+	if (!s)
+		return;
+	if (process_rows)
+		fprintf(f, "%-24s ", "FLUSHER");
+	fprintf(f, "%9s %6s %8s %8s %8s %8s %8s %-24s %s\n", "LOCKS/s", "%CONT",
+		"HOLDp50", "HOLDp99", "HOLDmax", "WAITp99", "WAITmax",
+		process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
+	for (size_t i = 0; i < shown; i++) {
+		const struct row *row = s[i].row;
+
+		if (process_rows) {
+			flusher_label(who, sizeof(who), row->comm, row->tgid);
+			fprintf(f, "%-24s ", who);
+		}
+		print_stat_cols(f, &s[i], secs);
+		if (process_rows)
+			term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
+		else
+			flusher_label(who, sizeof(who), row->top_comm, row->top_tgid);
+		term_escape(path, sizeof(path), row->path ? row->path : "?");
+		fprintf(f, " %-24s %s\n", who, path);
+		if (o->histograms) {
+			print_dist_hist(f, "hold (ns)", &row->hold);
+			print_dist_hist(f, "wait (ns)", &row->wait);
+		}
+	}
+	if (shown < n)
+		fprintf(f, "(%zu more rows; -n 0 shows all)\n", n - shown);
+	free(s);
+}
+
+void table_print(FILE *f, const struct report *r, const struct view_opts *o)
+{
+	if (o->clear && r->type == REPORT_INTERVAL)
+		fputs("\033[H\033[2J", f);
+	print_header(f, r, o);
+	print_rows(f, r, r->cgroups, r->ncgroups, false, o);
+	if (r->per_process) {
+		fputc('\n', f);
+		print_rows(f, r, r->processes, r->nprocesses, true, o);
+	}
+	print_lost(f, r);
+	if (r->type == REPORT_SUMMARY || !o->clear)
+		fputc('\n', f);
+	fflush(f);
+}
