@@ -58,7 +58,7 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HEADERS) | $(OUT)
 check-unit: $(UNIT_TESTS)
 	tests/run-unit $(UNIT_TESTS)
 
-check-live: rstatlat
+check-live: rstatlat $(OUT)/bench/reader
 	tests/live/run
 
 # The test command README and CI use.
@@ -67,3 +67,6 @@ check: check-unit check-live
 
 clean:
 	rm -rf $(OUT) rstatlat
+
+$(OUT)/bench/reader: bench/reader.c | $(OUT)
+	$(CC) $(CFLAGS) $< -lpthread -o $@

@@ -12,7 +12,7 @@
 #ifndef RSTATLAT_HIST_H
 #define RSTATLAT_HIST_H
 
-#define HIST_SUB_BITS	3
+#define HIST_SUB_BITS	4
 #define HIST_SUB	(1 << HIST_SUB_BITS)
 #define HIST_LOW_SHIFT	6	/* first log bucket starts at 64 ns */
 #define HIST_HIGH_SHIFT	34	/* last octave is [2^34, 2^35) ns */

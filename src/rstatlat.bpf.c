@@ -76,7 +76,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 4096);	/* resized by userspace */
 } events SEC(".maps");
 
 /* Before 6.15 kernfs_node's parent pointer was called "parent". */

@@ -36,6 +36,8 @@
 #define SLOT_MEMORY_BUDGET (32ULL << 20)	/* per-CPU stats, all CPUs */
 #define DEFAULT_MAX_SLOTS 2048
 #define MIN_MAX_SLOTS 64
+/* -t reports are ~340 bytes: room for a burst of ~12k before any is lost */
+#define REPORT_RINGBUF_BYTES (4U << 20)
 
 static struct options {
 	double interval;	/* seconds, 0 = summary only */
@@ -265,6 +267,9 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	bpf_map__set_max_entries(skel->maps.slot_ids, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_meta, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_stats, max_slots);
+	/* without -t nothing is ever submitted: one page is the minimum */
+	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
+				 REPORT_RINGBUF_BYTES : (unsigned int)getpagesize());
 	for (int i = 0; i < plan->n; i++) {
 		struct bpf_program *prog =
 			bpf_object__find_program_by_name(skel->obj, plan->points[i].prog);

@@ -4,6 +4,8 @@
  * pasted into a mail: what, how long, where, who, and the kernel stack.
  */
 #include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
 #include <time.h>
 #include "collect.h"
 #include "escape.h"
@@ -22,6 +24,28 @@ static void wall_clock(char *buf, size_t len, uint64_t real_ns)
 	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
 	snprintf(buf, len, "%s.%06llu", hms,
 		 (unsigned long long)(real_ns % 1000000000ULL) / 1000);
+}
+
+/*
+ * The first frames are rstatlat's own program and the BPF dispatch; the
+ * report starts at the kernel code that released or took the lock.
+ */
+static int first_kernel_frame(struct slow_ctx *sc, const struct slow_event *e, int frames)
+{
+	static const char *const ours[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_" };
+	char sym[256];
+	int i;
+
+	for (i = 0; i < frames - 1; i++) {
+		bool skip = false;
+
+		ksym_format(sc->ksyms, e->stack[i], sym, sizeof(sym));
+		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++)
+			skip |= !strncmp(sym, ours[k], strlen(ours[k]));
+		if (!skip)
+			break;
+	}
+	return i;
 }
 
 static void print_text(struct slow_ctx *sc, const struct slow_event *e, const char *path)
@@ -43,7 +67,7 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 		comm, e->pid, e->tgid, e->cpu, e->lock_cpu, e->contended ? "yes" : "no");
 	fprintf(sc->out, "#    | ended at: %s\n", when);
 	fprintf(sc->out, "#  kernel stack at %s:\n", e->kind == REPORT_HOLD ? "unlock" : "lock");
-	for (int i = 0; i < frames && i < RSL_MAX_STACK; i++)
+	for (int i = first_kernel_frame(sc, e, frames); i < frames && i < RSL_MAX_STACK; i++)
 		fprintf(sc->out, " => %s\n", ksym_format(sc->ksyms, e->stack[i], sym, sizeof(sym)));
 	if (!frames)
 		fprintf(sc->out, " => (no stack: error %d)\n", e->stack_bytes);
@@ -65,8 +89,9 @@ static void print_json(struct slow_ctx *sc, const struct slow_event *e, const ch
 		"\"path\":", e->contended ? "true" : "false", e->cgid, e->hierarchy);
 	json_write_string(sc->out, path ? path : "");
 	fputs("},\"stack\":[", sc->out);
-	for (int i = 0; i < frames && i < RSL_MAX_STACK; i++) {
-		if (i)
+	for (int i = first_kernel_frame(sc, e, frames), n = 0; i < frames && i < RSL_MAX_STACK;
+	     i++, n++) {
+		if (n)
 			fputc(',', sc->out);
 		json_write_string(sc->out, ksym_format(sc->ksyms, e->stack[i], sym, sizeof(sym)));
 	}

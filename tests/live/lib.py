@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for live tests: real cgroups, real flushes, ftrace as ground truth.
+
+Every cgroup made here has a unique name and is removed afterwards; nothing
+touches cgroups it did not create.
+"""
+import json
+import math
+import re
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
+TRACEFS = "/sys/kernel/tracing"
+PY = sys.executable
+
+
+def cgroup_mounts():
+    """{'v2': path, 'memory': path, ...} from mountinfo."""
+    mounts = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields, rfields = left.split(), right.split()
+            mnt, fstype, opts = fields[4], rfields[0], rfields[2]
+            if fstype == "cgroup2":
+                mounts.setdefault("v2", mnt)
+            elif fstype == "cgroup":
+                for o in opts.split(","):
+                    mounts.setdefault(o, mnt)
+    return mounts
+
+
+def unique(prefix="rsl-test"):
+    return "%s-%d-%s" % (prefix, os.getpid(), uuid.uuid4().hex[:8])
+
+
+class Cgroup:
+    """A cgroup this test owns, with the processes it starts inside."""
+
+    def __init__(self, mount, name=None):
+        self.name = name or unique()
+        self.path = os.path.join(mount, self.name)
+        self.procs = []
+
+    def __enter__(self):
+        os.mkdir(self.path)
+        return self
+
+    @property
+    def id(self):
+        return os.stat(self.path).st_ino  # kernfs ino == cgroup id on 64-bit
+
+    def spawn(self, code):
+        """Starts a python process that moves itself in here, then runs code."""
+        pre = "open(%r,'w').write(str(__import__('os').getpid()))\n" % os.path.join(
+            self.path, "cgroup.procs")
+        p = subprocess.Popen([PY, "-c", pre + code])
+        self.procs.append(p)
+        return p
+
+    def wait_populated(self, n, timeout=5):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with open(os.path.join(self.path, "cgroup.procs")) as f:
+                if len(f.read().split()) >= n:
+                    return
+            time.sleep(0.02)
+        raise RuntimeError("processes did not join %s" % self.path)
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+        for _ in range(100):  # the kernel needs a moment after the last exit
+            try:
+                os.rmdir(self.path)
+                return
+            except OSError:
+                time.sleep(0.05)
+        os.rmdir(self.path)
+
+
+def read_stat(path, times):
+    for _ in range(times):
+        with open(path) as f:
+            f.read()
+
+
+BUSY = "while True: pass\n"
+# mmap/munmap so every round charges and uncharges fresh pages (glibc would
+# otherwise keep reusing the same heap memory and the memcg would go quiet).
+MEMHOG = ("import mmap\n"
+          "while True:\n"
+          "    m = mmap.mmap(-1, 4 << 20)\n"
+          "    m[::4096] = b'x' * (1024)\n"
+          "    m.close()\n")
+# Sleeps and wakes, so each CPU it runs on has fresh stats to flush.
+TICKER = ("import time\n"
+          "while True:\n"
+          "    time.sleep(0.0005)\n")
+
+
+class Ftrace:
+    """A private tracefs instance recording every rstat lock event.
+
+    No event filter: a filter makes ftrace stage each event and take its
+    timestamp late, at commit, which moves its window relative to ours.
+    The trace is read twice, in raw mode for ns timestamps (CLOCK_MONOTONIC,
+    as bpf_ktime_get_ns) and formatted for the fields, and zipped.
+    """
+    EVENTS = ("cgroup_rstat_lock_contended", "cgroup_rstat_locked", "cgroup_rstat_unlock")
+    FIELDS = re.compile(r"(cgroup_rstat_\w+): root=(-?\d+) id=(\d+) level=\d+ cpu=(-?\d+)")
+
+    def __init__(self):
+        self.dir = os.path.join(TRACEFS, "instances", unique("rsl-ftrace"))
+
+    def _w(self, rel, val):
+        with open(os.path.join(self.dir, rel), "w") as f:
+            f.write(val)
+
+    def _lines(self):
+        with open(os.path.join(self.dir, "trace")) as f:
+            return [l for l in f if not l.startswith("#")]
+
+    def __enter__(self):
+        os.mkdir(self.dir)
+        self._w("trace_clock", "mono")
+        self._w("buffer_size_kb", "16384")
+        self.enable()
+        return self
+
+    def enable(self, events=EVENTS):
+        for ev in events:
+            self._w("events/cgroup/%s/enable" % ev, "1")
+
+    def stop(self):
+        """Stops recording; returns records (pid, cpu, ts, event, cgid, lock_cpu)."""
+        for ev in self.EVENTS:
+            self._w("events/cgroup/%s/enable" % ev, "0")
+        self._w("options/raw", "1")
+        raw = self._lines()
+        self._w("options/raw", "0")
+        text = self._lines()
+        if len(raw) != len(text):
+            raise RuntimeError("ftrace changed between reads")
+        recs = []
+        for r, t in zip(raw, text):
+            pid, cpu, ts = r.split()[:3]
+            m = self.FIELDS.search(t)
+            if not m:
+                continue
+            recs.append((int(pid), int(cpu), int(ts), m.group(1), int(m.group(3)),
+                         int(m.group(4))))
+        self.overrun = 0
+        for cpu_dir in os.listdir(os.path.join(self.dir, "per_cpu")):
+            with open(os.path.join(self.dir, "per_cpu", cpu_dir, "stats")) as f:
+                self.overrun += int([l for l in f if l.startswith("overrun")][0].split()[1])
+        return recs
+
+    def __exit__(self, *exc):
+        try:
+            os.rmdir(self.dir)
+        except OSError:
+            pass
+
+
+def pair_holds(recs, cgid):
+    """Pairs locked/unlock of one cgroup on each CPU: irqs are off meanwhile."""
+    pending, holds, by_pid = {}, [], {}
+    counts = {"locked": 0, "contended": 0, "unlock": 0}
+    for pid, cpu, ts, ev, cg, _ in recs:
+        if cg != cgid:
+            continue
+        if ev == "cgroup_rstat_locked":
+            counts["locked"] += 1
+            by_pid[pid] = by_pid.get(pid, 0) + 1
+            pending[cpu] = ts
+        elif ev == "cgroup_rstat_unlock":
+            counts["unlock"] += 1
+            if cpu in pending:
+                holds.append(ts - pending.pop(cpu))
+        elif ev == "cgroup_rstat_lock_contended":
+            counts["contended"] += 1
+    return holds, counts, by_pid
+
+
+def exact_quantile(values, q):
+    """Nearest-rank quantile, the definition rstatlat estimates."""
+    s = sorted(values)
+    rank = max(1, math.ceil(q * len(s)))
+    return s[rank - 1]
+
+
+class Rstatlat:
+    """rstatlat running in the background; start() returns once attached."""
+
+    def __init__(self, *args):
+        self.args = [BIN] + list(args)
+
+    def start(self, timeout=10):
+        self.p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.err = b""
+        deadline = time.time() + timeout
+        while b"tracing" not in self.err:
+            left = deadline - time.time()
+            if left <= 0 or self.p.poll() is not None:
+                out, err = self.p.communicate(timeout=5)
+                raise RuntimeError("rstatlat did not attach: rc=%s %s" %
+                                   (self.p.returncode, (self.err + err).decode(errors="replace")))
+            r, _, _ = select.select([self.p.stderr], [], [], left)
+            if r:
+                self.err += os.read(self.p.stderr.fileno(), 4096)
+        return self
+
+    def stop(self, sig=signal.SIGINT, timeout=20):
+        self.p.send_signal(sig)
+        out, err = self.p.communicate(timeout=timeout)
+        self.err += err
+        return self.p.returncode, out, self.err.decode(errors="replace")
+
+
+def run(*args, timeout=30, **kw):
+    return subprocess.run([BIN] + list(args), capture_output=True, timeout=timeout, **kw)
+
+
+def json_lines(out):
+    return [json.loads(l) for l in out.decode().splitlines() if l.strip()]
+
+
+def find_cgroup(report, cgid):
+    return [c for c in report["cgroups"] if c["id"] == cgid]

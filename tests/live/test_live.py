@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Live tier: the real BPF object on this kernel, real cgroups, real flushes,
+numbers checked against ftrace's own record of the same events.
+
+Prints one line per test and a tally 'live: N passed, N failed, N skipped'.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import (BIN, BUSY, MEMHOG, ROOT, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
+                 cgroup_mounts, exact_quantile, find_cgroup, json_lines, pair_holds,
+                 read_stat, run, unique)
+
+MOUNTS = cgroup_mounts()
+TESTS = []
+READER = os.path.join(ROOT, "build", "bench", "reader")
+
+
+def reader(path, count):
+    """Re-reads a stat file count times from a tight C loop: an interpreter
+    between reads leaves the probe paths cold and skews the first hold."""
+    subprocess.run([READER, path, "1", "-n", str(count)], check=True, capture_output=True)
+
+
+class Skip(Exception):
+    pass
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def ftrace_run(action, *args):
+    """Records ftrace and rstatlat -j around action(); returns (report, recs).
+
+    ftrace is enabled first so its probe runs before ours at both events;
+    each window then holds the other tool's probe at one end only.
+    """
+    with Ftrace() as ft:
+        tool = Rstatlat("-j", *args).start()
+        action()
+        time.sleep(0.2)
+        rc, out, err = tool.stop()
+        recs = ft.stop()
+        check(ft.overrun == 0, "ftrace overran its buffer")
+    check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+    reports = json_lines(out)
+    check(reports and reports[-1]["type"] == "summary", "no summary at exit")
+    check(all(r["type"] == "slow" for r in reports[:-1]), "only -t reports before it")
+    return reports, recs
+
+
+def per_event_pairs(slow, recs, cgid):
+    """Pairs rstatlat's per-hold reports with ftrace's holds, per CPU in order."""
+    ftrace, pending = {}, {}
+    for _, cpu, ts, ev, cg, lock_cpu in recs:
+        if cg != cgid:
+            continue
+        if ev == "cgroup_rstat_locked":
+            pending[cpu] = ts
+        elif ev == "cgroup_rstat_unlock" and cpu in pending:
+            ftrace.setdefault(cpu, []).append((ts - pending.pop(cpu), lock_cpu))
+    ours = {}
+    for r in slow:
+        ours.setdefault(r["cpu"], []).append(r)
+    pairs = []
+    for cpu, holds in ftrace.items():
+        mine = ours.get(cpu, [])
+        check(len(mine) == len(holds), "CPU %d: %d reports, ftrace %d holds" %
+              (cpu, len(mine), len(holds)))
+        for (f, lock_cpu), r in zip(holds, mine):
+            check(r["lock_cpu"] == lock_cpu, "reports out of step with ftrace on CPU %d" % cpu)
+            pairs.append((f, r["duration_ns"]))
+    return pairs
+
+
+def check_against_ftrace(cg, stat_file, reads, label, direct_quantiles, *args):
+    """Runs reads of stat_file under ftrace and rstatlat -t 1ns -j, then checks:
+
+    - counts (locked, contended, holds) equal ftrace's exactly;
+    - every hold rstatlat reported pairs with ftrace's on the same CPU, in
+      order, for the same lock cpu, and the median difference is within 10%
+      of the median hold;
+    - histogram p50/p90/p99 are within 10% of the exact quantiles of the
+      same holds as rstatlat measured them;
+    - direct_quantiles: those rstatlat quantiles are also within 10% of
+      ftrace's own.
+
+    Why not every quantile against ftrace's: on the first per-CPU hold of
+    each flush the probe that runs second starts cold, and its clock read
+    lands 50-250 ns after the first one's (measured on this VM). That moves
+    sub-microsecond tail quantiles by more than 10% either way depending on
+    attach order; the per-hold pairing reports the skew instead.
+    """
+    reports, recs = ftrace_run(lambda: reader(os.path.join(cg.path, stat_file), reads),
+                               "-t", "1ns", *args)
+    summary = reports[-1]
+    rows = find_cgroup(summary, cg.id)
+    check(len(rows) == 1, "cgroup %d not in report" % cg.id)
+    row = rows[0]
+    holds, counts, _ = pair_holds(recs, cg.id)
+    check(counts["locked"] > 100, "only %d flush locks" % counts["locked"])
+    for key, want in (("locked", counts["locked"]), ("contended", counts["contended"])):
+        check(row[key] == want, "%s: %s %d, ftrace %d" % (label, key, row[key], want))
+    check(row["hold_ns"]["count"] == len(holds),
+          "%s: holds %d, ftrace %d" % (label, row["hold_ns"]["count"], len(holds)))
+    check(summary["lost"]["ringbuf_full"] == 0, "reports dropped")
+    slow = [r for r in reports if r["type"] == "slow" and r["cgroup"]["id"] == cg.id]
+    pairs = per_event_pairs(slow, recs, cg.id)
+    diffs = sorted(abs(f - b) for f, b in pairs)
+    median_hold = sorted(f for f, _ in pairs)[len(pairs) // 2]
+    median_diff = diffs[len(diffs) // 2]
+    check(median_diff <= 0.10 * median_hold, "%s: median per-hold difference %d ns of %d ns" %
+          (label, median_diff, median_hold))
+    ours = [b for _, b in pairs]
+    detail = []
+    for q in ("p50", "p90", "p99"):
+        frac = int(q[1:]) / 100
+        got, exact = row["hold_ns"][q], exact_quantile(ours, frac)
+        check(abs(got - exact) <= 0.10 * exact, "%s: hold %s %d ns vs exact %d ns" %
+              (label, q, got, exact))
+        ft = exact_quantile(holds, frac)
+        detail.append("%s %d/%d/%d" % (q, got, exact, ft))
+        if q in direct_quantiles:
+            check(abs(got - ft) <= 0.10 * ft, "%s: hold %s %d ns vs ftrace %d ns" %
+                  (label, q, got, ft))
+    return row, "%s: %d locks; per-hold |diff| median %d p90 %d ns; hist/exact/ftrace %s" % (
+        label, counts["locked"], median_diff, diffs[9 * len(diffs) // 10], ", ".join(detail))
+
+
+@test
+def v2_cpu_stat_matches_ftrace():
+    with Cgroup(MOUNTS["v2"]) as cg:
+        for _ in range(2):
+            cg.spawn(BUSY)
+        cg.wait_populated(2)
+        row, detail = check_against_ftrace(cg, "cpu.stat", 3000, "cpu.stat", ("p50", "p90"),
+                                           "-c", "/" + cg.name)
+        check(row["hierarchy"] == 0 and row["path"] == "/" + cg.name, "path %r" % row["path"])
+        return detail
+
+
+@test
+def v1_memory_stat_matches_ftrace():
+    if "memory" not in MOUNTS:
+        raise Skip("no v1 memory hierarchy mounted")
+    with Cgroup(MOUNTS["memory"]) as cg:
+        cg.spawn(MEMHOG)
+        cg.wait_populated(1)
+        time.sleep(0.3)
+        # memcg flushes only once enough updates piled up: many reads
+        row, detail = check_against_ftrace(cg, "memory.stat", 20000, "memory.stat", ("p50",))
+        check(row["path"] == "memory:/" + cg.name, "path %r" % row["path"])
+        check(row["hierarchy"] > 0, "v1 hierarchy id expected")
+        return detail
+
+
+@test
+def per_process_counts_match_ftrace():
+    with Cgroup(MOUNTS["v2"]) as cg:
+        cg.spawn(BUSY)
+        cg.wait_populated(1)
+        reader = "import sys\nfor _ in range(%d):\n    open(sys.argv[1]).read()\n"
+
+        def two_readers():
+            ps = [subprocess.Popen([sys.executable, "-c", reader % n, cg.path + "/cpu.stat"])
+                  for n in (50, 120)]
+            for p in ps:
+                p.wait()
+        reports, recs = ftrace_run(two_readers, "-p")
+        report = reports[-1]
+        _, counts, by_pid = pair_holds(recs, cg.id)
+        procs = [p for p in report["processes"] if p["cgroup"]["id"] == cg.id]
+        got = {p["pid"]: p["locked"] for p in procs}
+        check(got == by_pid, "per-process locked %s, ftrace %s" % (got, by_pid))
+        row = find_cgroup(report, cg.id)[0]
+        check(row["locked"] == counts["locked"], "cgroup total is the sum of its processes")
+        top = max(by_pid, key=by_pid.get)
+        check(row["top_flusher"]["pid"] == top, "top flusher %s, expected %d" %
+              (row["top_flusher"], top))
+        check(all(p["own_cgroup"] for p in procs), "own cgroup missing")
+        return "%d processes, locked %s" % (len(procs), sorted(got.values()))
+
+
+@test
+def hostile_cgroup_name_is_escaped():
+    # \udcff is how Python spells the raw byte 0xff in a file name
+    name = unique("rsl-evil") + "-\x1b[31m\"q'\\\t\x07\udcff\udcfe"
+    with Cgroup(MOUNTS["v2"], name=name) as cg:
+        tool = Rstatlat("-j").start()
+        read_stat(cg.path + "/cpu.stat", 5)
+        rc, out, err = tool.stop()
+        check(rc == 0, "json run failed: %s" % err)
+        report = json.loads(out.decode("utf-8"))  # strict UTF-8 and JSON
+        rows = find_cgroup(report, cg.id)
+        check(len(rows) == 1, "hostile cgroup not reported")
+        # invalid UTF-8 bytes map to U+0080..U+00FF (rstatlat(8))
+        want = "/" + name.replace("\udcff", "\u00ff").replace("\udcfe", "\u00fe")
+        check(rows[0]["path"] == want, "path %r, want %r" % (rows[0]["path"], want))
+
+        tool = Rstatlat("0.3", "-n", "0").start()
+        read_stat(cg.path + "/cpu.stat", 5)
+        time.sleep(0.5)
+        rc, out, err = tool.stop()
+        check(rc == 0, "table run failed")
+        bad = [b for b in set(out) if (b < 0x20 and b != 0x0a) or b == 0x7f]
+        check(not bad, "raw control bytes on the terminal: %s" % bad)
+        check(b"\\x1b[31m" in out and b"\\xff" in out, "escaped name not shown")
+        check(b"\x1b[H" not in out, "redraw codes written to a pipe")
+        return "JSON and table clean"
+
+
+@test
+def removed_cgroup_keeps_its_name():
+    tool = Rstatlat("-j").start()
+    with Cgroup(MOUNTS["v2"]) as cg:
+        read_stat(cg.path + "/cpu.stat", 3)
+        cgid, name = cg.id, cg.name
+    check(not os.path.exists(cg.path), "cgroup not removed")
+    rc, out, err = tool.stop()
+    rows = find_cgroup(json_lines(out)[-1], cgid)
+    check(rows and rows[0]["path"] == "/" + name, "removed cgroup shown as %r" % rows)
+    return "path %s after rmdir" % rows[0]["path"]
+
+
+@test
+def intervals_and_summary():
+    with Cgroup(MOUNTS["v2"]) as cg:
+        tool = Rstatlat("-j", "0.5", "3").start()
+        deadline = time.time() + 2.2
+        while time.time() < deadline:
+            read_stat(cg.path + "/cpu.stat", 10)
+            time.sleep(0.05)
+        out, _ = tool.p.communicate(timeout=10)
+        rc = tool.p.returncode
+        reports = json_lines(out)
+        check(rc == 0, "exit %d" % rc)
+        types = [r["type"] for r in reports]
+        check(types == ["interval"] * 3 + ["summary"], "types %s" % types)
+        for r in reports:
+            check(r["schema"] == "rstatlat/1", "schema")
+            for k in ("release", "cpus_possible", "cpus_online"):
+                check(k in r["kernel"], "kernel.%s" % k)
+        per = [find_cgroup(r, cg.id) for r in reports[:3]]
+        total = sum(p[0]["locked"] for p in per if p)
+        summ = find_cgroup(reports[3], cg.id)[0]
+        # reads continue between the last interval and exit
+        check(summ["locked"] >= total > 0, "intervals %d, summary %d" % (total, summ["locked"]))
+        for p in per:
+            if p:
+                h = p[0]["hold_ns"]
+                check(h["max"] >= h["p99"] >= h["p50"] > 0, "quantiles ordered %s" % h)
+                check(sum(b["count"] for b in h["buckets"]) == h["count"], "buckets add up")
+                check(h["max"] <= summ["hold_ns"]["max"], "interval max <= run max")
+        return "3 intervals (%d locks) + summary (%d)" % (total, summ["locked"])
+
+
+@test
+def threshold_reports_with_stack():
+    with Cgroup(MOUNTS["v2"]) as cg:
+        cg.spawn(BUSY)
+        cg.wait_populated(1)
+        tool = Rstatlat("-t", "100ns", "-j").start()
+        read_stat(cg.path + "/cpu.stat", 20)
+        time.sleep(0.3)
+        rc, out, err = tool.stop()
+        slow = [r for r in json_lines(out) if r["type"] == "slow" and
+                r["cgroup"]["id"] == cg.id]
+        check(slow, "no -t reports")
+        for r in slow:
+            check(r["duration_ns"] >= 100, "report under threshold")
+            check(r["cgroup"]["path"] == "/" + cg.name, "path %r" % r["cgroup"]["path"])
+        stacks = [r["stack"] for r in slow if r["stack"]]
+        check(stacks and any("rstat" in f for s in stacks for f in s),
+              "no rstat function in the stacks: %s" % stacks[:1])
+
+        tool = Rstatlat("-t", "100ns", "-d", "30").start()
+        read_stat(cg.path + "/cpu.stat", 5)
+        time.sleep(0.3)
+        rc, out, err = tool.stop()
+        text = out.decode()
+        check("cgroup rstat lock held" in text and "kernel stack at unlock" in text and
+              "/" + cg.name in text, "text report missing: %s" % text[:300])
+        return "%d reports; top frame %s" % (len(slow), stacks[0][0])
+
+
+@test
+def sigterm_prints_summary():
+    tool = Rstatlat("0.2").start()
+    time.sleep(0.5)
+    rc, out, err = tool.stop(signal.SIGTERM)
+    check(rc == 0, "exit %d" % rc)
+    check(b"Summary:" in out and b"interval" in out, "summary missing: %s" % out[:200])
+    return "exit 0 with summary"
+
+
+def fake_btf(src):
+    """A BTF blob from a C file: clang's .BTF section, raw."""
+    tmp = tempfile.mkdtemp()
+    obj, btf = os.path.join(tmp, "x.o"), os.path.join(tmp, "x.btf")
+    subprocess.run(["clang", "-g", "-target", "bpf", "-c", src, "-o", obj], check=True)
+    objcopy = "llvm-objcopy" if subprocess.run(["which", "llvm-objcopy"],
+                                               capture_output=True).returncode == 0 \
+        else "llvm-objcopy-14"
+    subprocess.run([objcopy, "--dump-section", ".BTF=" + btf, obj], check=True)
+    return btf
+
+
+def one_line(stderr):
+    lines = stderr.decode().strip().splitlines()
+    return len(lines) == 1 and lines[0].startswith("rstatlat: ")
+
+
+@test
+def exit_codes():
+    bad_usage = [["-s", "bogus"], ["0"], ["abc"], ["-n", "x"], ["1", "0"], ["1", "2", "3"],
+                 ["-c", "relative"], ["-c", "nosuch:/x"], ["--pid", "0"], ["-t", "abc"],
+                 ["--bogus"], ["-d"], ["--max-entries", "0"], ["-d", "-5"]]
+    for args in bad_usage:
+        r = run(*args)
+        check(r.returncode == 2, "%s: exit %d" % (args, r.returncode))
+        check(one_line(r.stderr), "%s: stderr %r" % (args, r.stderr))
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        "--inh-caps=-all", BIN, "-d", "1"], capture_output=True, timeout=30)
+    check(r.returncode == 3 and b"needs root" in r.stderr and one_line(r.stderr),
+          "unprivileged: %d %r" % (r.returncode, r.stderr))
+    r = subprocess.run(["unshare", "-m", "sh", "-c",
+                        'mount -t tmpfs none /sys/kernel/btf && exec "$0" -d 1', BIN],
+                       capture_output=True, timeout=30)
+    check(r.returncode == 3 and b"no kernel BTF" in r.stderr and one_line(r.stderr),
+          "no BTF: %d %r" % (r.returncode, r.stderr))
+    btf = fake_btf(os.path.join(ROOT, "tests", "data", "btf_two_arg_rstat.c"))
+    hide = 'mount --bind "$1" /sys/kernel/btf/vmlinux && exec "$0" "$2"'
+    r = subprocess.run(["unshare", "-m", "sh", "-c", hide, BIN, btf, "--probe"],
+                       capture_output=True, timeout=30)
+    check(r.returncode == 3 and b"prototype has 2 arguments" in r.stdout,
+          "probe of a 2-argument tracepoint: %d %r" % (r.returncode, r.stdout))
+    r = subprocess.run(["unshare", "-m", "sh", "-c", hide + ' -d 1', BIN, btf, "-j"],
+                       capture_output=True, timeout=30)
+    check(r.returncode == 3 and b"lacks a usable cgroup_rstat_locked" in r.stderr and
+          one_line(r.stderr) and not r.stdout,
+          "no usable tracepoint: %d %r" % (r.returncode, r.stderr))
+    r = run("--help")
+    check(r.returncode == 0 and b"Usage: rstatlat" in r.stdout, "--help")
+    return "%d usage errors -> 2; unprivileged, no BTF, no tracepoint -> 3" % len(bad_usage)
+
+
+def main():
+    passed = failed = skipped = 0
+    if os.geteuid() != 0:
+        print("live: skipped: needs root to load BPF and create cgroups")
+        print("live: 0 passed, 0 failed, %d skipped" % len(TESTS))
+        return 0
+    if not os.path.isdir(os.path.join(TRACEFS, "events")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS])
+    only = sys.argv[1:]
+    for t in TESTS:
+        if only and t.__name__ not in only:
+            continue
+        start = time.time()
+        try:
+            detail = t()
+            passed += 1
+            print("PASS %-36s %5.1fs  %s" % (t.__name__, time.time() - start, detail or ""))
+        except Skip as e:
+            skipped += 1
+            print("SKIP %-36s %s" % (t.__name__, e))
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            print("FAIL %-36s %s" % (t.__name__, e))
+            if not isinstance(e, AssertionError):
+                traceback.print_exc()
+        sys.stdout.flush()
+    print("live: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

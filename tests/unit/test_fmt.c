@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Duration parsing and formatting; symbol lookup on a sample kallsyms. */
+#include <stdlib.h>
+#include <unistd.h>
+#include "check.h"
+#include "fmt.h"
+#include "ksym.h"
+
+static void test_parse(void)
+{
+	uint64_t ns = 0, v = 0;
+
+	CHECK(parse_duration("100", 1000, &ns) == 0 && ns == 100000, "bare us");
+	CHECK(parse_duration("1.5ms", 1000, &ns) == 0 && ns == 1500000, "ms");
+	CHECK(parse_duration("250ns", 1000, &ns) == 0 && ns == 250, "ns");
+	CHECK(parse_duration("2s", 1000, &ns) == 0 && ns == 2000000000ULL, "s");
+	CHECK(parse_duration("0.5", 1000000000ULL, &ns) == 0 && ns == 500000000ULL, "0.5 s");
+	CHECK(parse_duration("-1", 1000, &ns) == -1, "negative");
+	CHECK(parse_duration("abc", 1000, &ns) == -1, "word");
+	CHECK(parse_duration("10 us", 1000, &ns) == -1, "space");
+	CHECK(parse_duration("1e400", 1000, &ns) == -1, "overflow");
+	CHECK(parse_duration("nan", 1000, &ns) == -1, "nan");
+	CHECK(parse_duration("5h", 1000, &ns) == -1, "unit");
+	CHECK(parse_duration("", 1000, &ns) == -1, "empty");
+	CHECK(parse_uint("42", 100, &v) == 0 && v == 42, "uint");
+	CHECK(parse_uint("101", 100, &v) == -1, "uint max");
+	CHECK(parse_uint("-3", 100, &v) == -1, "uint negative");
+	CHECK(parse_uint("3x", 100, &v) == -1, "uint junk");
+}
+
+static void test_format(void)
+{
+	char b[16];
+
+	CHECK_STR(fmt_duration(b, sizeof(b), 850), "850ns");
+	CHECK_STR(fmt_duration(b, sizeof(b), 1234), "1.23us");
+	CHECK_STR(fmt_duration(b, sizeof(b), 12345678), "12.3ms");
+	CHECK_STR(fmt_duration(b, sizeof(b), 123456789), "123ms");
+	CHECK_STR(fmt_duration(b, sizeof(b), 2000000000ULL), "2.00s");
+}
+
+static void test_ksym(void)
+{
+	char path[] = "/tmp/rstatlat-kallsyms-XXXXXX", b[128];
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	struct ksyms *k;
+
+	fputs("ffffffff81000000 T _stext\nffffffff81463420 T css_rstat_flush\n"
+	      "ffffffff81463600 t static_helper\nffffffff81463700 D some_data\n"
+	      "ffffffffc0001000 t mod_fn\t[mymod]\n", f);
+	fclose(f);
+	k = ksyms_load(path);
+	unlink(path);
+	CHECK(k != NULL, "load");
+	CHECK_STR(ksym_format(k, 0xffffffff81463430ULL, b, sizeof(b)), "css_rstat_flush+0x10");
+	CHECK_STR(ksym_format(k, 0xffffffff81463600ULL, b, sizeof(b)), "static_helper+0x0");
+	CHECK_STR(ksym_format(k, 0xffffffff81463800ULL, b, sizeof(b)), "static_helper+0x200");
+	CHECK_STR(ksym_format(k, 0xffffffffc0001004ULL, b, sizeof(b)), "mod_fn+0x4");
+	CHECK_STR(ksym_format(k, 0x1000, b, sizeof(b)), "0x1000");
+	ksyms_free(k);
+	CHECK_STR(ksym_format(NULL, 0xabc, b, sizeof(b)), "0xabc");
+}
+
+int main(void)
+{
+	test_parse();
+	test_format();
+	test_ksym();
+	return check_done("test_fmt");
+}
