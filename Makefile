@@ -26,7 +26,7 @@ HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux check check-unit check-live bench
+.PHONY: all clean vmlinux deps check check-unit check-live bench
 all: rstatlat
 
 $(OUT):
@@ -64,6 +64,10 @@ check-live: rstatlat $(OUT)/bench/reader
 # The test command README and CI use.
 check: check-unit check-live
 	@echo "make check: all tiers finished"
+
+# Installs missing build and test packages from Debian's archive.
+deps:
+	scripts/install-deps
 
 clean:
 	rm -rf $(OUT) rstatlat

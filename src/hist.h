@@ -4,8 +4,8 @@
  *
  * Bucket 0 holds every value below 2^HIST_LOW_SHIFT ns (64 ns). Above
  * that, each power of two is split into HIST_SUB linear sub-buckets, so a
- * bucket is at most 1/HIST_SUB (12.5%) wide relative to its lower bound and
- * its midpoint is within 6.25% of any value inside it. The last bucket
+ * bucket is at most 1/HIST_SUB (6.25%) wide relative to its lower bound and
+ * its midpoint is within 3.125% of any value inside it. The last bucket
  * also takes every value beyond its nominal range (2^(HIST_HIGH_SHIFT+1) ns,
  * about 34 s); the exact maximum is kept separately.
  */
