@@ -74,3 +74,22 @@ clean:
 
 $(OUT)/bench/reader: bench/reader.c | $(OUT)
 	$(CC) $(CFLAGS) $< -lpthread -o $@
+
+$(OUT)/bench/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/bench/floor.skel.h: $(OUT)/bench/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/bench/floor: bench/floor.c $(OUT)/bench/floor.skel.h
+	$(CC) $(CFLAGS) -I$(OUT)/bench $< $(LDLIBS) -o $@
+
+$(OUT)/bench/render: bench/render.c $(LIB_OBJS) $(HEADERS)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render
+
+# Overhead benchmark (root): numbers for README, not a test.
+bench: $(BENCH_BINS)
+	scripts/install-deps --bench
+	python3 bench/run

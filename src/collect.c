@@ -139,15 +139,16 @@ static uint64_t imax_of(const struct epoch_max imax[2], uint64_t epoch)
 	return m->epoch == epoch ? m->value : 0;
 }
 
-static void sum_dist(struct dist *d, uint64_t count, uint64_t sum, uint64_t max,
-		     const __u64 *hist)
+/* BPF keeps no counts: a distribution's count is the sum of its buckets. */
+static void sum_dist(struct dist *d, uint64_t sum, uint64_t max, const __u64 *hist)
 {
-	d->count += count;
 	d->sum += sum;
 	if (max > d->max)
 		d->max = max;
-	for (int b = 0; b < HIST_BUCKETS; b++)
+	for (int b = 0; b < HIST_BUCKETS; b++) {
 		d->buckets[b] += hist[b];
+		d->count += hist[b];
+	}
 }
 
 /* Sums one slot over CPUs into cumulative totals and this epoch's maxima. */
@@ -166,8 +167,8 @@ static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
 
 		cur->locked += s->locked;
 		cur->contended += s->contended;
-		sum_dist(&cur->hold, s->hold_count, s->hold_sum, s->hold_max, s->hold_hist);
-		sum_dist(&cur->wait, s->wait_count, s->wait_sum, s->wait_max, s->wait_hist);
+		sum_dist(&cur->hold, s->hold_sum, s->hold_max, s->hold_hist);
+		sum_dist(&cur->wait, s->wait_sum, s->wait_max, s->wait_hist);
 		*hold_imax = hm > *hold_imax ? hm : *hold_imax;
 		*wait_imax = wm > *wait_imax ? wm : *wait_imax;
 		if (s->top_votes > best_votes) {
@@ -182,8 +183,9 @@ static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
 
 /*
  * Interval = cumulative now - cumulative before. The interval maximum comes
- * from the epoch-tagged record; if a hold raced the epoch switch and left
- * it empty, bound it by the highest bucket touched instead.
+ * from the epoch-tagged record; a hold that raced the epoch switch can
+ * leave it below the highest bucket touched, and then the bucket's upper
+ * bound (capped by the run's max) is the honest bound.
  */
 static void delta_dist(struct dist *out, const struct dist *now, const struct dist *before,
 		       uint64_t imax)
@@ -198,7 +200,7 @@ static void delta_dist(struct dist *out, const struct dist *now, const struct di
 			top = b;
 	}
 	out->max = imax;
-	if (!imax && top >= 0) {
+	if (top >= 0 && imax < hist_bucket_lower(top)) {
 		out->max = hist_bucket_upper(top) - 1;
 		if (out->max > now->max)
 			out->max = now->max;

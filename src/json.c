@@ -6,12 +6,14 @@
 
 static void print_dist(FILE *f, const char *key, const struct dist *d)
 {
+	static const double qs[] = { 0.50, 0.90, 0.99 };
+	uint64_t q[3];
 	bool first = true;
 
+	dist_quantiles(d, qs, 3, q);
 	fprintf(f, "\"%s\":{\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"max\":%" PRIu64
 		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
-		key, d->count, d->sum, d->max, dist_quantile(d, 0.50),
-		dist_quantile(d, 0.90), dist_quantile(d, 0.99));
+		key, d->count, d->sum, d->max, q[0], q[1], q[2]);
 	for (int b = 0; b < HIST_BUCKETS; b++) {
 		uint64_t le = hist_bucket_upper(b) - 1;
 

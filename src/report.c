@@ -32,27 +32,58 @@ void dist_merge(struct dist *into, const struct dist *from)
 		into->buckets[b] += from->buckets[b];
 }
 
+static uint64_t bucket_estimate(const struct dist *d, int b)
+{
+	uint64_t mid = hist_bucket_lower(b) + (hist_bucket_upper(b) - hist_bucket_lower(b)) / 2;
+
+	return d->max && mid > d->max ? d->max : mid;
+}
+
+/* The bucket holding the rank-th smallest value, counting down from the max. */
+static int bucket_from_top(const struct dist *d, uint64_t rank)
+{
+	uint64_t from_top = d->count - rank + 1, seen = 0;
+	int b = d->max ? (int)hist_bucket(d->max) : HIST_BUCKETS - 1;
+
+	while (b > 0 && seen + d->buckets[b] < from_top)
+		seen += d->buckets[b--];
+	return b;
+}
+
+/*
+ * Quantiles at or above the median are found from the top, where the max
+ * bounds the walk: a p99 is a few buckets away instead of hundreds. Needs
+ * every value <= max, which collect.c and the JSON reader guarantee.
+ */
+void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out)
+{
+	uint64_t seen = 0, rank;
+	int b = 0;
+
+	/* qs ascending: one cumulative pass serves those below the median */
+	for (int i = 0; i < n; i++) {
+		if (d->count == 0) {
+			out[i] = 0;
+			continue;
+		}
+		rank = (uint64_t)ceil(qs[i] * (double)d->count);
+		rank = rank < 1 ? 1 : rank > d->count ? d->count : rank;
+		if (qs[i] >= 0.5) {
+			out[i] = bucket_estimate(d, bucket_from_top(d, rank));
+			continue;
+		}
+		while (b < HIST_BUCKETS - 1 && seen + d->buckets[b] < rank)
+			seen += d->buckets[b++];
+		out[i] = bucket_estimate(d, b);
+	}
+}
+
 uint64_t dist_quantile(const struct dist *d, double q)
 {
-	uint64_t total = 0, rank, seen = 0, mid;
-	int b;
+	uint64_t v;
 
-	for (b = 0; b < HIST_BUCKETS; b++)
-		total += d->buckets[b];
-	if (total == 0)
-		return 0;
-	rank = (uint64_t)ceil(q * (double)total);
-	if (rank < 1)
-		rank = 1;
-	if (rank > total)
-		rank = total;
-	for (b = 0; b < HIST_BUCKETS; b++) {
-		seen += d->buckets[b];
-		if (seen >= rank)
-			break;
-	}
-	mid = hist_bucket_lower(b) + (hist_bucket_upper(b) - hist_bucket_lower(b)) / 2;
-	return d->max && mid > d->max ? d->max : mid;
+	dist_quantiles(d, &q, 1, &v);
+	return v;
 }
 
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)

@@ -68,8 +68,13 @@ extern const char *const lost_names[LOST_MAX];
 
 void dist_add_value(struct dist *d, uint64_t v);
 void dist_merge(struct dist *into, const struct dist *from);
-/* Nearest-rank quantile, estimated as its bucket's midpoint, <= max. */
+/*
+ * Nearest-rank quantile, estimated as its bucket's midpoint, <= max.
+ * count must equal the sum of the buckets.
+ */
 uint64_t dist_quantile(const struct dist *d, double q);
+/* Several quantiles at once; qs must be ascending. */
+void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out);
 
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap);
 void row_merge(struct row *into, const struct row *from);

@@ -24,18 +24,19 @@ const volatile __u32 max_slots = 1;	/* max_entries of the slot maps */
 __u64 epoch = 0;	/* interval number, advanced by userspace */
 __u32 next_slot = 0;	/* slot numbers handed out so far */
 
+/* Hot fields first: locked and unlock touch only the first 48 bytes. */
 struct cpu_state {
-	__u64 contended_ts;
 	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
 	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
+	__u32 locked_slot;
+	__u32 locked_contended;
 	__u64 cache_cgid;	/* last slot resolved on this CPU */
 	__u32 cache_hierarchy;
 	__u32 cache_tgid;
 	__u32 cache_slot;
 	__u32 cache_valid;
+	__u64 contended_ts;
 	__u32 contended_tid;
-	__u32 locked_slot;
-	__u32 locked_contended;
 	__u32 pad;
 };
 
@@ -196,14 +197,13 @@ static __always_inline void update_imax(struct epoch_max *imax, __u64 v)
 	}
 }
 
-static __always_inline void record(__u64 *hist, __u64 *count, __u64 *sum,
-				   __u64 *max, struct epoch_max *imax, __u64 v)
+static __always_inline void record(__u64 *hist, __u64 *sum, __u64 *max,
+				   struct epoch_max *imax, __u64 v)
 {
 	__u32 b = hist_bucket(v);
 
 	if (b < HIST_BUCKETS)
 		hist[b]++;
-	(*count)++;
 	*sum += v;
 	if (v > *max)
 		*max = v;
@@ -315,8 +315,7 @@ int BPF_PROG(rstat_locked, struct cgroup *cgrp, int cpu, bool contended)
 		if (st->contended_ts && st->contended_tid == (__u32)id) {
 			__u64 wait = now - st->contended_ts;
 
-			record(s->wait_hist, &s->wait_count, &s->wait_sum,
-			       &s->wait_max, s->wait_imax, wait);
+			record(s->wait_hist, &s->wait_sum, &s->wait_max, s->wait_imax, wait);
 			if (report_ns && wait >= report_ns)
 				report(ctx, REPORT_WAIT, now, wait, slot, cpu, true);
 		} else {
@@ -358,8 +357,7 @@ int BPF_PROG(rstat_unlock, struct cgroup *cgrp, int cpu, bool contended)
 	s = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (!s)
 		return 0;
-	record(s->hold_hist, &s->hold_count, &s->hold_sum, &s->hold_max,
-	       s->hold_imax, hold);
+	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax, hold);
 	if (report_ns && hold >= report_ns)
 		report(ctx, REPORT_HOLD, now, hold, slot, cpu,
 		       st->locked_contended);

@@ -47,22 +47,23 @@ struct epoch_max {
 	__u64 epoch;
 };
 
-/* Per-CPU, cumulative since load except the epoch-tagged maxima. */
+/*
+ * Per-CPU, cumulative since load except the epoch-tagged maxima. Fields are
+ * ordered by when they are touched: every locked event, every unlock, then
+ * contended acquisitions only. Counts are the sums of the histograms.
+ */
 struct slot_stats {
 	__u64 locked;		/* lock acquisitions */
-	__u64 contended;	/* acquisitions that had to wait */
-	__u64 hold_count;
-	__u64 hold_sum;
-	__u64 hold_max;
-	__u64 wait_count;
-	__u64 wait_sum;
-	__u64 wait_max;
-	struct epoch_max hold_imax[2];
-	struct epoch_max wait_imax[2];
-	/* Boyer-Moore majority vote over flushing processes */
-	__u32 top_tgid;
+	__u32 top_tgid;		/* Boyer-Moore majority vote over flushers */
 	__u32 top_votes;
 	char top_comm[RSL_COMM_LEN];
+	__u64 hold_sum;
+	__u64 hold_max;
+	struct epoch_max hold_imax[2];
+	__u64 contended;	/* acquisitions that had to wait */
+	__u64 wait_sum;
+	__u64 wait_max;
+	struct epoch_max wait_imax[2];
 	__u64 hold_hist[HIST_BUCKETS];
 	__u64 wait_hist[HIST_BUCKETS];
 };

@@ -70,9 +70,13 @@ static struct sorted_row *sort_rows(const struct row *rows, size_t n, enum sort_
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
+		static const double qs[] = { 0.50, 0.99 };
+		uint64_t hold[2];
+
 		s[i].row = &rows[i];
-		s[i].hold_p50 = dist_quantile(&rows[i].hold, 0.50);
-		s[i].hold_p99 = dist_quantile(&rows[i].hold, 0.99);
+		dist_quantiles(&rows[i].hold, qs, 2, hold);
+		s[i].hold_p50 = hold[0];
+		s[i].hold_p99 = hold[1];
 		s[i].wait_p99 = dist_quantile(&rows[i].wait, 0.99);
 	}
 	active_sort = key;
@@ -115,14 +119,24 @@ static void print_lost(FILE *f, const struct report *r)
 		fputc('\n', f);
 }
 
-static void print_stat_cols(FILE *f, const struct sorted_row *s, double secs)
+/* v as a decimal with one digit after the point, without printf's floats. */
+static const char *fmt_tenths(char *buf, size_t len, uint64_t tenths)
+{
+	snprintf(buf, len, "%llu.%llu", (unsigned long long)(tenths / 10),
+		 (unsigned long long)(tenths % 10));
+	return buf;
+}
+
+static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t duration_ns)
 {
 	const struct row *row = s->row;
-	char a[16], b[16], c[16], d[16], e[16];
-	double pct = row->locked ? 100.0 * (double)row->contended / (double)row->locked : 0;
+	char rate[24], pct[24], a[16], b[16], c[16], d[16], e[16];
+	uint64_t rate10 = duration_ns ? (row->locked * 10000000000ULL + duration_ns / 2) /
+					duration_ns : 0;
+	uint64_t pct10 = row->locked ? (row->contended * 1000 + row->locked / 2) / row->locked : 0;
 
-	fprintf(f, "%9.1f %6.1f %8s %8s %8s %8s %8s",
-		secs > 0 ? (double)row->locked / secs : 0.0, pct,
+	fprintf(f, "%9s %6s %8s %8s %8s %8s %8s",
+		fmt_tenths(rate, sizeof(rate), rate10), fmt_tenths(pct, sizeof(pct), pct10),
 		fmt_duration(a, sizeof(a), s->hold_p50),
 		fmt_duration(b, sizeof(b), s->hold_p99),
 		fmt_duration(c, sizeof(c), row->hold.max),
@@ -181,7 +195,6 @@ static void print_dist_hist(FILE *f, const char *label, const struct dist *d)
 static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		       size_t n, bool process_rows, const struct view_opts *o)
 {
-	double secs = (double)r->duration_ns / 1e9;
 	struct sorted_row *s = sort_rows(rows, n, o->sort);
 	size_t shown = o->rows && o->rows < n ? o->rows : n;
 	char who[96], path[4096];
@@ -200,7 +213,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 			flusher_label(who, sizeof(who), row->comm, row->tgid);
 			fprintf(f, "%-24s ", who);
 		}
-		print_stat_cols(f, &s[i], secs);
+		print_stat_cols(f, &s[i], r->duration_ns);
 		if (process_rows)
 			term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
 		else

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Times the views on a synthetic report of N cgroups with realistic
+ * histograms: the table rendered in full (-n 0) and the JSON object.
+ *   render [N [table|json]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "report.h"
+#include "view.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void fill(struct row *r, size_t i)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/kubepods/pod%zu/container%zu", i / 4, i % 4);
+	r->cgid = 1000 + i;
+	r->path = strdup(path);
+	r->locked = 100 + (uint64_t)rand() % 100000;
+	r->contended = r->locked / 10;
+	r->top_tgid = 1234;
+	snprintf(r->top_comm, sizeof(r->top_comm), "cadvisor");
+	for (int k = 0; k < 200; k++) {
+		dist_add_value(&r->hold, 200 + (uint64_t)rand() % (1 + (uint64_t)rand() % 200000));
+		if (k % 10 == 0)
+			dist_add_value(&r->wait, 100 + (uint64_t)rand() % 50000);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000, cap = 0;
+	const char *only = argc > 2 ? argv[2] : NULL;
+	struct view_opts o = { .sort = SORT_HOLD_P99, .rows = 0 };
+	struct report r = { .type = REPORT_INTERVAL, .duration_ns = 1000000000ULL,
+			    .attach = "tracepoint" };
+	FILE *devnull = fopen("/dev/null", "w");
+	double best_table = 1e9, best_json = 1e9;
+
+	srand(42);
+	for (size_t i = 0; i < n; i++)
+		fill(report_add_row(&r.cgroups, &r.ncgroups, &cap), i);
+	for (int rep = 0; rep < 5; rep++) {
+		double t0 = now_ms(), t1, t2;
+
+		if (!only || !strcmp(only, "table"))
+			table_print(devnull, &r, &o);
+		t1 = now_ms();
+		if (!only || !strcmp(only, "json"))
+			json_print(devnull, &r);
+		t2 = now_ms();
+		best_table = t1 - t0 < best_table ? t1 - t0 : best_table;
+		best_json = t2 - t1 < best_json ? t2 - t1 : best_json;
+	}
+	printf("render %zu cgroups: table %.2f ms, json %.2f ms (best of 5)\n", n, best_table,
+	       best_json);
+	report_free(&r);
+	return 0;
+}
