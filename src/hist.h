@@ -2,7 +2,7 @@
 /*
  * Log-linear histogram layout, shared by the BPF program and userspace.
  *
- * Bucket 0 holds every value below 2^HIST_LOW_SHIFT ns (64 ns). Above
+ * Bucket 0 holds every value below 2^HIST_LOW_SHIFT ns (16 ns). Above
  * that, each power of two is split into HIST_SUB linear sub-buckets, so a
  * bucket is at most 1/HIST_SUB (6.25%) wide relative to its lower bound and
  * its midpoint is within 3.125% of any value inside it. The last bucket
@@ -14,7 +14,7 @@
 
 #define HIST_SUB_BITS	4
 #define HIST_SUB	(1 << HIST_SUB_BITS)
-#define HIST_LOW_SHIFT	6	/* first log bucket starts at 64 ns */
+#define HIST_LOW_SHIFT	4	/* first log bucket starts at 16 ns */
 #define HIST_HIGH_SHIFT	34	/* last octave is [2^34, 2^35) ns */
 #define HIST_BUCKETS	(1 + (HIST_HIGH_SHIFT - HIST_LOW_SHIFT + 1) * HIST_SUB)
 

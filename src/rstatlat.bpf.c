@@ -22,6 +22,11 @@ const volatile __u32 max_slots = 1;	/* max_entries of the slot maps */
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* interval number, advanced by userspace */
+/*
+ * Set once all programs are attached: before that, a locked event whose
+ * unlock program is not attached yet would leave this CPU "holding".
+ */
+__u32 armed = 0;
 __u32 next_slot = 0;	/* slot numbers handed out so far */
 
 /* Hot fields first: locked and unlock touch only the first 48 bytes. */
@@ -270,7 +275,7 @@ int BPF_PROG(rstat_contended, struct cgroup *cgrp, int cpu, bool contended)
 	struct cpu_state *st;
 
 	(void)ctx, (void)cgrp, (void)cpu, (void)contended;	/* the event is the signal */
-	if (targ_tgid && (id >> 32) != targ_tgid)
+	if (!armed || (targ_tgid && (id >> 32) != targ_tgid))
 		return 0;
 	st = this_cpu_state();
 	if (!st)
@@ -291,6 +296,8 @@ int BPF_PROG(rstat_locked, struct cgroup *cgrp, int cpu, bool contended)
 	__u32 slot;
 	int n;
 
+	if (!armed)
+		return 0;
 	st = this_cpu_state();
 	if (!st)
 		return 0;
@@ -339,6 +346,8 @@ int BPF_PROG(rstat_unlock, struct cgroup *cgrp, int cpu, bool contended)
 	__u32 slot;
 
 	(void)contended;	/* always false at unlock; the locked event's counts */
+	if (!armed)
+		return 0;
 	st = this_cpu_state();
 	if (!st)
 		return 0;

@@ -412,6 +412,7 @@ int main(int argc, char **argv)
 	err = rstatlat_bpf__attach(run.skel);
 	if (err)
 		die(EXIT_ENV, "cannot attach to the rstat tracepoints: %s", strerror(-err));
+	run.skel->bss->armed = 1;
 
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
 				      opts.per_process, ncpus, max_slots);

@@ -135,7 +135,7 @@ static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t durati
 					duration_ns : 0;
 	uint64_t pct10 = row->locked ? (row->contended * 1000 + row->locked / 2) / row->locked : 0;
 
-	fprintf(f, "%9s %6s %8s %8s %8s %8s %8s",
+	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s",
 		fmt_tenths(rate, sizeof(rate), rate10), fmt_tenths(pct, sizeof(pct), pct10),
 		fmt_duration(a, sizeof(a), s->hold_p50),
 		fmt_duration(b, sizeof(b), s->hold_p99),
@@ -203,7 +203,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		return;
 	if (process_rows)
 		fprintf(f, "%-24s ", "FLUSHER");
-	fprintf(f, "%9s %6s %8s %8s %8s %8s %8s %-24s %s\n", "LOCKS/s", "%CONT",
+	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %-24s %s\n", "LOCKS/s", "%CONT",
 		"HOLDp50", "HOLDp99", "HOLDmax", "WAITp99", "WAITmax",
 		process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
 	for (size_t i = 0; i < shown; i++) {

@@ -300,6 +300,34 @@ def threshold_reports_with_stack():
 
 
 @test
+def attaching_under_load_loses_nothing():
+    """Attaching while a reader hammers the lock: programs only count once
+    all are attached, so no hold is left dangling (relocked), and at most
+    one hold per CPU began before we looked (unpaired_unlock)."""
+    with Cgroup(MOUNTS["v2"]) as cg:
+        hammer = subprocess.Popen([READER, cg.path + "/cpu.stat", "1", "-s", "4"],
+                                  stdout=subprocess.DEVNULL)
+        try:
+            time.sleep(0.3)
+            worst = {}
+            for _ in range(3):
+                r = run("-j", "-d", "0.5", "-c", "/" + cg.name)
+                check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
+                lost = json_lines(r.stdout)[-1]["lost"]
+                for k, v in lost.items():
+                    worst[k] = max(worst.get(k, 0), v)
+                locked = find_cgroup(json_lines(r.stdout)[-1], cg.id)
+                check(locked and locked[0]["locked"] > 1000, "hammer not seen")
+        finally:
+            hammer.wait()
+        check(worst["relocked"] == 0, "relocked %d" % worst["relocked"])
+        check(worst["unpaired_unlock"] <= os.cpu_count(),
+              "unpaired_unlock %d" % worst["unpaired_unlock"])
+        check(worst["slots_full"] == 0 and worst["ringbuf_full"] == 0, "lost %s" % worst)
+        return "3 attaches under load, worst lost %s" % worst
+
+
+@test
 def sigterm_prints_summary():
     tool = Rstatlat("0.2").start()
     time.sleep(0.5)
