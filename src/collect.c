@@ -25,6 +25,7 @@ struct collector {
 	unsigned int max_slots;
 	struct slot *slots;
 	struct slot_stats *percpu;	/* one slot, every CPU */
+	__u64 *lost_percpu;		/* one lost counter, every CPU */
 	uint64_t prev_lost[LOST_MAX];
 };
 
@@ -44,7 +45,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->max_slots = max_slots;
 	c->slots = calloc(max_slots, sizeof(*c->slots));
 	c->percpu = calloc(ncpus, sizeof(*c->percpu));
-	if (!c->slots || !c->percpu) {
+	c->lost_percpu = calloc(ncpus, sizeof(*c->lost_percpu));
+	if (!c->slots || !c->percpu || !c->lost_percpu) {
 		collector_free(c);
 		return NULL;
 	}
@@ -61,6 +63,7 @@ void collector_free(struct collector *c)
 	}
 	free(c->slots);
 	free(c->percpu);
+	free(c->lost_percpu);
 	free(c);
 }
 
@@ -282,7 +285,6 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 {
 	struct builder bi = { .r = interval }, bt = { .r = total };
 	uint64_t epoch = c->skel->bss->epoch, lost[LOST_MAX] = { 0 };
-	uint64_t lost_cpu[c->ncpus];
 	unsigned int n = c->skel->bss->next_slot;
 	struct row cur, delta;
 	int err = 0;
@@ -319,10 +321,10 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 		s->prev = cur;
 	}
 	for (uint32_t k = 0; k < LOST_MAX && !err; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lost), &k, lost_cpu))
+		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lost), &k, c->lost_percpu))
 			return -errno;
 		for (int cpu = 0; cpu < c->ncpus; cpu++)
-			lost[k] += lost_cpu[cpu];
+			lost[k] += c->lost_percpu[cpu];
 		if (interval)
 			interval->lost[k] = lost[k] - c->prev_lost[k];
 		if (total)

@@ -328,6 +328,19 @@ def attaching_under_load_loses_nothing():
 
 
 @test
+def redraws_only_on_a_terminal():
+    tty = subprocess.run(["script", "-qfec", "%s 0.2 2" % BIN, "/dev/null"],
+                         capture_output=True, timeout=30)
+    check(tty.returncode == 0, "under a pty: exit %d" % tty.returncode)
+    check(tty.stdout.count(b"\x1b[H\x1b[2J") == 2, "expected one redraw per interval")
+    pipe = run("0.2", "2")
+    check(pipe.returncode == 0 and b"\x1b" not in pipe.stdout, "escape codes into a pipe")
+    check(pipe.stdout.count(b"interval 0.2") == 2 and b"Summary:" in pipe.stdout,
+          "two intervals and a summary")
+    return "2 redraws on a pty, none into a pipe"
+
+
+@test
 def sigterm_prints_summary():
     tool = Rstatlat("0.2").start()
     time.sleep(0.5)
