@@ -77,6 +77,18 @@ static void print_process_row(FILE *f, const struct row *row)
 	fputc('}', f);
 }
 
+static void print_list(FILE *f, const char *key, const struct row *rows, size_t n,
+		       void (*print_row)(FILE *, const struct row *))
+{
+	fprintf(f, ",\"%s\":[", key);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		print_row(f, &rows[i]);
+	}
+	fputc(']', f);
+}
+
 void json_print(FILE *f, const struct report *r)
 {
 	fprintf(f, "{\"schema\":\"rstatlat/1\",\"type\":\"%s\",\"start_ns\":%" PRIu64
@@ -86,22 +98,9 @@ void json_print(FILE *f, const struct report *r)
 	fprintf(f, ",\"cpus_possible\":%d,\"cpus_online\":%d},\"attach\":",
 		r->kernel.cpus_possible, r->kernel.cpus_online);
 	json_write_string(f, r->attach ? r->attach : "");
-	fputs(",\"cgroups\":[", f);
-	for (size_t i = 0; i < r->ncgroups; i++) {
-		if (i)
-			fputc(',', f);
-		print_cgroup_row(f, &r->cgroups[i]);
-	}
-	fputc(']', f);
-	if (r->per_process) {
-		fputs(",\"processes\":[", f);
-		for (size_t i = 0; i < r->nprocesses; i++) {
-			if (i)
-				fputc(',', f);
-			print_process_row(f, &r->processes[i]);
-		}
-		fputc(']', f);
-	}
+	print_list(f, "cgroups", r->cgroups, r->ncgroups, print_cgroup_row);
+	if (r->per_process)
+		print_list(f, "processes", r->processes, r->nprocesses, print_process_row);
 	fputs(",\"lost\":{", f);
 	for (int i = 0; i < LOST_MAX; i++)
 		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", lost_names[i], r->lost[i]);
