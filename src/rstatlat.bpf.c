@@ -137,6 +137,15 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 	__u32 *existing;
 	__u32 n;
 
+	/*
+	 * Look before taking a number: once full, every event of an unknown
+	 * cgroup comes here, and an unchecked counter would wrap around and
+	 * hand out live slots again.
+	 */
+	if (next_slot >= max_slots) {
+		count_lost(LOST_SLOTS_FULL);
+		return -1;
+	}
 	n = __sync_fetch_and_add(&next_slot, 1);
 	if (n >= max_slots) {
 		count_lost(LOST_SLOTS_FULL);

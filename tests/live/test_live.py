@@ -328,6 +328,34 @@ def attaching_under_load_loses_nothing():
 
 
 @test
+def full_slot_table_is_counted_and_shown():
+    cgs = [Cgroup(MOUNTS["v2"]) for _ in range(4)]
+    for cg in cgs:
+        cg.__enter__()
+    try:
+        # other flushers (the memcg worker) may take one of the two entries
+        tool = Rstatlat("-j", "--max-entries", "2").start()
+        for cg in cgs:
+            read_stat(cg.path + "/cpu.stat", 20)
+        rc, out, err = tool.stop()
+        report = json_lines(out)[-1]
+        ours = [c for c in report["cgroups"] if c["id"] in {cg.id for cg in cgs}]
+        check(len(report["cgroups"]) <= 2, "more rows than entries: %d" % len(report["cgroups"]))
+        check(report["lost"]["slots_full"] > 0, "overflow not counted: %s" % report["lost"])
+        check(len(ours) >= 1, "none of the test cgroups measured")
+        table = Rstatlat("--max-entries", "1", "0.2").start()
+        for cg in cgs:
+            read_stat(cg.path + "/cpu.stat", 5)
+        time.sleep(0.3)
+        rc, out, err = table.stop()
+        check(b"LOST: slots_full=" in out, "no LOST line in the table")
+        return "slots_full=%d with 2 entries" % report["lost"]["slots_full"]
+    finally:
+        for cg in reversed(cgs):
+            cg.__exit__()
+
+
+@test
 def redraws_only_on_a_terminal():
     tty = subprocess.run(["script", "-qfec", "%s 0.2 2" % BIN, "/dev/null"],
                          capture_output=True, timeout=30)
