@@ -135,6 +135,14 @@ const char *collector_slot_path(struct collector *c, unsigned int slot)
 	return c->slots[slot].path;
 }
 
+bool collector_slot_wanted(struct collector *c, unsigned int slot)
+{
+	if (slot >= c->max_slots)
+		return true;
+	slot_refresh(c, slot);
+	return !c->slots[slot].excluded;
+}
+
 static uint64_t imax_of(const struct epoch_max imax[2], uint64_t epoch)
 {
 	const struct epoch_max *m = &imax[epoch & 1];

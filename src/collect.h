@@ -23,5 +23,7 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 
 /* The display path of a slot, reading its metadata if not seen yet. */
 const char *collector_slot_path(struct collector *c, unsigned int slot);
+/* False if the slot's cgroup is outside the -c subtree. */
+bool collector_slot_wanted(struct collector *c, unsigned int slot);
 
 #endif

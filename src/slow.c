@@ -109,6 +109,8 @@ int slow_handle(void *ctx, void *data, size_t len)
 	/* copy out of the ring so the string fields can be terminated */
 	e = *(const struct slow_event *)data;
 	e.comm[RSL_COMM_LEN - 1] = '\0';
+	if (!collector_slot_wanted(sc->collector, e.slot))
+		return 0;	/* outside -c */
 	path = collector_slot_path(sc->collector, e.slot);
 	if (sc->json)
 		print_json(sc, &e, path);

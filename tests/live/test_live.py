@@ -289,6 +289,12 @@ def threshold_reports_with_stack():
         check(stacks and any("rstat" in f for s in stacks for f in s),
               "no rstat function in the stacks: %s" % stacks[:1])
 
+        tool = Rstatlat("-t", "100ns", "-j", "-c", "/" + cg.name + "-elsewhere").start()
+        read_stat(cg.path + "/cpu.stat", 20)
+        time.sleep(0.3)
+        rc, out, err = tool.stop()
+        check(not [r for r in json_lines(out) if r["type"] == "slow"], "-t ignored -c")
+
         tool = Rstatlat("-t", "100ns", "-d", "30").start()
         read_stat(cg.path + "/cpu.stat", 5)
         time.sleep(0.3)
