@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "collect.h"
 #include "rstatlat.skel.h"
@@ -9,12 +10,20 @@
 struct slot {
 	enum slot_state state;
 	bool excluded;		/* outside the -c subtree */
+	bool retiring;		/* unhooked from BPF, freed at the next read */
+	unsigned int idle_reads;	/* reads in a row without events */
 	struct slot_key key;
-	char *path;
+	char *path;		/* as displayed */
+	char *rel_path;		/* inside its hierarchy, to check it still exists */
 	char *own_cgroup;
 	char comm[RSL_COMM_LEN];
 	struct row prev;	/* cumulative totals at the previous read */
 };
+
+/* A slot is handed back once its cgroup is gone and it was this long idle. */
+#define RETIRE_IDLE_READS 2
+/* Removed cgroups kept for the summary, beyond which they are counted lost. */
+#define MIN_RETIRED_KEPT 1024
 
 struct collector {
 	struct rstatlat_bpf *skel;
@@ -27,6 +36,9 @@ struct collector {
 	struct slot_stats *percpu;	/* one slot, every CPU */
 	__u64 *lost_percpu;		/* one lost counter, every CPU */
 	uint64_t prev_lost[LOST_MAX];
+	struct row *retired;		/* final totals of recycled slots */
+	size_t nretired, cap_retired;
+	uint64_t retired_dropped;
 };
 
 struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
@@ -59,8 +71,14 @@ void collector_free(struct collector *c)
 		return;
 	for (unsigned int i = 0; c->slots && i < c->max_slots; i++) {
 		free(c->slots[i].path);
+		free(c->slots[i].rel_path);
 		free(c->slots[i].own_cgroup);
 	}
+	for (size_t i = 0; i < c->nretired; i++) {
+		free(c->retired[i].path);
+		free(c->retired[i].own_cgroup);
+	}
+	free(c->retired);
 	free(c->slots);
 	free(c->percpu);
 	free(c->lost_percpu);
@@ -101,6 +119,7 @@ static void slot_describe(struct collector *c, struct slot *s, const struct slot
 	s->excluded = c->filter && !cg_filter_match(c->filter, m->key.hierarchy,
 						    live ? live : path);
 	s->path = cg_display_path(c->cg, m->key.hierarchy, live ? live : path);
+	s->rel_path = strdup(live ? live : path);
 	if (c->per_process) {
 		const char *own = cg_path_of_id(c->cg, 0, m->flusher_cgid);
 
@@ -239,47 +258,89 @@ struct builder {
 	size_t cap_cg, cap_proc;
 };
 
-static struct row *find_cgroup_row(struct report *r, const struct row *p)
+static struct row *find_row(struct row *rows, size_t n, const struct row *key, bool with_tgid)
 {
-	for (size_t i = r->ncgroups; i-- > 0;)
-		if (r->cgroups[i].cgid == p->cgid && r->cgroups[i].hierarchy == p->hierarchy)
-			return &r->cgroups[i];
+	for (size_t i = n; i-- > 0;)
+		if (rows[i].cgid == key->cgid && rows[i].hierarchy == key->hierarchy &&
+		    (!with_tgid || rows[i].tgid == key->tgid))
+			return &rows[i];
 	return NULL;
 }
 
+/* A copy of src's identity and strings, with no figures yet. */
+static struct row *append_empty(struct row **rows, size_t *n, size_t *cap,
+				const struct row *src)
+{
+	struct row *row = report_add_row(rows, n, cap);
+
+	if (!row)
+		return NULL;
+	row->cgid = src->cgid;
+	row->hierarchy = src->hierarchy;
+	row->tgid = src->tgid;
+	memcpy(row->comm, src->comm, sizeof(row->comm));
+	row->path = src->path ? strdup(src->path) : NULL;
+	row->own_cgroup = src->own_cgroup ? strdup(src->own_cgroup) : NULL;
+	return row;
+}
+
+static void keep_top(struct row *into, const struct row *from)
+{
+	uint64_t votes = from->tgid ? from->locked : from->top_locked;
+
+	if (!into->top_tgid || (from->top_tgid && votes > into->top_locked)) {
+		into->top_locked = votes;
+		into->top_tgid = from->top_tgid;
+		memcpy(into->top_comm, from->top_comm, sizeof(into->top_comm));
+	}
+}
+
 /*
- * Without -p a slot is a cgroup row. With -p it is a process row, merged
- * into its cgroup's row, whose top flusher is the process with the most
- * acquisitions.
+ * Adds one slot's figures (src is a complete row). Rows with the same key
+ * merge: with -p, process rows merge into their cgroup's row; and a cgroup
+ * recycled and seen again (its final flush after removal) merges with its
+ * retired self.
  */
-static int add_slot_row(struct builder *bd, const struct slot *s, const struct row *data)
+static int add_row(struct builder *bd, const struct row *src)
 {
 	struct report *r = bd->r;
 	struct row *row, *cg;
 
-	if (!s->key.tgid) {
-		row = report_add_row(&r->cgroups, &r->ncgroups, &bd->cap_cg);
-		return row ? fill_row(row, s, data) : -ENOMEM;
+	if (src->tgid) {
+		row = find_row(r->processes, r->nprocesses, src, true);
+		if (!row)
+			row = append_empty(&r->processes, &r->nprocesses, &bd->cap_proc, src);
+		if (!row)
+			return -ENOMEM;
+		row_merge(row, src);
+		row->top_tgid = src->tgid;
+		memcpy(row->top_comm, src->comm, sizeof(row->top_comm));
 	}
-	row = report_add_row(&r->processes, &r->nprocesses, &bd->cap_proc);
-	if (!row || fill_row(row, s, data))
-		return -ENOMEM;
-	cg = find_cgroup_row(r, row);
+	cg = find_row(r->cgroups, r->ncgroups, src, false);
 	if (!cg) {
-		cg = report_add_row(&r->cgroups, &r->ncgroups, &bd->cap_cg);
+		cg = append_empty(&r->cgroups, &r->ncgroups, &bd->cap_cg, src);
 		if (!cg)
 			return -ENOMEM;
-		cg->cgid = row->cgid;
-		cg->hierarchy = row->hierarchy;
-		cg->path = row->path ? strdup(row->path) : NULL;
+		cg->tgid = 0;
+		cg->comm[0] = '\0';
+		free(cg->own_cgroup);
+		cg->own_cgroup = NULL;
 	}
-	if (row->locked > cg->top_locked || !cg->top_tgid) {
-		cg->top_locked = row->locked;
-		cg->top_tgid = row->tgid;
-		memcpy(cg->top_comm, row->comm, sizeof(cg->top_comm));
-	}
-	row_merge(cg, row);
+	row_merge(cg, src);
+	keep_top(cg, src);
 	return 0;
+}
+
+static int add_slot_row(struct builder *bd, const struct slot *s, const struct row *data)
+{
+	struct row row;
+	int err = fill_row(&row, s, data);
+
+	if (!err)
+		err = add_row(bd, &row);
+	free(row.path);
+	free(row.own_cgroup);
+	return err;
 }
 
 static void report_begin(struct report *r, enum report_type type, bool per_process)
@@ -289,11 +350,64 @@ static void report_begin(struct report *r, enum report_type type, bool per_proce
 	r->per_process = per_process;
 }
 
+static bool cgroup_exists(struct collector *c, const struct slot *s)
+{
+	const struct cg_hier *h = cg_hier_find(c->cg, s->key.hierarchy);
+	char path[PATH_MAX];
+	struct stat st;
+	size_t root_len;
+
+	if (!h || !h->mounted || !s->rel_path)
+		return true;	/* cannot tell: keep it */
+	/* rel_path includes the mount's root; the mount shows what is below */
+	root_len = strcmp(h->root, "/") ? strlen(h->root) : 0;
+	if (strncmp(s->rel_path, h->root, root_len))
+		return true;
+	snprintf(path, sizeof(path), "%s%s", h->mount, s->rel_path + root_len);
+	return stat(path, &st) == 0 && (uint64_t)st.st_ino == s->key.cgid;
+}
+
+/* Step 1: unhook the slot so no new event can reach it. */
+static void retire_begin(struct collector *c, unsigned int i)
+{
+	struct slot *s = &c->slots[i];
+
+	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.slot_ids), &s->key);
+	s->retiring = true;
+}
+
+/*
+ * Step 2, a read later: events that raced step 1 have finished. Keep the
+ * final totals for the summary, clear the slot and hand it back to BPF.
+ */
+static void retire_end(struct collector *c, unsigned int i, const struct row *final)
+{
+	struct slot *s = &c->slots[i];
+	struct slot_meta empty_meta = { 0 };
+	struct row *kept;
+
+	if (final && (final->locked || final->hold.count)) {
+		kept = c->nretired < c->max_slots || c->nretired < MIN_RETIRED_KEPT ?
+		       report_add_row(&c->retired, &c->nretired, &c->cap_retired) : NULL;
+		if (!kept || fill_row(kept, s, final))
+			c->retired_dropped++;
+	}
+	memset(c->percpu, 0, (size_t)c->ncpus * sizeof(*c->percpu));
+	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_stats), &i, c->percpu, BPF_ANY);
+	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY);
+	free(s->path);
+	free(s->rel_path);
+	free(s->own_cgroup);
+	memset(s, 0, sizeof(*s));
+	bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY);
+}
+
 int collector_read(struct collector *c, struct report *interval, struct report *total)
 {
 	struct builder bi = { .r = interval }, bt = { .r = total };
 	uint64_t epoch = c->skel->bss->epoch, lost[LOST_MAX] = { 0 };
 	unsigned int n = c->skel->bss->next_slot;
+	bool unhooked = false;
 	struct row cur, delta;
 	int err = 0;
 
@@ -308,15 +422,20 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 	for (unsigned int i = 0; i < n && !err; i++) {
 		struct slot *s = &c->slots[i];
 		uint64_t hold_imax = 0, wait_imax = 0;
+		bool active;
 
 		slot_refresh(c, i);
+		if (s->state == SLOT_DISCARDED) {
+			retire_end(c, i, NULL);	/* lost an insert race: reuse it */
+			continue;
+		}
 		if (s->state != SLOT_READY)
 			continue;
 		err = read_slot(c, i, epoch, &cur, &hold_imax, &wait_imax);
 		if (err)
 			break;
-		if (!s->excluded && interval && cur.locked + cur.hold.count >
-		    s->prev.locked + s->prev.hold.count) {
+		active = cur.locked + cur.hold.count > s->prev.locked + s->prev.hold.count;
+		if (!s->excluded && interval && active) {
 			delta = cur;
 			delta.locked = cur.locked - s->prev.locked;
 			delta.contended = cur.contended - s->prev.contended;
@@ -324,15 +443,34 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 			delta_dist(&delta.wait, &cur.wait, &s->prev.wait, wait_imax);
 			err = add_slot_row(&bi, s, &delta);
 		}
+		if (s->retiring) {
+			retire_end(c, i, s->excluded ? NULL : &cur);
+			continue;
+		}
 		if (!err && !s->excluded && total && (cur.locked || cur.hold.count))
 			err = add_slot_row(&bt, s, &cur);
 		s->prev = cur;
+		s->idle_reads = active ? 0 : s->idle_reads + 1;
+		if (s->idle_reads >= RETIRE_IDLE_READS && !cgroup_exists(c, s)) {
+			retire_begin(c, i);
+			unhooked = true;
+		}
 	}
+	/* per-CPU caches filled before now may name an unhooked slot */
+	if (unhooked)
+		c->skel->bss->cache_gen++;
+	for (size_t i = 0; total && !err && i < c->nretired; i++)
+		err = add_row(&bt, &c->retired[i]);
 	for (uint32_t k = 0; k < LOST_MAX && !err; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lost), &k, c->lost_percpu))
-			return -errno;
-		for (int cpu = 0; cpu < c->ncpus; cpu++)
-			lost[k] += c->lost_percpu[cpu];
+		if (k == LOST_RETIRED) {
+			lost[k] = c->retired_dropped;
+		} else {
+			if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lost), &k,
+						c->lost_percpu))
+				return -errno;
+			for (int cpu = 0; cpu < c->ncpus; cpu++)
+				lost[k] += c->lost_percpu[cpu];
+		}
 		if (interval)
 			interval->lost[k] = lost[k] - c->prev_lost[k];
 		if (total)

@@ -11,6 +11,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_RELOCKED] = "relocked",
 	[LOST_WAIT_MIGRATED] = "wait_migrated",
 	[LOST_STACK] = "stack_missing",
+	[LOST_RETIRED] = "retired_dropped",
 };
 
 void dist_add_value(struct dist *d, uint64_t v)

@@ -27,6 +27,12 @@ __u64 epoch = 0;	/* interval number, advanced by userspace */
  * unlock program is not attached yet would leave this CPU "holding".
  */
 __u32 armed = 0;
+/*
+ * Bumped by userspace when it retires slots of removed cgroups: a per-CPU
+ * cache filled under an older generation may name a slot that is being
+ * reused, so it no longer hits.
+ */
+__u32 cache_gen = 0;
 __u32 next_slot = 0;	/* slot numbers handed out so far */
 
 /* Hot fields first: locked and unlock touch only the first 48 bytes. */
@@ -39,7 +45,7 @@ struct cpu_state {
 	__u32 cache_hierarchy;
 	__u32 cache_tgid;
 	__u32 cache_slot;
-	__u32 cache_valid;
+	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
 	__u64 contended_ts;
 	__u32 contended_tid;
 	__u32 pad;
@@ -72,6 +78,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct slot_stats);
 } slot_stats SEC(".maps");
+
+/* Slots of removed cgroups, handed back by userspace for reuse. */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1);	/* resized by userspace */
+	__type(value, __u32);
+} free_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -137,19 +150,22 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 	__u32 *existing;
 	__u32 n;
 
-	/*
-	 * Look before taking a number: once full, every event of an unknown
-	 * cgroup comes here, and an unchecked counter would wrap around and
-	 * hand out live slots again.
-	 */
-	if (next_slot >= max_slots) {
-		count_lost(LOST_SLOTS_FULL);
-		return -1;
-	}
-	n = __sync_fetch_and_add(&next_slot, 1);
-	if (n >= max_slots) {
-		count_lost(LOST_SLOTS_FULL);
-		return -1;
+	/* a recycled slot first, else a fresh number */
+	if (bpf_map_pop_elem(&free_slots, &n)) {
+		/*
+		 * Look before taking a number: once full, every event of an
+		 * unknown cgroup comes here, and an unchecked counter would
+		 * wrap around and hand out live slots again.
+		 */
+		if (next_slot >= max_slots) {
+			count_lost(LOST_SLOTS_FULL);
+			return -1;
+		}
+		n = __sync_fetch_and_add(&next_slot, 1);
+		if (n >= max_slots) {
+			count_lost(LOST_SLOTS_FULL);
+			return -1;
+		}
 	}
 	meta = bpf_map_lookup_elem(&slot_meta, &n);
 	if (!meta)
@@ -182,7 +198,7 @@ static __always_inline int resolve_slot(struct cpu_state *st, struct cgroup *cgr
 	key.cgid = cgrp->kn->id;
 	key.hierarchy = cgrp->root->hierarchy_id;
 	key.tgid = tgid;
-	if (st->cache_valid && st->cache_cgid == key.cgid &&
+	if (st->cache_valid == cache_gen + 1 && st->cache_cgid == key.cgid &&
 	    st->cache_hierarchy == key.hierarchy && st->cache_tgid == tgid)
 		return st->cache_slot;
 
@@ -194,7 +210,7 @@ static __always_inline int resolve_slot(struct cpu_state *st, struct cgroup *cgr
 	st->cache_hierarchy = key.hierarchy;
 	st->cache_tgid = tgid;
 	st->cache_slot = n;
-	st->cache_valid = 1;
+	st->cache_valid = cache_gen + 1;
 	return n;
 }
 

@@ -267,6 +267,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	bpf_map__set_max_entries(skel->maps.slot_ids, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_meta, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_stats, max_slots);
+	bpf_map__set_max_entries(skel->maps.free_slots, max_slots);
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
 				 REPORT_RINGBUF_BYTES : (unsigned int)getpagesize());
@@ -346,11 +347,17 @@ static void wait_until(struct run *run, uint64_t deadline)
 	}
 }
 
+/*
+ * Without intervals the maps are still read every second, so that slots of
+ * removed cgroups are recycled on long runs.
+ */
+#define HOUSEKEEPING_NS 1000000000ULL
+
 static int main_loop(struct run *run)
 {
 	uint64_t end = opts.duration ? run->start_mono + (uint64_t)(opts.duration * 1e9) : UINT64_MAX;
-	uint64_t step = opts.interval ? (uint64_t)(opts.interval * 1e9) : UINT64_MAX;
-	uint64_t next = opts.interval ? run->start_mono + step : UINT64_MAX;
+	uint64_t step = opts.interval ? (uint64_t)(opts.interval * 1e9) : HOUSEKEEPING_NS;
+	uint64_t next = run->start_mono + step;
 	uint64_t printed = 0;
 	int err = 0;
 
@@ -358,8 +365,12 @@ static int main_loop(struct run *run)
 		wait_until(run, next < end ? next : end);
 		if (exiting || now_ns(CLOCK_MONOTONIC) >= end)
 			break;
-		err = emit_interval(run);
 		next += step;
+		if (!opts.interval) {
+			err = collector_read(run->collector, NULL, NULL);
+			continue;
+		}
+		err = emit_interval(run);
 		if (opts.count && ++printed >= opts.count)
 			break;
 	}

@@ -75,6 +75,7 @@ enum lost_kind {
 	LOST_RELOCKED,		/* locked while this CPU already held one */
 	LOST_WAIT_MIGRATED,	/* contended and locked seen by different tasks */
 	LOST_STACK,		/* -t report without a kernel stack */
+	LOST_RETIRED,		/* userspace: removed cgroups beyond the summary's room */
 	LOST_MAX,
 };
 

@@ -164,7 +164,9 @@ def v1_memory_stat_matches_ftrace():
         cg.wait_populated(1)
         time.sleep(0.3)
         # memcg flushes only once enough updates piled up: many reads
-        row, detail = check_against_ftrace(cg, "memory.stat", 20000, "memory.stat", ("p50",))
+        # half of these holds are the first of a flush, where the two
+        # tracers' windows differ most: no quantile is compared directly
+        row, detail = check_against_ftrace(cg, "memory.stat", 20000, "memory.stat", ())
         check(row["path"] == "memory:/" + cg.name, "path %r" % row["path"])
         check(row["hierarchy"] > 0, "v1 hierarchy id expected")
         return detail
@@ -359,6 +361,35 @@ def full_slot_table_is_counted_and_shown():
     finally:
         for cg in reversed(cgs):
             cg.__exit__()
+
+
+@test
+def removed_cgroups_free_their_slots():
+    """Churn: 10 cgroups made, flushed and removed one after another under
+    --max-entries 6 (the memcg worker holds one; a removed cgroup's last
+    flush, from css_free, can come after its slot was unhooked and take
+    another). Slots of removed cgroups are recycled, nothing is lost, and
+    the summary still lists every one of them with its own counts."""
+    made = []
+    time.sleep(3)  # final flushes of cgroups earlier tests removed
+    tool = Rstatlat("-j", "--max-entries", "6").start()
+    for i in range(10):
+        with Cgroup(MOUNTS["v2"]) as cg:
+            read_stat(cg.path + "/cpu.stat", 5 + i)
+            made.append((cg.id, "/" + cg.name, 5 + i))
+        time.sleep(2.0)  # idle for two reads, then unhooked, then freed
+    rc, out, err = tool.stop()
+    report = json_lines(out)[-1]
+    check(report["lost"]["slots_full"] == 0, "lost %s" % report["lost"])
+    per_read = None
+    for cgid, path, reads in made:
+        rows = find_cgroup(report, cgid)
+        check(len(rows) == 1 and rows[0]["path"] == path, "%s: %s" % (path, rows))
+        # every read takes the lock the same number of times
+        per_read = per_read or rows[0]["locked"] // reads
+        check(rows[0]["locked"] >= per_read * reads, "%s: %d locks for %d reads" %
+              (path, rows[0]["locked"], reads))
+    return "10 cgroups through 6 entries, %d locks per read, nothing lost" % per_read
 
 
 @test
