@@ -32,7 +32,8 @@ static void wall_clock(char *buf, size_t len, uint64_t real_ns)
  */
 static int first_kernel_frame(struct slow_ctx *sc, const struct slow_event *e, int frames)
 {
-	static const char *const ours[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_" };
+	static const char *const ours[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+					    "__traceiter_" };
 	char sym[256];
 	int i;
 

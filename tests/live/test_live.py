@@ -290,6 +290,9 @@ def threshold_reports_with_stack():
         stacks = [r["stack"] for r in slow if r["stack"]]
         check(stacks and any("rstat" in f for s in stacks for f in s),
               "no rstat function in the stacks: %s" % stacks[:1])
+        dispatch = ("bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_")
+        check(not [s for s in stacks if s[0].startswith(dispatch)],
+              "stacks start in the tracing dispatch: %s" % stacks[0][:2])
 
         tool = Rstatlat("-t", "100ns", "-j", "-c", "/" + cg.name + "-elsewhere").start()
         read_stat(cg.path + "/cpu.stat", 20)
