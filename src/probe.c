@@ -10,12 +10,9 @@
  * btf_trace_<event>, whose prototype is (void *ctx, args...).
  */
 static struct attach_point points[] = {
-	{ .event = "cgroup_rstat_lock_contended", .prog = "rstat_contended",
-	  .role = ROLE_CONTENDED, .required = false },
-	{ .event = "cgroup_rstat_locked", .prog = "rstat_locked",
-	  .role = ROLE_LOCKED, .required = true },
-	{ .event = "cgroup_rstat_unlock", .prog = "rstat_unlock",
-	  .role = ROLE_UNLOCK, .required = true },
+	{ .event = "cgroup_rstat_lock_contended", .prog = "rstat_contended", .required = false },
+	{ .event = "cgroup_rstat_locked", .prog = "rstat_locked", .required = true },
+	{ .event = "cgroup_rstat_unlock", .prog = "rstat_unlock", .required = true },
 };
 
 static const struct btf_type *resolve(const struct btf *btf, __u32 id)

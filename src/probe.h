@@ -9,12 +9,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum probe_role { ROLE_CONTENDED, ROLE_LOCKED, ROLE_UNLOCK, ROLE_MAX };
-
 struct attach_point {
 	const char *event;	/* tracepoint name */
 	const char *prog;	/* BPF program that handles it */
-	enum probe_role role;
 	bool required;		/* the plan is unusable without it */
 	bool present;		/* its btf_trace_ typedef is in BTF */
 	bool chosen;

@@ -171,7 +171,6 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 	if (!meta)
 		return -1;
 	meta->key = *key;
-	meta->level = BPF_CORE_READ(cgrp, level);
 	meta->flusher_cgid = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(meta->comm, sizeof(meta->comm));
 	capture_path(meta, BPF_CORE_READ(cgrp, kn));

@@ -31,7 +31,7 @@ struct slot_meta {
 	struct slot_key key;
 	__u64 flusher_cgid;	/* v2 cgroup of the task that created it */
 	__u32 state;		/* enum slot_state, written last */
-	__u32 level;		/* cgroup->level */
+	__u32 pad;
 	__u32 depth;		/* components captured in names[] */
 	__u32 truncated;	/* a name or the depth did not fit */
 	char comm[RSL_COMM_LEN];
