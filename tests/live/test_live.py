@@ -397,8 +397,9 @@ def removed_cgroups_free_their_slots():
 
 @test
 def redraws_only_on_a_terminal():
+    # script copies its stdin to the pty: a closed one makes it stop at once
     tty = subprocess.run(["script", "-qfec", "%s 0.2 2" % BIN, "/dev/null"],
-                         capture_output=True, timeout=30)
+                         stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     check(tty.returncode == 0, "under a pty: exit %d" % tty.returncode)
     check(tty.stdout.count(b"\x1b[H\x1b[2J") == 2, "expected one redraw per interval")
     pipe = run("0.2", "2")
