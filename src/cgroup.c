@@ -312,6 +312,23 @@ bool cg_filter_match(const struct cg_filter *f, uint32_t hierarchy, const char *
 	return path_has_prefix(path, f->path, &rest);
 }
 
+bool cg_path_exists(const struct cg_table *t, uint32_t hierarchy, const char *path,
+		    uint64_t id)
+{
+	const struct cg_hier *h = cg_hier_find(t, hierarchy);
+	const char *below = path;
+	char full[PATH_MAX];
+	struct stat st;
+
+	if (!h || !h->mounted || !path)
+		return true;
+	/* the mount shows what is below its root: the inverse of join_root() */
+	if (strcmp(h->root, "/") && !path_has_prefix(path, h->root, &below))
+		return true;
+	snprintf(full, sizeof(full), "%s%s", h->mount, below);
+	return stat(full, &st) == 0 && (uint64_t)st.st_ino == id;
+}
+
 /* nftw has no user pointer: the search state lives here. */
 static struct {
 	uint64_t id;

@@ -55,6 +55,14 @@ int cg_parse_filter(const struct cg_table *t, const char *arg,
 		    struct cg_filter *f, const char **why);
 bool cg_filter_match(const struct cg_filter *f, uint32_t hierarchy, const char *path);
 
+/*
+ * Whether the cgroup at path (inside its hierarchy, as cg_path_of_id and
+ * the BPF capture give it) still exists with this id. True when it cannot
+ * tell (hierarchy not mounted here, or path outside the mount's root).
+ */
+bool cg_path_exists(const struct cg_table *t, uint32_t hierarchy, const char *path,
+		    uint64_t id);
+
 /* Path of a live cgroup given its id, by searching its mount. Cached. */
 const char *cg_path_of_id(struct cg_table *t, uint32_t hierarchy, uint64_t id);
 

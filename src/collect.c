@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "collect.h"
 #include "rstatlat.skel.h"
@@ -350,23 +349,6 @@ static void report_begin(struct report *r, enum report_type type, bool per_proce
 	r->per_process = per_process;
 }
 
-static bool cgroup_exists(struct collector *c, const struct slot *s)
-{
-	const struct cg_hier *h = cg_hier_find(c->cg, s->key.hierarchy);
-	char path[PATH_MAX];
-	struct stat st;
-	size_t root_len;
-
-	if (!h || !h->mounted || !s->rel_path)
-		return true;	/* cannot tell: keep it */
-	/* rel_path includes the mount's root; the mount shows what is below */
-	root_len = strcmp(h->root, "/") ? strlen(h->root) : 0;
-	if (strncmp(s->rel_path, h->root, root_len))
-		return true;
-	snprintf(path, sizeof(path), "%s%s", h->mount, s->rel_path + root_len);
-	return stat(path, &st) == 0 && (uint64_t)st.st_ino == s->key.cgid;
-}
-
 /* Step 1: unhook the slot so no new event can reach it. */
 static void retire_begin(struct collector *c, unsigned int i)
 {
@@ -451,7 +433,8 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 			err = add_slot_row(&bt, s, &cur);
 		s->prev = cur;
 		s->idle_reads = active ? 0 : s->idle_reads + 1;
-		if (s->idle_reads >= RETIRE_IDLE_READS && !cgroup_exists(c, s)) {
+		if (s->idle_reads >= RETIRE_IDLE_READS &&
+		    !cg_path_exists(c->cg, s->key.hierarchy, s->rel_path, s->key.cgid)) {
 			retire_begin(c, i);
 			unhooked = true;
 		}

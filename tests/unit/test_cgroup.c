@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hierarchy ids -> names and mounts, and -c filters, from sample files. */
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cgroup.h"
 #include "check.h"
 
@@ -89,9 +91,39 @@ static void test_container(void)
 	CHECK(cg_table_load(&t, DATA "missing", DATA "mountinfo.v2only", NULL) < 0, "missing file");
 }
 
+/* A fake mount in a temporary directory: real stat(), known inode numbers. */
+static void test_path_exists(void)
+{
+	char dir[] = "/tmp/rstatlat-cg-XXXXXX", p[PATH_MAX];
+	struct cg_table t = { 0 };
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(p, sizeof(p), "%s/app", dir);
+	mkdir(p, 0700);
+	stat(p, &st);
+	t.n = 1;
+	t.h[0].id = 7;
+	t.h[0].mounted = true;
+	snprintf(t.h[0].mount, sizeof(t.h[0].mount), "%s", dir);
+	snprintf(t.h[0].root, sizeof(t.h[0].root), "/kubepods/pod1");
+
+	CHECK(cg_path_exists(&t, 7, "/kubepods/pod1/app", st.st_ino), "live cgroup");
+	CHECK(!cg_path_exists(&t, 7, "/kubepods/pod1/app", st.st_ino + 1), "same name, new id");
+	CHECK(!cg_path_exists(&t, 7, "/kubepods/pod1/gone", st.st_ino), "removed cgroup");
+	/* pod10 is not below the mount's root pod1: cannot tell, so keep it */
+	CHECK(cg_path_exists(&t, 7, "/kubepods/pod10/app", 1), "root prefix is a whole component");
+	CHECK(cg_path_exists(&t, 9, "/x", 1), "unmounted hierarchy");
+	snprintf(t.h[0].root, sizeof(t.h[0].root), "/");
+	CHECK(cg_path_exists(&t, 7, "/app", st.st_ino), "root mount");
+	rmdir(p);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_hybrid();
 	test_container();
+	test_path_exists();
 	return check_done("test_cgroup");
 }
