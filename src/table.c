@@ -131,8 +131,9 @@ static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t durati
 {
 	const struct row *row = s->row;
 	char rate[24], pct[24], a[16], b[16], c[16], d[16], e[16];
-	uint64_t rate10 = duration_ns ? (row->locked * 10000000000ULL + duration_ns / 2) /
-					duration_ns : 0;
+	/* a double here: locked * 1e10 overflows 64 bits past 1.8e9 locks */
+	uint64_t rate10 = duration_ns ? (uint64_t)((double)row->locked * 1e10 /
+						   (double)duration_ns + 0.5) : 0;
 	uint64_t pct10 = row->locked ? (row->contended * 1000 + row->locked / 2) / row->locked : 0;
 
 	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s",
