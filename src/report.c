@@ -54,7 +54,8 @@ static int bucket_from_top(const struct dist *d, uint64_t rank)
 /*
  * Quantiles at or above the median are found from the top, where the max
  * bounds the walk: a p99 is a few buckets away instead of hundreds. Needs
- * every value <= max, which collect.c and the JSON reader guarantee.
+ * every value <= max: dist_add_value() keeps it so, and collect.c's
+ * delta_dist() never leaves max below the highest bucket touched.
  */
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out)
 {

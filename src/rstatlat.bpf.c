@@ -35,7 +35,7 @@ __u32 armed = 0;
 __u32 cache_gen = 0;
 __u32 next_slot = 0;	/* slot numbers handed out so far */
 
-/* Hot fields first: locked and unlock touch only the first 48 bytes. */
+/* 64 bytes, one cache line when aligned; the contended-only fields last. */
 struct cpu_state {
 	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
 	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
