@@ -10,23 +10,24 @@ PKG_CONFIG ?= pkg-config
 OUT := build
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) $(shell $(PKG_CONFIG) --cflags libbpf)
-LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf libelf zlib) -lm
+CFLAGS += $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) $(shell $(PKG_CONFIG) --cflags libbpf jansson)
+LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson) -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-Ivmlinux/$(ARCH) -Isrc
 
 # -mcpu=v3: atomic fetch-and-add hands out slot numbers (Linux 5.12+).
 # Userspace, split by role; rstatlat.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
-	src/json.c src/fmt.c
-TOOL_SRCS := src/rstatlat.c src/probe.c src/collect.c src/slow.c
+	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
+	src/compare_view.c
+TOOL_SRCS := src/rstatlat.c src/probe.c src/collect.c src/slow.c src/compare_cli.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 TOOL_OBJS := $(TOOL_SRCS:src/%.c=$(OUT)/%.o)
 HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live bench
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz bench
 all: rstatlat
 
 $(OUT):
@@ -64,6 +65,20 @@ check-live: rstatlat $(OUT)/bench/reader
 # Every tier, closing with one tally (README's test command runs this).
 check: rstatlat $(UNIT_TESTS) $(OUT)/bench/reader
 	tests/run-all $(UNIT_TESTS)
+
+# libFuzzer over the JSON reader and compare, with ASan and UBSan. Built
+# with clang from the sources, not from the gcc objects.
+FUZZ_SRCS := src/report.c src/escape.c src/fmt.c src/report_read.c src/stats.c \
+	src/compare.c src/compare_view.c
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+
+$(OUT)/fuzz/fuzz_report_read: tests/fuzz/fuzz_report_read.c $(FUZZ_SRCS) $(HEADERS)
+	mkdir -p $(OUT)/fuzz
+	$(CLANG) $(FUZZ_FLAGS) $(WARN) -D_GNU_SOURCE -Isrc $< $(FUZZ_SRCS) \
+		$(shell $(PKG_CONFIG) --libs jansson) -lm -o $@
+
+check-fuzz:
+	tests/run-fuzz
 
 # Installs missing build and test packages from Debian's archive.
 deps:

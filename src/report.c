@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
@@ -106,12 +107,92 @@ struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)
 	return r;
 }
 
-void row_merge(struct row *into, const struct row *from)
+int row_merge(struct row *into, const struct row *from)
 {
 	into->locked += from->locked;
 	into->contended += from->contended;
 	dist_merge(&into->hold, &from->hold);
 	dist_merge(&into->wait, &from->wait);
+	if (from->irqoff) {
+		if (!into->irqoff)
+			into->irqoff = calloc(1, sizeof(*into->irqoff));
+		if (!into->irqoff)
+			return -1;
+		dist_merge(into->irqoff, from->irqoff);
+	}
+	return 0;
+}
+
+static bool row_has_path(const struct row *r)
+{
+	return r->path && r->path[0];
+}
+
+static size_t row_hash(const struct row *r)
+{
+	uint64_t h = 1469598103934665603ULL ^ r->hierarchy;	/* FNV-1a */
+
+	if (row_has_path(r)) {
+		for (const unsigned char *p = (const unsigned char *)r->path; *p; p++)
+			h = (h ^ *p) * 1099511628211ULL;
+	} else {
+		h = (h ^ r->cgid) * 1099511628211ULL;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+static bool row_same_cgroup(const struct row *a, const struct row *b)
+{
+	if (a->hierarchy != b->hierarchy || row_has_path(a) != row_has_path(b))
+		return false;
+	return row_has_path(a) ? !strcmp(a->path, b->path) : a->cgid == b->cgid;
+}
+
+long row_index_find(const struct row_index *ix, const struct row *rows,
+		    const struct row *key)
+{
+	if (!ix->cap)
+		return -1;
+	for (size_t i = row_hash(key) & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+		if (row_same_cgroup(&rows[ix->slot[i] - 1], key))
+			return (long)(ix->slot[i] - 1);
+	return -1;
+}
+
+static void index_put(size_t *slot, size_t cap, const struct row *rows, size_t pos)
+{
+	size_t i = row_hash(&rows[pos]) & (cap - 1);
+
+	while (slot[i])
+		i = (i + 1) & (cap - 1);
+	slot[i] = pos + 1;
+}
+
+int row_index_add(struct row_index *ix, const struct row *rows, size_t pos)
+{
+	/* keep the load factor at or below one half */
+	if ((ix->used + 1) * 2 > ix->cap) {
+		size_t ncap = ix->cap ? ix->cap * 2 : 64;
+		size_t *nslot = calloc(ncap, sizeof(*nslot));
+
+		if (!nslot)
+			return -1;
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->slot[i])
+				index_put(nslot, ncap, rows, ix->slot[i] - 1);
+		free(ix->slot);
+		ix->slot = nslot;
+		ix->cap = ncap;
+	}
+	index_put(ix->slot, ix->cap, rows, pos);
+	ix->used++;
+	return 0;
+}
+
+void row_index_free(struct row_index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
 }
 
 static void rows_free(struct row *rows, size_t n)
@@ -119,6 +200,7 @@ static void rows_free(struct row *rows, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(rows[i].path);
 		free(rows[i].own_cgroup);
+		free(rows[i].irqoff);
 	}
 	free(rows);
 }
@@ -127,6 +209,8 @@ void report_free(struct report *r)
 {
 	rows_free(r->cgroups, r->ncgroups);
 	rows_free(r->processes, r->nprocesses);
+	free(r->owned);
+	r->owned = NULL;
 	r->cgroups = r->processes = NULL;
 	r->ncgroups = r->nprocesses = 0;
 }

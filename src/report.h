@@ -37,6 +37,11 @@ struct row {
 	uint64_t contended;
 	struct dist hold;
 	struct dist wait;
+	/*
+	 * Measured irqs-off intervals, or NULL when the report has none of
+	 * its own: the holds then stand for them (spin_lock_irq).
+	 */
+	struct dist *irqoff;
 	uint32_t top_tgid;	/* flusher with most acquisitions */
 	char top_comm[RSL_COMM_LEN];
 	uint64_t top_locked;	/* its acquisitions, when known (-p) */
@@ -56,6 +61,7 @@ struct report {
 	uint64_t start_ns;	/* CLOCK_REALTIME at the window start */
 	uint64_t duration_ns;
 	const char *attach;	/* what the probe chose, e.g. "tracepoint" */
+	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	struct row *cgroups;
 	size_t ncgroups;
@@ -77,7 +83,26 @@ uint64_t dist_quantile(const struct dist *d, double q);
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out);
 
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap);
-void row_merge(struct row *into, const struct row *from);
+/* Returns 0, or -1 when out of memory for the irqs-off distribution. */
+int row_merge(struct row *into, const struct row *from);
+
+/*
+ * Finds cgroup rows by identity: hierarchy and path, or hierarchy and id
+ * when the path is unknown (""). Indexes positions in a row array, so the
+ * array may grow (realloc) between calls.
+ */
+struct row_index {
+	size_t *slot;		/* row position + 1; 0 = empty */
+	size_t cap;		/* power of two */
+	size_t used;
+};
+
+/* The position of the row matching key in rows[], or -1. */
+long row_index_find(const struct row_index *ix, const struct row *rows,
+		    const struct row *key);
+/* Records rows[pos]. Returns 0 or -1 (out of memory). */
+int row_index_add(struct row_index *ix, const struct row *rows, size_t pos);
+void row_index_free(struct row_index *ix);
 void report_free(struct report *r);
 
 #endif

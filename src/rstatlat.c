@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "cgroup.h"
 #include "collect.h"
+#include "compare_cli.h"
 #include "fmt.h"
 #include "ksym.h"
 #include "probe.h"
@@ -60,6 +61,7 @@ static volatile sig_atomic_t exiting;
 
 static const char usage_text[] =
 "Usage: rstatlat [OPTIONS] [INTERVAL [COUNT]]\n"
+"       rstatlat compare [OPTIONS] BEFORE.json AFTER.json (see compare --help)\n"
 "Trace how long the cgroup rstat lock is waited for and held, per flushed\n"
 "cgroup, from the cgroup_rstat_* tracepoints.\n"
 "\n"
@@ -390,6 +392,8 @@ int main(int argc, char **argv)
 	int ncpus, err;
 	const char *why;
 
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return compare_main(argc - 1, argv + 1);
 	parse_args(argc, argv);
 	check_environment(&plan);
 	if (opts.probe_only) {

@@ -16,7 +16,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import (BIN, BUSY, MEMHOG, ROOT, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
+from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, json_lines, pair_holds,
                  read_stat, run, unique)
 
@@ -468,6 +468,90 @@ def exit_codes():
     r = run("--help")
     check(r.returncode == 0 and b"Usage: rstatlat" in r.stdout, "--help")
     return "%d usage errors -> 2; unprivileged, no BTF, no tracepoint -> 3" % len(bad_usage)
+
+
+COMPARE_RUNS = 4
+COMPARE_SECONDS = 2
+
+
+def cpu_stat_run(name, threads, out_path):
+    """One run of the compare workload: a ticking process in a cgroup of
+    this name (the same name every run, so the rows pair up), threads
+    readers of its cpu.stat, and rstatlat -j around it."""
+    with Cgroup(MOUNTS["v2"], name) as cg:
+        cg.spawn(TICKER)
+        cg.wait_populated(1)
+        tool = Rstatlat("-j").start()
+        subprocess.run([READER, cg.path + "/cpu.stat", str(threads), "-s",
+                        str(COMPARE_SECONDS)], check=True, capture_output=True)
+        rc, out, err = tool.stop()
+        check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+        cgid = cg.id
+    with open(out_path, "wb") as f:
+        f.write(out)
+    row = find_cgroup(json_lines(out)[-1], cgid)
+    check(row and row[0]["locked"] > 100000, "the workload's cgroup has too few locks: %s" % row)
+    return row[0]
+
+
+def compare(before, after, *args):
+    r = subprocess.run([BIN, "compare", "-f", "json", before, after] + list(args),
+                       capture_output=True, timeout=30)
+    return r.returncode, (json.loads(r.stdout) if r.stdout else None), r.stderr.decode()
+
+
+@test
+def compare_same_workload_never_fails():
+    """Runs of one workload on this kernel pass the default gates, pairwise."""
+    name = unique("rsl-cmp")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [os.path.join(tmp, "run%d.json" % i) for i in range(COMPARE_RUNS)]
+        for f in files:
+            cpu_stat_run(name, 2, f)
+        pairs = [(a, b) for a in files for b in files if a != b]
+        worst = {}
+        for a, b in pairs:
+            rc, res, err = compare(a, b)
+            check(rc == 0 and res["result"] == "pass",
+                  "same workload failed: %s vs %s: %s %s" % (
+                      os.path.basename(a), os.path.basename(b), err,
+                      [g for g in (res or {}).get("gates", []) if g["outcome"] == "fail"]))
+            rows = [c for c in res["cgroups"] if c["cgroup"]["path"] == "/" + name]
+            check(rows and rows[0]["presence"] == "both", "the workload's rows did not pair")
+            check(len(res["gates"]) >= 3 and res["gates"][0]["outcome"] in ("pass", "too_few"),
+                  "default gates ran: %s" % res["gates"][:1])
+            for k, m in res["total"]["metrics"].items():
+                if m["ratio"] is not None:
+                    worst[k] = max(worst.get(k, 1), m["ratio"], 1 / max(m["ratio"], 1e-9))
+    return "%d pairs pass; widest spreads: %s" % (len(pairs), ", ".join(
+        "%s %.2fx" % (k, worst[k]) for k in ("hold.p99", "wait.p99", "contended.rate",
+                                              "irqoff.max") if k in worst))
+
+
+@test
+def compare_flags_added_contention():
+    """A second reader on the same cgroup makes the lock contended and the
+    holds longer (the cache lines bounce): the default gates must catch
+    it, in this direction only."""
+    name = unique("rsl-cmp")
+    with tempfile.TemporaryDirectory() as tmp:
+        one, two = os.path.join(tmp, "one.json"), os.path.join(tmp, "two.json")
+        r1 = cpu_stat_run(name, 1, one)
+        r2 = cpu_stat_run(name, 2, two)
+        rc, res, err = compare(one, two)
+        failed = sorted({g["gate"] for g in res["gates"] if g["outcome"] == "fail"})
+        check(rc == 1 and res["result"] == "fail", "added contention passed: %s" % err)
+        check("hold.p99>+50%" in failed, "hold gate did not fire: %s" % failed)
+        rc_back, res_back, _ = compare(two, one)
+        check(rc_back == 0, "less contention failed a gate: %s" % [
+            g for g in res_back["gates"] if g["outcome"] == "fail"])
+        rc_cg, res_cg, err = compare(one, two, "--cgroup", "/" + name,
+                                     "--fail-on", "contended.rate>+100%")
+        check(rc_cg == 1 and all(g["cgroup"] == "/" + name for g in res_cg["gates"]),
+              "--cgroup gates only that cgroup: %s" % res_cg["gates"])
+    return "hold p99 %dns -> %dns, contended %.2f%% -> %.2f%%, failed %s" % (
+        r1["hold_ns"]["p99"], r2["hold_ns"]["p99"], 100.0 * r1["contended"] / r1["locked"],
+        100.0 * r2["contended"] / r2["locked"], ", ".join(failed))
 
 
 def main():

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare: match the cgroups of two reports, give every metric a verdict
+ * from a significance test on the histograms, and evaluate the gates.
+ * Which test serves which metric, and why, is in rstatlat(8), SIGNIFICANCE.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compare.h"
+#include "fmt.h"
+#include "stats.h"
+
+#define DIST_METRICS(d, n) \
+	{ n ".p50", n " p50", MK_QUANTILE, d, 0.50 }, \
+	{ n ".p90", n " p90", MK_QUANTILE, d, 0.90 }, \
+	{ n ".p99", n " p99", MK_QUANTILE, d, 0.99 }, \
+	{ n ".max", n " max", MK_MAX, d, 1.0 }
+
+const struct metric_def metrics[NMETRICS] = {
+	{ "events", "events", MK_COUNT, DK_HOLD, 0 },
+	{ "events.rate", "events/s", MK_RATE, DK_HOLD, 0 },
+	{ "contended.rate", "contended", MK_SHARE, DK_HOLD, 0 },
+	DIST_METRICS(DK_HOLD, "hold"),
+	DIST_METRICS(DK_WAIT, "wait"),
+	DIST_METRICS(DK_IRQOFF, "irqoff"),
+};
+
+const char *const verdict_names[] = {
+	[V_NA] = "n/a",
+	[V_TOO_FEW] = "too_few",
+	[V_SAME] = "unchanged",
+	[V_NOISE] = "within_noise",
+	[V_HIGHER] = "higher",
+	[V_LOWER] = "lower",
+};
+
+int metric_find(const char *s)
+{
+	for (int i = 0; i < NMETRICS; i++)
+		if (!strcmp(s, metrics[i].name))
+			return i;
+	return -1;
+}
+
+/* Irqs-off intervals, or the holds, which are irqs-off (spin_lock_irq). */
+static const struct dist *dist_of(const struct row *row, enum dist_kind k)
+{
+	if (k == DK_WAIT)
+		return &row->wait;
+	if (k == DK_IRQOFF && row->irqoff)
+		return row->irqoff;
+	return &row->hold;
+}
+
+static double seconds(const struct report *r)
+{
+	return (double)r->duration_ns / 1e9;
+}
+
+/* The metric's value for one side; false when that side has no data. */
+static bool metric_value(const struct metric_def *m, const struct row *row,
+			 const struct report *r, double *v)
+{
+	const struct dist *d;
+
+	if (!row)
+		return false;
+	switch (m->kind) {
+	case MK_COUNT:
+		*v = (double)row->locked;
+		return true;
+	case MK_RATE:
+		*v = seconds(r) > 0 ? (double)row->locked / seconds(r) : 0;
+		return seconds(r) > 0;
+	case MK_SHARE:
+		*v = row->locked ? (double)row->contended / (double)row->locked : 0;
+		return row->locked > 0;
+	case MK_QUANTILE:
+	case MK_MAX:
+		d = dist_of(row, m->dist);
+		*v = m->kind == MK_MAX ? (double)d->max : (double)dist_quantile(d, m->q);
+		return d->count > 0;
+	}
+	return false;
+}
+
+static enum verdict by_p(double p, double alpha)
+{
+	if (p < 0)
+		return V_TOO_FEW;
+	return p < alpha ? V_HIGHER : V_SAME;	/* direction set by the caller */
+}
+
+/* Quantiles: significant when the two confidence intervals are disjoint. */
+static enum verdict quantile_test(const struct dist *b, const struct dist *a, double q,
+				  double alpha)
+{
+	uint64_t blo, bhi, alo, ahi;
+
+	if (!quantile_ci(b, q, alpha, &blo, &bhi) || !quantile_ci(a, q, alpha, &alo, &ahi))
+		return V_TOO_FEW;
+	if (alo > bhi)
+		return V_HIGHER;
+	if (ahi < blo)
+		return V_LOWER;
+	return V_SAME;
+}
+
+/*
+ * Maxima: a max is one value and has no interval. Instead: how likely is
+ * it, if both sides drew from one distribution, that the k largest values
+ * all came from one side? (Exact, by counting; see top_k_p.)
+ */
+static enum verdict max_test(const struct dist *b, const struct dist *a, double alpha)
+{
+	if (top_k_p(a->count, b->count, a->count) >= alpha &&
+	    top_k_p(b->count, a->count, b->count) >= alpha)
+		return V_TOO_FEW;
+	if (top_k_p(a->count, b->count, count_above_max(a, b)) < alpha)
+		return V_HIGHER;
+	if (top_k_p(b->count, a->count, count_above_max(b, a)) < alpha)
+		return V_LOWER;
+	return V_SAME;
+}
+
+static enum verdict test_metric(const struct metric_def *m, const struct row *b,
+				const struct row *a, const struct comparison *c, double alpha)
+{
+	switch (m->kind) {
+	case MK_COUNT:
+		return V_NA;
+	case MK_RATE:
+		return by_p(poisson_rate_p(b->locked, seconds(c->before.r), a->locked,
+					   seconds(c->after.r)), alpha);
+	case MK_SHARE:
+		if (!b->contended && !a->contended)
+			return V_SAME;
+		return by_p(two_proportion_p(b->contended, b->locked, a->contended, a->locked),
+			    alpha);
+	case MK_QUANTILE:
+		return quantile_test(dist_of(b, m->dist), dist_of(a, m->dist), m->q, alpha);
+	case MK_MAX:
+		return max_test(dist_of(b, m->dist), dist_of(a, m->dist), alpha);
+	}
+	return V_NA;
+}
+
+static double ratio(double before, double after)
+{
+	if (before == 0)
+		return after == 0 ? 1 : INFINITY;
+	return after / before;
+}
+
+static enum verdict verdict_at(const struct comparison *c, const struct cmp_row *row,
+			       int mi, double alpha)
+{
+	const struct cell *cell = &row->cells[mi];
+	enum verdict v;
+
+	if (!cell->has_before || !cell->has_after)
+		return V_NA;
+	v = test_metric(&metrics[mi], row->before, row->after, c, alpha);
+	if (v != V_HIGHER && v != V_LOWER)
+		return v;
+	if (cell->ratio == 1)
+		return V_SAME;
+	if (fabs(cell->ratio - 1) <= c->noise)
+		return V_NOISE;
+	return cell->ratio > 1 ? V_HIGHER : V_LOWER;
+}
+
+static void fill_row(const struct comparison *c, struct cmp_row *row)
+{
+	row->worst = 1;
+	row->worst_metric = -1;
+	for (int i = 0; i < NMETRICS; i++) {
+		struct cell *cell = &row->cells[i];
+
+		cell->has_before = metric_value(&metrics[i], row->before, c->before.r,
+						&cell->before);
+		cell->has_after = metric_value(&metrics[i], row->after, c->after.r, &cell->after);
+		cell->ratio = ratio(cell->before, cell->after);
+		cell->verdict = verdict_at(c, row, i, c->alpha);
+		/* more events is not a regression; everything else is */
+		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE)
+			continue;
+		if (cell->verdict == V_HIGHER && cell->ratio > row->worst) {
+			row->worst = cell->ratio;
+			row->worst_metric = i;
+		}
+	}
+}
+
+const char *row_label(const struct cmp_row *r)
+{
+	const struct row *src = r->after ? r->after : r->before;
+
+	if (r->total)
+		return "total";
+	return src->path && src->path[0] ? src->path : "(unknown path)";
+}
+
+static int by_regression(const void *pa, const void *pb)
+{
+	const struct cmp_row *a = pa, *b = pb;
+
+	if (a->presence != b->presence)
+		return (int)a->presence - (int)b->presence;
+	if (a->worst != b->worst)
+		return a->worst > b->worst ? -1 : 1;
+	return strcmp(row_label(a), row_label(b));
+}
+
+static int build_total(const struct report *r, struct row *total)
+{
+	memset(total, 0, sizeof(*total));
+	for (size_t i = 0; i < r->ncgroups; i++)
+		if (row_merge(total, &r->cgroups[i]))
+			return -1;
+	return 0;
+}
+
+/* Pairs every cgroup row of AFTER with its BEFORE row, then adds the rest. */
+static int match_rows(struct comparison *c)
+{
+	const struct report *b = c->before.r, *a = c->after.r;
+	struct row_index ix = { 0 };
+	bool *paired = calloc(b->ncgroups + 1, sizeof(*paired));
+	size_t n = 0;
+
+	c->rows = calloc(a->ncgroups + b->ncgroups + 1, sizeof(*c->rows));
+	if (!paired || !c->rows)
+		goto oom;
+	for (size_t i = 0; i < b->ncgroups; i++)
+		if (row_index_add(&ix, b->cgroups, i))
+			goto oom;
+	for (size_t i = 0; i < a->ncgroups; i++) {
+		long j = row_index_find(&ix, b->cgroups, &a->cgroups[i]);
+
+		c->rows[n].after = &a->cgroups[i];
+		c->rows[n].presence = ONLY_AFTER;
+		if (j >= 0 && !paired[j]) {
+			paired[j] = true;
+			c->rows[n].before = &b->cgroups[j];
+			c->rows[n].presence = BOTH;
+		}
+		n++;
+	}
+	for (size_t j = 0; j < b->ncgroups; j++) {
+		if (paired[j])
+			continue;
+		c->rows[n].before = &b->cgroups[j];
+		c->rows[n++].presence = ONLY_BEFORE;
+	}
+	c->nrows = n;
+	row_index_free(&ix);
+	free(paired);
+	return 0;
+oom:
+	row_index_free(&ix);
+	free(paired);
+	return -1;
+}
+
+/* Absolute gates: is AFTER's value beyond the limit by more than noise? */
+static enum gate_outcome absolute_gate(const struct gate *g, const struct comparison *c,
+				       const struct cmp_row *row, double *value)
+{
+	const struct metric_def *m = &metrics[g->metric];
+	const struct row *a = row->after;
+	double v = row->cells[g->metric].after, z = z_two_sided(c->gate_alpha), lo, hi;
+	uint64_t qlo, qhi;
+
+	*value = v;
+	if (g->above ? v <= g->limit : v >= g->limit)
+		return G_PASS;
+	switch (m->kind) {
+	case MK_MAX:
+		/* a maximum is a measured event, not an estimate */
+		return G_FAIL;
+	case MK_QUANTILE:
+		if (!quantile_ci(dist_of(a, m->dist), m->q, c->gate_alpha, &qlo, &qhi))
+			return G_TOO_FEW;
+		lo = (double)qlo;
+		hi = (double)qhi;
+		break;
+	case MK_SHARE:
+		if (a->locked * fmin(v, 1 - v) < 5)
+			return G_TOO_FEW;
+		lo = v - z * sqrt(v * (1 - v) / (double)a->locked);
+		hi = v + z * sqrt(v * (1 - v) / (double)a->locked);
+		break;
+	case MK_RATE:
+		if (a->locked < 5)
+			return G_TOO_FEW;
+		lo = ((double)a->locked - z * sqrt((double)a->locked)) / seconds(c->after.r);
+		hi = ((double)a->locked + z * sqrt((double)a->locked)) / seconds(c->after.r);
+		break;
+	default:
+		return G_NA;
+	}
+	return (g->above ? lo > g->limit : hi < g->limit) ? G_FAIL : G_PASS;
+}
+
+/* Relative gates: a significant change, beyond noise, larger than the limit. */
+static enum gate_outcome relative_gate(const struct gate *g, const struct comparison *c,
+				       const struct cmp_row *row, double *value)
+{
+	const struct cell *cell = &row->cells[g->metric];
+	enum verdict v = verdict_at(c, row, g->metric, c->gate_alpha);
+	double change = cell->ratio - 1;
+
+	*value = cell->ratio;
+	if (v == V_TOO_FEW)
+		return G_TOO_FEW;
+	if (g->above ? change <= g->limit : change >= g->limit)
+		return G_PASS;
+	return v == (g->above ? V_HIGHER : V_LOWER) ? G_FAIL : G_PASS;
+}
+
+static void run_gate(struct comparison *c, const struct gate *g, const struct cmp_row *row)
+{
+	struct gate_result *res = &c->results[c->nresults++];
+	const struct cell *cell = &row->cells[g->metric];
+
+	res->gate = g;
+	res->row = row;
+	if (!cell->has_before || !cell->has_after)
+		res->outcome = G_NA;
+	else if (g->relative)
+		res->outcome = relative_gate(g, c, row, &res->value);
+	else
+		res->outcome = absolute_gate(g, c, row, &res->value);
+	c->failed += res->outcome == G_FAIL;
+	c->too_few += res->outcome == G_TOO_FEW;
+}
+
+static int run_gates(struct comparison *c, const struct gate *gates, size_t ngates,
+		     const struct cmp_row *only, char *err, size_t errlen)
+{
+	size_t nrows = 0, checks;
+
+	if (only && only->presence != BOTH) {
+		snprintf(err, errlen, "cgroup %s is only in %s", row_label(only),
+			 only->presence == ONLY_BEFORE ? "BEFORE" : "AFTER");
+		return -1;
+	}
+	for (size_t i = 0; i < c->nrows; i++)
+		nrows += c->rows[i].presence == BOTH;
+	nrows = only ? 1 : nrows + 1;
+	checks = ngates * nrows;
+	/* Bonferroni: every check runs at alpha / checks */
+	c->gate_alpha = c->alpha / (double)(checks > 0 ? checks : 1);
+	c->results = calloc(checks + 1, sizeof(*c->results));
+	if (!c->results)
+		return -2;
+	for (size_t g = 0; g < ngates; g++) {
+		if (only) {
+			run_gate(c, &gates[g], only);
+			continue;
+		}
+		run_gate(c, &gates[g], &c->total);
+		for (size_t i = 0; i < c->nrows; i++)
+			if (c->rows[i].presence == BOTH)
+				run_gate(c, &gates[g], &c->rows[i]);
+	}
+	return 0;
+}
+
+static const struct cmp_row *find_row(const struct comparison *c, const char *path)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (!strcmp(row_label(&c->rows[i]), path))
+			return &c->rows[i];
+	return NULL;
+}
+
+int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
+		  const char *cgroup, char *err, size_t errlen)
+{
+	const struct cmp_row *only = NULL;
+
+	if (build_total(c->before.r, &c->total_before) ||
+	    build_total(c->after.r, &c->total_after) || match_rows(c))
+		return -2;
+	c->total = (struct cmp_row){
+		.before = &c->total_before, .after = &c->total_after,
+		.total = true, .presence = BOTH,
+	};
+	fill_row(c, &c->total);
+	for (size_t i = 0; i < c->nrows; i++)
+		fill_row(c, &c->rows[i]);
+	qsort(c->rows, c->nrows, sizeof(*c->rows), by_regression);
+	if (cgroup) {
+		only = find_row(c, cgroup);
+		if (!only) {
+			snprintf(err, errlen, "cgroup %s is in neither file", cgroup);
+			return -1;
+		}
+	}
+	return run_gates(c, gates, ngates, only, err, errlen);
+}
+
+void compare_free(struct comparison *c)
+{
+	free(c->total_before.irqoff);
+	free(c->total_after.irqoff);
+	free(c->rows);
+	free(c->results);
+	c->rows = NULL;
+	c->results = NULL;
+	c->nrows = c->nresults = c->failed = c->too_few = 0;
+}
+
+/* "+20%", "-5%", or with no sign an absolute "5%" (shares). */
+static int parse_percent(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || strcmp(end, "%") || !isfinite(v))
+		return -1;
+	*out = v / 100;
+	return 0;
+}
+
+static int parse_limit(const char *s, const struct metric_def *m, struct gate *g)
+{
+	uint64_t ns;
+	char *end;
+
+	g->relative = *s == '+' || *s == '-';
+	if (g->relative)
+		return parse_percent(s, &g->limit);
+	switch (m->kind) {
+	case MK_QUANTILE:
+	case MK_MAX:
+		/* a bare number would be ambiguous: insist on a unit */
+		if (!*s || !isalpha((unsigned char)s[strlen(s) - 1]) ||
+		    parse_duration(s, 1, &ns))
+			return -1;
+		g->limit = (double)ns;
+		return 0;
+	case MK_SHARE:
+		return parse_percent(s, &g->limit) || g->limit > 1 ? -1 : 0;
+	case MK_RATE:
+		errno = 0;
+		g->limit = strtod(s, &end);
+		return errno || end == s || *end || !isfinite(g->limit) || g->limit < 0 ? -1 : 0;
+	default:
+		return -1;
+	}
+}
+
+static const char *limit_help(const struct metric_def *m)
+{
+	switch (m->kind) {
+	case MK_QUANTILE:
+	case MK_MAX:
+		return "+N% or -N% (relative) or a time with a unit: 500ns, 100us, 5ms, 1s";
+	case MK_SHARE:
+		return "+N% or -N% (relative) or N% (absolute share of acquisitions)";
+	default:
+		return "+N% or -N% (relative) or events per second";
+	}
+}
+
+int gate_parse(const char *s, struct gate *g, char *err, size_t errlen)
+{
+	size_t len = strcspn(s, "<>");
+	char name[32];
+
+	memset(g, 0, sizeof(*g));
+	if (!s[len] || len >= sizeof(name)) {
+		snprintf(err, errlen, "bad gate '%.64s': expected METRIC>LIMIT or METRIC<LIMIT", s);
+		return -1;
+	}
+	memcpy(name, s, len);
+	name[len] = '\0';
+	g->metric = metric_find(name);
+	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT) {
+		snprintf(err, errlen, "bad gate '%.64s': unknown metric '%s' (see rstatlat(8), GATES)",
+			 s, name);
+		return -1;
+	}
+	g->above = s[len] == '>';
+	if (parse_limit(s + len + 1, &metrics[g->metric], g)) {
+		snprintf(err, errlen, "bad gate '%.64s': limit must be %s", s,
+			 limit_help(&metrics[g->metric]));
+		return -1;
+	}
+	g->text = strdup(s);
+	if (!g->text) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compare: two reports (BEFORE, AFTER) -> one comparison model with a
+ * verdict per metric and row, and the results of the gates. Views of the
+ * comparison live in compare_view.c.
+ */
+#ifndef RSTATLAT_COMPARE_H
+#define RSTATLAT_COMPARE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "report.h"
+
+enum metric_kind {
+	MK_COUNT,	/* events: shown, not tested (depends on the duration) */
+	MK_RATE,	/* events per second */
+	MK_SHARE,	/* contended / locked */
+	MK_QUANTILE,
+	MK_MAX,
+};
+
+enum dist_kind { DK_HOLD, DK_WAIT, DK_IRQOFF, DK_MAX };
+
+struct metric_def {
+	const char *name;	/* as gates spell it: "hold.p99" */
+	const char *label;	/* as tables show it: "hold p99" */
+	enum metric_kind kind;
+	enum dist_kind dist;
+	double q;
+};
+
+#define NMETRICS 15
+extern const struct metric_def metrics[NMETRICS];
+
+enum verdict {
+	V_NA,		/* no data on one side */
+	V_TOO_FEW,	/* too few values to test */
+	V_SAME,		/* no significant difference */
+	V_NOISE,	/* significant, but within the noise floor */
+	V_HIGHER,
+	V_LOWER,
+};
+
+extern const char *const verdict_names[];
+
+struct cell {
+	bool has_before, has_after;
+	double before, after;	/* ns, fraction, events or events/s */
+	double ratio;		/* after / before; INFINITY when before is 0 */
+	enum verdict verdict;
+};
+
+enum presence { BOTH, ONLY_BEFORE, ONLY_AFTER };
+
+struct cmp_row {
+	const struct row *before, *after;	/* NULL when absent on that side */
+	bool total;
+	enum presence presence;
+	struct cell cells[NMETRICS];
+	double worst;		/* largest significant regression ratio, or 1 */
+	int worst_metric;	/* -1: none */
+};
+
+struct gate {
+	char *text;		/* as given, for messages */
+	int metric;
+	bool above;		/* '>' (else '<') */
+	bool relative;
+	double limit;		/* relative: fraction (+0.2); absolute: metric units */
+};
+
+enum gate_outcome { G_PASS, G_FAIL, G_TOO_FEW, G_NA };
+
+struct gate_result {
+	const struct gate *gate;
+	const struct cmp_row *row;
+	enum gate_outcome outcome;
+	double value;		/* ratio (relative) or AFTER's value (absolute) */
+};
+
+struct side {
+	const char *file;
+	const struct report *r;
+	size_t summaries, intervals;
+	const char *irqoff_source;	/* "hold" when derived from the holds */
+};
+
+struct comparison {
+	struct side before, after;
+	double alpha;		/* per test */
+	double gate_alpha;	/* alpha / gate checks (Bonferroni) */
+	double noise;		/* noise floor, fraction */
+	struct row total_before, total_after;
+	struct cmp_row total;
+	struct cmp_row *rows;	/* sorted, worst regression first */
+	size_t nrows;
+	struct gate_result *results;
+	size_t nresults;
+	size_t failed, too_few;
+};
+
+/* The index of a metric named s, or -1. */
+int metric_find(const char *s);
+/*
+ * Parses "hold.p99>+20%" (relative) or "irqoff.max>5ms" (absolute). Returns
+ * 0, or -1 with a one-line reason in err.
+ */
+int gate_parse(const char *s, struct gate *g, char *err, size_t errlen);
+
+/*
+ * Builds the comparison and evaluates the gates on the total and every
+ * cgroup present on both sides, or only on the row whose path is cgroup.
+ * Returns 0, -1 when cgroup is not on both sides (err says so) or -2 when
+ * out of memory.
+ */
+int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
+		  const char *cgroup, char *err, size_t errlen);
+void compare_free(struct comparison *c);
+
+const char *row_label(const struct cmp_row *r);
+
+enum cmp_format { FMT_TEXT, FMT_MD, FMT_JSON };
+void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows);
+
+#endif

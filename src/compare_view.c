@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Views of a comparison: text for terminals, Markdown, JSON. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "compare.h"
+#include "escape.h"
+#include "fmt.h"
+
+#define TEXT_MAX 512
+
+static const char *const verdict_text[] = {
+	[V_NA] = "",
+	[V_TOO_FEW] = "too few",
+	[V_SAME] = "same",
+	[V_NOISE] = "noise",
+	[V_HIGHER] = "HIGHER",
+	[V_LOWER] = "lower",
+};
+
+static const char *const outcome_names[] = {
+	[G_PASS] = "pass", [G_FAIL] = "fail", [G_TOO_FEW] = "too_few", [G_NA] = "n/a",
+};
+
+static const char *fmt_value(char *buf, size_t len, const struct metric_def *m, bool has,
+			     double v)
+{
+	if (!has)
+		snprintf(buf, len, "-");
+	else if (m->kind == MK_COUNT)
+		snprintf(buf, len, "%.0f", v);
+	else if (m->kind == MK_RATE)
+		snprintf(buf, len, "%.1f", v);
+	else if (m->kind == MK_SHARE)
+		snprintf(buf, len, "%.2f%%", v * 100);
+	else
+		fmt_duration(buf, len, (uint64_t)v);
+	return buf;
+}
+
+static const char *fmt_ratio(char *buf, size_t len, const struct cell *c)
+{
+	if (!c->has_before || !c->has_after)
+		snprintf(buf, len, "-");
+	else if (isinf(c->ratio))
+		snprintf(buf, len, "from 0");
+	else
+		snprintf(buf, len, "%.2fx", c->ratio);
+	return buf;
+}
+
+/*
+ * Terminal text, or Markdown in which the marks that GitHub's Markdown acts
+ * on inside a table cell or heading are backslash-escaped.
+ */
+static const char *safe(char *buf, size_t len, const char *s, bool md)
+{
+	char tmp[TEXT_MAX];
+	size_t o = 0;
+
+	if (!md) {
+		term_escape(buf, len, s);
+		return buf;
+	}
+	term_escape(tmp, sizeof(tmp), s);
+	for (const char *p = tmp; *p && o + 3 < len; p++) {
+		if (strchr("\\`*_[]<>|~&$#!", *p))
+			buf[o++] = '\\';
+		buf[o++] = *p;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *source_text(const struct side *s)
+{
+	return strcmp(s->irqoff_source, "hold") ? s->irqoff_source : "holds (lock held, irqs off)";
+}
+
+static void header_line(FILE *f, bool md, const char *name, const char *b, const char *a)
+{
+	if (md)
+		fprintf(f, "| %s | %s | %s |\n", name, b, a);
+	else
+		fprintf(f, "%-10s  %-36s  %s\n", name, b, a);
+}
+
+static void print_header(FILE *f, const struct comparison *c, bool md)
+{
+	const struct side *s[2] = { &c->before, &c->after };
+	char v[2][TEXT_MAX], raw[TEXT_MAX];
+
+	if (md)
+		fputs("### rstatlat compare\n\n|  | BEFORE | AFTER |\n|---|---|---|\n", f);
+	else
+		header_line(f, md, "", "BEFORE", "AFTER");
+	for (int i = 0; i < 2; i++)
+		safe(v[i], TEXT_MAX, s[i]->file, md);
+	header_line(f, md, "file", v[0], v[1]);
+	for (int i = 0; i < 2; i++)
+		safe(v[i], TEXT_MAX, s[i]->r->kernel.release, md);
+	header_line(f, md, "kernel", v[0], v[1]);
+	for (int i = 0; i < 2; i++)
+		snprintf(v[i], TEXT_MAX, "%d online, %d possible", s[i]->r->kernel.cpus_online,
+			 s[i]->r->kernel.cpus_possible);
+	header_line(f, md, "cpus", v[0], v[1]);
+	for (int i = 0; i < 2; i++) {
+		char d[32];
+
+		snprintf(v[i], TEXT_MAX, "%s, %s", fmt_duration(d, sizeof(d), s[i]->r->duration_ns),
+			 s[i]->summaries ? "summary" : "intervals merged");
+	}
+	header_line(f, md, "window", v[0], v[1]);
+	for (int i = 0; i < 2; i++)
+		safe(v[i], TEXT_MAX, s[i]->r->attach, md);
+	header_line(f, md, "attach", v[0], v[1]);
+	for (int i = 0; i < 2; i++) {
+		snprintf(raw, sizeof(raw), "%s", source_text(s[i]));
+		safe(v[i], TEXT_MAX, raw, md);
+	}
+	header_line(f, md, "irqs-off", v[0], v[1]);
+	fprintf(f, "%stests: alpha %g per value, %.3g per gate check; noise floor %g%%\n",
+		md ? "\n" : "", c->alpha, c->gate_alpha, c->noise * 100);
+	if (strcmp(c->before.irqoff_source, c->after.irqoff_source))
+		fprintf(f, "%swarning: irqs-off comes from different sources on the two sides\n",
+			md ? "\n" : "");
+}
+
+static void print_row(FILE *f, const struct cmp_row *row, bool md)
+{
+	char name[TEXT_MAX], b[32], a[32], r[32];
+
+	safe(name, sizeof(name), row_label(row), md);
+	if (md)
+		fprintf(f, "\n#### %s%s\n\n| metric | before | after | change | verdict |\n"
+			"|---|--:|--:|--:|---|\n", name,
+			row->presence == ONLY_BEFORE ? " (only in BEFORE)" :
+			row->presence == ONLY_AFTER ? " (only in AFTER)" : "");
+	else
+		fprintf(f, "\n%s%s\n  %-16s %12s %12s %9s  %s\n", name,
+			row->presence == ONLY_BEFORE ? "  (only in BEFORE)" :
+			row->presence == ONLY_AFTER ? "  (only in AFTER)" : "",
+			"metric", "before", "after", "change", "verdict");
+	for (int i = 0; i < NMETRICS; i++) {
+		const struct cell *c = &row->cells[i];
+		const struct metric_def *m = &metrics[i];
+
+		fmt_value(b, sizeof(b), m, c->has_before, c->before);
+		fmt_value(a, sizeof(a), m, c->has_after, c->after);
+		fmt_ratio(r, sizeof(r), c);
+		if (md)
+			fprintf(f, "| %s | %s | %s | %s | %s |\n", m->label, b, a, r,
+				verdict_text[c->verdict]);
+		else
+			fprintf(f, "  %-16s %12s %12s %9s  %s\n", m->label, b, a, r,
+				verdict_text[c->verdict]);
+	}
+}
+
+static void print_result(FILE *f, const struct gate_result *g, bool md)
+{
+	const struct metric_def *m = &metrics[g->gate->metric];
+	const struct cell *c = &g->row->cells[g->gate->metric];
+	char name[TEXT_MAX], expr[TEXT_MAX], b[32], a[32];
+
+	safe(name, sizeof(name), row_label(g->row), md);
+	safe(expr, sizeof(expr), g->gate->text, md);
+	fmt_value(b, sizeof(b), m, c->has_before, c->before);
+	fmt_value(a, sizeof(a), m, c->has_after, c->after);
+	fprintf(f, "%s%s %s on %s: %s -> %s", md ? "- " : "",
+		g->outcome == G_FAIL ? "FAIL" : "too few values to test", expr, name, b, a);
+	if (g->gate->relative && !isinf(c->ratio))
+		fprintf(f, " (%.2fx)", c->ratio);
+	fputc('\n', f);
+}
+
+static void print_gates(FILE *f, const struct comparison *c, bool md)
+{
+	if (!c->nresults) {
+		fprintf(f, "\n%sno gates%s\n", md ? "**" : "", md ? "**" : "");
+		return;
+	}
+	fprintf(f, "\n%sgates: %zu checks, %zu failed, %zu with too few values%s\n",
+		md ? "**" : "", c->nresults, c->failed, c->too_few, md ? "**\n" : "");
+	for (size_t i = 0; i < c->nresults; i++) {
+		const struct gate_result *g = &c->results[i];
+
+		/* too-few checks on small cgroups are common: list the total's */
+		if (g->outcome == G_FAIL ||
+		    (g->outcome == G_TOO_FEW && (g->row->total || c->nresults < 20)))
+			print_result(f, g, md);
+	}
+	fprintf(f, "%sresult: %s%s\n", md ? "\n**" : "", c->failed ? "FAIL" : "pass",
+		md ? "**" : "");
+}
+
+static void print_readable(FILE *f, const struct comparison *c, bool md, size_t rows)
+{
+	size_t n = rows && rows < c->nrows ? rows : c->nrows;
+
+	print_header(f, c, md);
+	print_row(f, &c->total, md);
+	for (size_t i = 0; i < n; i++)
+		print_row(f, &c->rows[i], md);
+	if (n < c->nrows)
+		fprintf(f, "\n(%zu more cgroups; -n 0 shows all)\n", c->nrows - n);
+	print_gates(f, c, md);
+}
+
+static void json_number(FILE *f, bool has, double v)
+{
+	if (has && isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+static void json_side(FILE *f, const char *key, const struct side *s)
+{
+	fprintf(f, "\"%s\":{\"file\":", key);
+	json_write_string(f, s->file);
+	fputs(",\"kernel\":{\"release\":", f);
+	json_write_string(f, s->r->kernel.release);
+	fprintf(f, ",\"cpus_possible\":%d,\"cpus_online\":%d},\"duration_ns\":%" PRIu64
+		",\"summaries\":%zu,\"intervals\":%zu,\"attach\":", s->r->kernel.cpus_possible,
+		s->r->kernel.cpus_online, s->r->duration_ns, s->summaries, s->intervals);
+	json_write_string(f, s->r->attach);
+	fputs(",\"irqoff_source\":", f);
+	json_write_string(f, s->irqoff_source);
+	fputc('}', f);
+}
+
+static void json_cgroup(FILE *f, const struct cmp_row *row)
+{
+	const struct row *src = row->after ? row->after : row->before;
+	static const char *const presence[] = { "both", "before", "after" };
+
+	if (row->total) {
+		fputs("\"cgroup\":null,\"presence\":\"both\"", f);
+		return;
+	}
+	fprintf(f, "\"cgroup\":{\"id\":%" PRIu64 ",\"hierarchy\":%u,\"path\":", src->cgid,
+		src->hierarchy);
+	json_write_string(f, src->path ? src->path : "");
+	fprintf(f, "},\"presence\":\"%s\"", presence[row->presence]);
+}
+
+static void json_row(FILE *f, const struct cmp_row *row)
+{
+	fputc('{', f);
+	json_cgroup(f, row);
+	fputs(",\"metrics\":{", f);
+	for (int i = 0; i < NMETRICS; i++) {
+		const struct cell *c = &row->cells[i];
+
+		fprintf(f, "%s\"%s\":{\"before\":", i ? "," : "", metrics[i].name);
+		json_number(f, c->has_before, c->before);
+		fputs(",\"after\":", f);
+		json_number(f, c->has_after, c->after);
+		fputs(",\"ratio\":", f);
+		json_number(f, c->has_before && c->has_after, c->ratio);
+		fprintf(f, ",\"verdict\":\"%s\"}", verdict_names[c->verdict]);
+	}
+	fputs("}}", f);
+}
+
+static void print_json(FILE *f, const struct comparison *c)
+{
+	fputs("{\"schema\":\"rstatlat-compare/1\",", f);
+	json_side(f, "before", &c->before);
+	fputc(',', f);
+	json_side(f, "after", &c->after);
+	fprintf(f, ",\"alpha\":%g,\"gate_alpha\":%g,\"noise\":%g,\"total\":", c->alpha,
+		c->gate_alpha, c->noise);
+	json_row(f, &c->total);
+	fputs(",\"cgroups\":[", f);
+	for (size_t i = 0; i < c->nrows; i++) {
+		if (i)
+			fputc(',', f);
+		json_row(f, &c->rows[i]);
+	}
+	fputs("],\"gates\":[", f);
+	for (size_t i = 0; i < c->nresults; i++) {
+		const struct gate_result *g = &c->results[i];
+
+		fputs(i ? ",{\"gate\":" : "{\"gate\":", f);
+		json_write_string(f, g->gate->text);
+		fputs(",\"cgroup\":", f);
+		if (g->row->total)
+			fputs("null", f);
+		else
+			json_write_string(f, row_label(g->row));
+		fprintf(f, ",\"outcome\":\"%s\",\"value\":", outcome_names[g->outcome]);
+		json_number(f, g->outcome != G_NA, g->value);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"failed\":%zu,\"too_few\":%zu,\"result\":\"%s\"}\n", c->failed,
+		c->too_few, c->failed ? "fail" : "pass");
+}
+
+void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows)
+{
+	if (fmt == FMT_JSON)
+		print_json(f, c);
+	else
+		print_readable(f, c, fmt == FMT_MD, rows);
+	fflush(f);
+}

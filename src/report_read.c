@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JSON lines -> report, with jansson. Everything in the file is untrusted:
+ * every key is checked for presence and type, every histogram for the
+ * rstatlat/1 bucket layout and for counts that add up, and the first
+ * problem ends the read with one line saying where it is.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "report_read.h"
+
+#define SCHEMA_PREFIX "rstatlat/"
+#define SCHEMA "rstatlat/1"
+
+/* Objects of one type, merged: rows matched by cgroup identity. */
+struct acc {
+	struct report r;
+	struct row_index ix;
+	size_t cap;
+	size_t objects;
+};
+
+struct reader {
+	size_t line;
+	char *err;
+	size_t errlen;
+	struct acc acc[2];	/* [0] intervals, [1] summaries */
+	bool have_kernel;
+	struct kernel_info kernel;
+	char attach[64];
+	struct read_info *info;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct reader *rd, const char *fmt, ...)
+{
+	int n = snprintf(rd->err, rd->errlen, "line %zu: ", rd->line);
+	va_list ap;
+
+	if (n < 0 || (size_t)n >= rd->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(rd->err + n, rd->errlen - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static json_t *get(struct reader *rd, json_t *obj, const char *ctx, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		fail(rd, "%s%smissing key \"%s\"", ctx, *ctx ? ": " : "", key);
+	return v;
+}
+
+static int get_u64(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+		   uint64_t *out)
+{
+	json_t *v = get(rd, obj, ctx, key);
+
+	if (!v)
+		return -1;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return fail(rd, "%s%s\"%s\" is not a non-negative integer", ctx,
+			    *ctx ? ": " : "", key);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_u32(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+		   uint32_t *out)
+{
+	uint64_t v;
+
+	if (get_u64(rd, obj, ctx, key, &v))
+		return -1;
+	if (v > UINT32_MAX)
+		return fail(rd, "%s%s\"%s\" is out of range", ctx, *ctx ? ": " : "", key);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static const char *get_str(struct reader *rd, json_t *obj, const char *ctx, const char *key)
+{
+	json_t *v = get(rd, obj, ctx, key);
+
+	if (v && !json_is_string(v)) {
+		fail(rd, "%s%s\"%s\" is not a string", ctx, *ctx ? ": " : "", key);
+		return NULL;
+	}
+	return v ? json_string_value(v) : NULL;
+}
+
+static json_t *get_typed(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+			 bool array)
+{
+	json_t *v = get(rd, obj, ctx, key);
+
+	if (v && (array ? !json_is_array(v) : !json_is_object(v))) {
+		fail(rd, "%s%s\"%s\" is not an %s", ctx, *ctx ? ": " : "", key,
+		     array ? "array" : "object");
+		return NULL;
+	}
+	return v;
+}
+
+/* One {ge, le, count} bucket: it must be a bucket of this layout. */
+static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dist *d,
+		       int *last)
+{
+	uint64_t ge, le, count;
+	unsigned int idx;
+
+	if (!json_is_object(b))
+		return fail(rd, "%s: not an object", ctx);
+	if (get_u64(rd, b, ctx, "ge", &ge) || get_u64(rd, b, ctx, "le", &le) ||
+	    get_u64(rd, b, ctx, "count", &count))
+		return -1;
+	idx = hist_bucket(ge);
+	if (hist_bucket_lower(idx) != ge ||
+	    (idx < HIST_BUCKETS - 1 ? le != hist_bucket_upper(idx) - 1 : le < ge))
+		return fail(rd, "%s: [%" PRIu64 ", %" PRIu64 "] is not a " SCHEMA " bucket",
+			    ctx, ge, le);
+	if ((int)idx <= *last)
+		return fail(rd, "%s: buckets out of order", ctx);
+	if (count == 0 || count > UINT64_MAX - d->count)
+		return fail(rd, "%s: bad count", ctx);
+	*last = (int)idx;
+	d->buckets[idx] = count;
+	d->count += count;
+	return 0;
+}
+
+/* A {count, sum, max, buckets} distribution whose buckets add up. */
+static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+		     struct dist *d)
+{
+	char sub[256], bctx[288];
+	uint64_t count;
+	json_t *v, *buckets, *b;
+	size_t i;
+	int last = -1;
+
+	snprintf(sub, sizeof(sub), "%s%s%s", ctx, *ctx ? "." : "", key);
+	v = get_typed(rd, obj, ctx, key, false);
+	if (!v)
+		return -1;
+	if (get_u64(rd, v, sub, "count", &count) || get_u64(rd, v, sub, "sum", &d->sum) ||
+	    get_u64(rd, v, sub, "max", &d->max))
+		return -1;
+	buckets = get_typed(rd, v, sub, "buckets", true);
+	if (!buckets)
+		return -1;
+	memset(d->buckets, 0, sizeof(d->buckets));
+	d->count = 0;
+	json_array_foreach(buckets, i, b) {
+		snprintf(bctx, sizeof(bctx), "%s.buckets[%zu]", sub, i);
+		if (read_bucket(rd, b, bctx, d, &last))
+			return -1;
+	}
+	if (d->count != count)
+		return fail(rd, "%s: buckets hold %" PRIu64 " values, count says %" PRIu64,
+			    sub, d->count, count);
+	/* quantile estimates rely on every value being <= max */
+	if (count ? hist_bucket(d->max) != (unsigned int)last : d->max || d->sum)
+		return fail(rd, "%s: max %" PRIu64 " does not fit its buckets", sub, d->max);
+	return 0;
+}
+
+static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	const char *path;
+	json_t *irq;
+
+	if (!json_is_object(obj))
+		return fail(rd, "%s: not an object", ctx);
+	if (get_u64(rd, obj, ctx, "id", &row->cgid) ||
+	    get_u32(rd, obj, ctx, "hierarchy", &row->hierarchy) ||
+	    get_u64(rd, obj, ctx, "locked", &row->locked) ||
+	    get_u64(rd, obj, ctx, "contended", &row->contended))
+		return -1;
+	path = get_str(rd, obj, ctx, "path");
+	if (!path)
+		return -1;
+	row->path = strdup(path);
+	if (!row->path)
+		return fail(rd, "out of memory");
+	if (read_dist(rd, obj, ctx, "hold_ns", &row->hold) ||
+	    read_dist(rd, obj, ctx, "wait_ns", &row->wait))
+		return -1;
+	irq = json_object_get(obj, "irqoff_ns");
+	if (irq && !json_is_null(irq)) {
+		row->irqoff = calloc(1, sizeof(*row->irqoff));
+		if (!row->irqoff)
+			return fail(rd, "out of memory");
+		if (read_dist(rd, obj, ctx, "irqoff_ns", row->irqoff))
+			return -1;
+	}
+	return 0;
+}
+
+static void row_clear(struct row *row)
+{
+	free(row->path);
+	free(row->irqoff);
+	memset(row, 0, sizeof(*row));
+}
+
+/* Adds one parsed row to the accumulator, merging rows of the same cgroup. */
+static int acc_add_row(struct reader *rd, struct acc *a, struct row *row)
+{
+	long pos = row_index_find(&a->ix, a->r.cgroups, row);
+	struct row *dst;
+
+	if (pos >= 0) {
+		if (row_merge(&a->r.cgroups[pos], row))
+			return fail(rd, "out of memory");
+		row_clear(row);
+		return 0;
+	}
+	dst = report_add_row(&a->r.cgroups, &a->r.ncgroups, &a->cap);
+	if (!dst)
+		return fail(rd, "out of memory");
+	*dst = *row;
+	/* the index hashes the row's identity: add it once the row is filled */
+	if (row_index_add(&a->ix, a->r.cgroups, a->r.ncgroups - 1)) {
+		memset(dst, 0, sizeof(*dst));
+		a->r.ncgroups--;
+		return fail(rd, "out of memory");
+	}
+	memset(row, 0, sizeof(*row));
+	return 0;
+}
+
+static int read_rows(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *rows = get_typed(rd, obj, "", "cgroups", true), *v;
+	struct row row;
+	char ctx[48];
+	size_t i;
+
+	if (!rows)
+		return -1;
+	json_array_foreach(rows, i, v) {
+		memset(&row, 0, sizeof(row));
+		snprintf(ctx, sizeof(ctx), "cgroups[%zu]", i);
+		if (read_row(rd, v, ctx, &row) || acc_add_row(rd, a, &row)) {
+			row_clear(&row);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *lost = get_typed(rd, obj, "", "lost", false);
+	uint64_t v;
+
+	if (!lost)
+		return -1;
+	/* counters a newer rstatlat/1 adds are not known here: skipped */
+	for (int i = 0; i < LOST_MAX; i++) {
+		if (!json_object_get(lost, lost_names[i]))
+			continue;
+		if (get_u64(rd, lost, "lost", lost_names[i], &v))
+			return -1;
+		a->r.lost[i] += v;
+	}
+	return 0;
+}
+
+/* Every object of a file must come from one kernel and one attach plan. */
+static int read_kernel(struct reader *rd, json_t *obj)
+{
+	json_t *k = get_typed(rd, obj, "", "kernel", false);
+	struct kernel_info ki = { 0 };
+	const char *release, *attach;
+	uint32_t possible, online;
+
+	if (!k)
+		return -1;
+	release = get_str(rd, k, "kernel", "release");
+	if (!release || get_u32(rd, k, "kernel", "cpus_possible", &possible) ||
+	    get_u32(rd, k, "kernel", "cpus_online", &online))
+		return -1;
+	attach = get_str(rd, obj, "", "attach");
+	if (!attach)
+		return -1;
+	snprintf(ki.release, sizeof(ki.release), "%s", release);
+	ki.cpus_possible = (int)(possible > INT32_MAX ? INT32_MAX : possible);
+	ki.cpus_online = (int)(online > INT32_MAX ? INT32_MAX : online);
+	if (!rd->have_kernel) {
+		rd->kernel = ki;
+		snprintf(rd->attach, sizeof(rd->attach), "%s", attach);
+		rd->have_kernel = true;
+		return 0;
+	}
+	if (strcmp(ki.release, rd->kernel.release) || strcmp(attach, rd->attach))
+		return fail(rd, "objects from different kernels or attach points in one file");
+	return 0;
+}
+
+static int read_irqoff_source(struct reader *rd, json_t *obj)
+{
+	json_t *irq = json_object_get(obj, "irqoff");
+	const char *src;
+
+	if (!irq || json_is_null(irq))
+		return 0;
+	if (!json_is_object(irq))
+		return fail(rd, "\"irqoff\" is not an object");
+	src = get_str(rd, irq, "irqoff", "source");
+	if (!src)
+		return -1;
+	snprintf(rd->info->irqoff_buf, sizeof(rd->info->irqoff_buf), "%s", src);
+	rd->info->irqoff_source = rd->info->irqoff_buf;
+	return 0;
+}
+
+static int check_schema(struct reader *rd, json_t *obj)
+{
+	json_t *v = json_is_object(obj) ? json_object_get(obj, "schema") : NULL;
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+
+	if (!s || strncmp(s, SCHEMA_PREFIX, strlen(SCHEMA_PREFIX)))
+		return fail(rd, "not rstatlat -j output (no \"schema\": \"" SCHEMA "\")");
+	if (strcmp(s, SCHEMA))
+		return fail(rd, "unsupported schema \"%.32s\" (this rstatlat reads " SCHEMA ")", s);
+	return 0;
+}
+
+static int read_object(struct reader *rd, json_t *obj)
+{
+	const char *type;
+	struct acc *a;
+	uint64_t start, dur;
+
+	if (check_schema(rd, obj))
+		return -1;
+	type = get_str(rd, obj, "", "type");
+	if (!type)
+		return -1;
+	if (!strcmp(type, "slow"))
+		return 0;
+	if (strcmp(type, "interval") && strcmp(type, "summary"))
+		return fail(rd, "unknown object type \"%.32s\"", type);
+	a = &rd->acc[!strcmp(type, "summary")];
+	if (get_u64(rd, obj, "", "start_ns", &start) ||
+	    get_u64(rd, obj, "", "duration_ns", &dur) || read_kernel(rd, obj) ||
+	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a))
+		return -1;
+	if (dur > UINT64_MAX - a->r.duration_ns)
+		return fail(rd, "durations overflow");
+	if (!a->objects || start < a->r.start_ns)
+		a->r.start_ns = start;
+	a->r.duration_ns += dur;
+	a->r.type = a == &rd->acc[1] ? REPORT_SUMMARY : REPORT_INTERVAL;
+	a->objects++;
+	return 0;
+}
+
+static int read_line(struct reader *rd, const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *obj;
+	int ret;
+
+	if (strlen(line) != len)
+		return fail(rd, "NUL byte in input");
+	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!obj) {
+		/* only the last line can lack its newline: the file was cut */
+		if (line[len - 1] != '\n')
+			return fail(rd, "truncated: %s", jerr.text);
+		return fail(rd, "not JSON: %s (column %d)", jerr.text, jerr.column);
+	}
+	ret = read_object(rd, obj);
+	json_decref(obj);
+	return ret;
+}
+
+static void acc_free(struct acc *a)
+{
+	report_free(&a->r);
+	row_index_free(&a->ix);
+}
+
+static bool blank(const char *s)
+{
+	return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+int report_read(FILE *f, struct report *r, struct read_info *info, char *err, size_t errlen)
+{
+	struct reader rd = { .err = err, .errlen = errlen, .info = info };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	struct acc *use;
+	int ret = 0;
+
+	memset(info, 0, sizeof(*info));
+	info->irqoff_source = "";
+	memset(r, 0, sizeof(*r));
+	while ((len = getline(&line, &cap, f)) > 0) {
+		rd.line++;
+		if (blank(line))
+			continue;
+		ret = read_line(&rd, line, (size_t)len);
+		if (ret)
+			break;
+	}
+	free(line);
+	if (!ret && ferror(f))
+		ret = fail(&rd, "read error: %s", strerror(errno));
+	if (!ret && !rd.acc[0].objects && !rd.acc[1].objects) {
+		snprintf(err, errlen, "%s", rd.line ? "no interval or summary object" : "empty file");
+		ret = -1;
+	}
+	if (ret) {
+		acc_free(&rd.acc[0]);
+		acc_free(&rd.acc[1]);
+		return -1;
+	}
+	/* a summary covers the whole run; intervals only when there is none */
+	use = rd.acc[1].objects ? &rd.acc[1] : &rd.acc[0];
+	info->summaries = rd.acc[1].objects;
+	info->intervals = rd.acc[0].objects;
+	*r = use->r;
+	memset(&use->r, 0, sizeof(use->r));
+	r->kernel = rd.kernel;
+	r->owned = strdup(rd.attach);
+	r->attach = r->owned ? r->owned : "";
+	acc_free(&rd.acc[0]);
+	acc_free(&rd.acc[1]);
+	return 0;
+}

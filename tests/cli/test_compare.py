@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""CLI tier: `rstatlat compare` as a user runs it, on recorded JSON from
+tests/data and on files derived from it with a known change. Needs no
+root: compare only reads files.
+
+Prints one line per test and a tally 'cli: N passed, N failed, N skipped'.
+"""
+import copy
+import shutil
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
+DATA = os.path.join(ROOT, "tests", "data")
+RUN_A = os.path.join(DATA, "compare-6.18-cpustat-a.json")
+RUN_B = os.path.join(DATA, "compare-6.18-cpustat-b.json")
+INTERVALS = os.path.join(DATA, "intervals-6.18.json")
+TESTS = []
+TMP = tempfile.mkdtemp(prefix="rsl-cli-")
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def compare(*args, stdin=None):
+    r = subprocess.run([BIN, "compare"] + list(args), capture_output=True, timeout=60,
+                       input=stdin)
+    return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+
+
+def objects(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def write(name, objs=None, text=None):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text if text is not None else "".join(json.dumps(o) + "\n" for o in objs))
+    return path
+
+
+def scaled(dist, factor):
+    """The same values times factor (a power of two keeps the bucket layout)."""
+    d = copy.deepcopy(dist)
+    for k in ("sum", "max", "p50", "p90", "p99"):
+        d[k] *= factor
+    for b in d["buckets"]:
+        b["ge"] *= factor
+        b["le"] = (b["le"] + 1) * factor - 1
+    return d
+
+
+@test
+def identical_files_are_unchanged():
+    rc, out, err = compare("-f", "json", RUN_A, RUN_A)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    res = json.loads(out)
+    verdicts = {m["verdict"] for row in [res["total"]] + res["cgroups"]
+                for m in row["metrics"].values()}
+    check(verdicts <= {"unchanged", "n/a", "too_few"}, "verdicts %s" % verdicts)
+    check(all(m["ratio"] in (1, None) for m in res["total"]["metrics"].values()), "ratios")
+    check(res["result"] == "pass" and res["failed"] == 0, "result")
+    return "%d rows, verdicts %s" % (len(res["cgroups"]) + 1, sorted(verdicts))
+
+
+@test
+def two_recorded_runs_pass_the_default_gates():
+    rc, out, err = compare(RUN_A, RUN_B)
+    check(rc == 0, "exit %d: %s\n%s" % (rc, err, out))
+    for want in ("6.18.44", "2 online, 2 possible", "summary", "result: pass", "hold p99"):
+        check(want in out, "text lacks %r" % want)
+    return "pass"
+
+
+@test
+def known_shift_fires_exactly_the_gates_it_should():
+    before = objects(RUN_A)
+    after = copy.deepcopy(before)
+    for row in after[-1]["cgroups"]:
+        row["hold_ns"] = scaled(row["hold_ns"], 2)  # holds doubled, waits alone
+    shifted = write("hold-x2.json", after)
+    rc, out, err = compare("-f", "json", "--fail-on", "hold.p99>+50%",
+                           "--fail-on", "hold.p99>+150%", "--fail-on", "wait.p99>+10%",
+                           RUN_A, shifted)
+    check(rc == 1, "exit %d: %s" % (rc, err))
+    res = json.loads(out)
+    total = {g["gate"]: g["outcome"] for g in res["gates"] if g["cgroup"] is None}
+    check(total == {"hold.p99>+50%": "fail", "hold.p99>+150%": "pass",
+                    "wait.p99>+10%": "pass"}, "total gates %s" % total)
+    m = res["total"]["metrics"]["hold.p99"]
+    check(m["verdict"] == "higher" and abs(m["ratio"] - 2) < 0.01, "hold.p99 %s" % m)
+    rc, out, _ = compare("--fail-on", "hold.p99>+50%", RUN_A, shifted)
+    check(rc == 1 and "FAIL hold.p99>+50% on total" in out, "text names the gate:\n%s" % out)
+    rc, out, _ = compare("-f", "md", "--fail-on", "hold.p99>+50%", RUN_A, shifted)
+    check(rc == 1 and "| hold p99 |" in out and "FAIL" in out, "markdown:\n%s" % out)
+    rc, _, _ = compare("--fail-on", "hold.p99<-40%", shifted, RUN_A)
+    check(rc == 1, "halved holds fire a < gate")
+    rc, _, _ = compare("--fail-on", "hold.p99>+50%", shifted, RUN_A)
+    check(rc == 0, "an improvement fails no > gate")
+    return "x2 holds: >+50% fails, >+150% and wait gates pass"
+
+
+@test
+def absolute_gates_and_cgroup_scope():
+    after = objects(RUN_A)
+    rows = after[-1]["cgroups"]
+    big = max(rows, key=lambda r: r["locked"])
+    big["hold_ns"] = scaled(big["hold_ns"], 64)  # its max goes past 5 ms
+    path = write("hold-x64.json", after)
+    check(big["hold_ns"]["max"] > 5000000, "setup: max %d" % big["hold_ns"]["max"])
+    rc, out, err = compare("-f", "json", "--fail-on", "irqoff.max>5ms", RUN_A, path)
+    check(rc == 1, "exit %d %s" % (rc, err))
+    res = json.loads(out)
+    fails = {(g["gate"], g["cgroup"]) for g in res["gates"] if g["outcome"] == "fail"}
+    check(("irqoff.max>5ms", None) in fails and ("irqoff.max>5ms", big["path"]) in fails,
+          "fails %s" % fails)
+    other = [r["path"] for r in rows if r["path"] != big["path"]][0]
+    rc, out, err = compare("-f", "json", "--cgroup", other, "--fail-on", "irqoff.max>5ms",
+                           RUN_A, path)
+    res = json.loads(out)
+    check(rc == 0 and {g["cgroup"] for g in res["gates"]} == {other},
+          "--cgroup %s: rc %d gates %s" % (other, rc, res["gates"]))
+    rc, out, err = compare("--fail-on", "irqoff.max>1s", RUN_A, path)
+    check(rc == 0, "1 s limit not reached")
+    return "irqoff.max>5ms fires on total and %s only" % big["path"]
+
+
+@test
+def intervals_are_merged():
+    objs = [o for o in objects(INTERVALS) if o["type"] == "interval"]
+    path = write("intervals-only.json", objs)
+    rc, out, err = compare("-f", "json", path, path)
+    check(rc == 0, "exit %d %s" % (rc, err))
+    res = json.loads(out)
+    total = sum(c["locked"] for o in objs for c in o["cgroups"])
+    check(res["before"]["intervals"] == len(objs) and res["before"]["summaries"] == 0,
+          "counted %s" % res["before"])
+    check(res["total"]["metrics"]["events"]["before"] == total, "events %s vs %d" % (
+        res["total"]["metrics"]["events"]["before"], total))
+    rc, out, _ = compare(INTERVALS, "-", stdin=open(INTERVALS, "rb").read())
+    check(rc == 0, "stdin as AFTER")
+    return "%d intervals, %d events" % (len(objs), total)
+
+
+@test
+def bad_input_exits_2_with_one_line():
+    good = open(RUN_A).read()
+    first = objects(RUN_A)[-1]
+    no_key = dict(first)
+    del no_key["cgroups"]
+    cases = {
+        "missing file": [os.path.join(TMP, "nope.json"), RUN_A],
+        "empty": [write("empty.json", text=""), RUN_A],
+        "truncated": [write("trunc.json", text=good[:len(good) // 2]), RUN_A],
+        "not JSON": [RUN_A, write("text.json", text="hello world\n")],
+        "wrong schema": [write("schema.json", [dict(first, schema="rstatlat/9")]), RUN_A],
+        "other tool": [write("other.json", [{"schema": "x", "a": 1}]), RUN_A],
+        "missing key": [write("nokey.json", [no_key]), RUN_A],
+        "compare output": [write("cmp.json", text=compare("-f", "json", RUN_A, RUN_A)[1]),
+                           RUN_A],
+        "hostile name": [write("\x1b[2J\x07.json", text="\x1b]0;pwned\x07\n"), RUN_A],
+        "one file": [RUN_A],
+        "three files": [RUN_A, RUN_A, RUN_A],
+        "bad gate": ["--fail-on", "hold.p99>20", RUN_A, RUN_A],
+        "unknown metric": ["--fail-on", "hold.p42>+1%", RUN_A, RUN_A],
+        "bad format": ["-f", "xml", RUN_A, RUN_A],
+        "bad alpha": ["--alpha", "2", RUN_A, RUN_A],
+        "bad noise": ["--noise", "x", RUN_A, RUN_A],
+        "none and a gate": ["--fail-on", "none", "--fail-on", "hold.p99>+1%", RUN_A, RUN_A],
+        "unknown cgroup": ["--cgroup", "/no/such", RUN_A, RUN_A],
+        "unknown option": ["--bogus", RUN_A, RUN_A],
+    }
+    for what, args in cases.items():
+        rc, out, err = compare(*args)
+        check(rc == 2, "%s: exit %d, stderr %r" % (what, rc, err))
+        check(err.startswith("rstatlat compare: ") and err.count("\n") == 1,
+              "%s: not one line: %r" % (what, err))
+        check("\x1b" not in err and "\x07" not in err, "%s: raw escape: %r" % (what, err))
+        check(out == "", "%s: printed %r" % (what, out))
+    rc, out, _ = compare("--help")
+    check(rc == 0 and "--fail-on" in out, "--help")
+    return "%d cases" % len(cases)
+
+
+def main():
+    passed = failed = 0
+    if not os.path.exists(BIN):
+        print("cli: skipped: %s is not built" % BIN)
+        print("cli: 0 passed, 0 failed, %d skipped" % len(TESTS))
+        return 0
+    only = sys.argv[1:]
+    for t in TESTS:
+        if only and t.__name__ not in only:
+            continue
+        try:
+            detail = t()
+            passed += 1
+            print("PASS %-44s %s" % (t.__name__, detail or ""))
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            print("FAIL %-44s %s" % (t.__name__, e))
+            if not isinstance(e, AssertionError):
+                traceback.print_exc()
+        sys.stdout.flush()
+    shutil.rmtree(TMP, ignore_errors=True)
+    print("cli: %d passed, %d failed, 0 skipped" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

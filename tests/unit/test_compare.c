@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare on synthetic pairs with known shifts: the significance tests,
+ * the gates (fire exactly when they should), matching and the verdicts.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "check.h"
+#include "compare.h"
+#include "stats.h"
+
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+	/* xorshift64*: deterministic, so every run checks the same pairs */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (double)((rng_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* Log-normal around 1 us, about the spread of real holds. */
+static uint64_t hold_sample(double scale)
+{
+	double u1 = uniform(), u2 = uniform();
+	double n = sqrt(-2 * log(u1 > 0 ? u1 : 1e-12)) * cos(2 * M_PI * u2);
+
+	return (uint64_t)(scale * exp(log(1000) + 0.5 * n));
+}
+
+struct pair {
+	struct row rb, ra;
+	struct report b, a;
+	struct comparison c;
+};
+
+static void fill(struct row *row, const char *path, uint64_t n, double scale,
+		 double contended)
+{
+	memset(row, 0, sizeof(*row));
+	row->path = (char *)path;
+	row->cgid = 42;
+	for (uint64_t i = 0; i < n; i++) {
+		dist_add_value(&row->hold, hold_sample(scale));
+		row->locked++;
+		if (uniform() < contended) {
+			row->contended++;
+			dist_add_value(&row->wait, hold_sample(scale));
+		}
+	}
+}
+
+/* Builds BEFORE (scale 1) and AFTER (scale), n values each, and gates. */
+static void build(struct pair *p, uint64_t n, double scale, double cb, double ca,
+		  const char *const *gate_texts, size_t ngates, struct gate *gates)
+{
+	char err[256];
+
+	fill(&p->rb, "/w", n, 1, cb);
+	fill(&p->ra, "/w", n, scale, ca);
+	p->b = (struct report){ .duration_ns = 1000000000, .cgroups = &p->rb, .ncgroups = 1,
+				.attach = "tracepoint" };
+	p->a = p->b;
+	p->a.cgroups = &p->ra;
+	memset(&p->c, 0, sizeof(p->c));
+	p->c.before = (struct side){ .file = "b", .r = &p->b, .irqoff_source = "hold" };
+	p->c.after = (struct side){ .file = "a", .r = &p->a, .irqoff_source = "hold" };
+	p->c.alpha = 0.01;
+	p->c.noise = 0.05;
+	for (size_t i = 0; i < ngates; i++)
+		CHECK(gate_parse(gate_texts[i], &gates[i], err, sizeof(err)) == 0, "%s", err);
+	CHECK(compare_build(&p->c, gates, ngates, NULL, err, sizeof(err)) == 0, "%s", err);
+}
+
+static void release(struct pair *p, struct gate *gates, size_t ngates)
+{
+	compare_free(&p->c);
+	for (size_t i = 0; i < ngates; i++)
+		free(gates[i].text);
+}
+
+static enum gate_outcome total_outcome(const struct pair *p, size_t gate)
+{
+	for (size_t i = 0; i < p->c.nresults; i++)
+		if (p->c.results[i].gate == p->c.results[0].gate + gate && p->c.results[i].row->total)
+			return p->c.results[i].outcome;
+	return G_NA;
+}
+
+static void test_stats(void)
+{
+	struct dist d = { 0 };
+	uint64_t lo, hi;
+
+	CHECK(fabs(z_two_sided(0.05) - 1.959964) < 1e-4, "z(0.05) = %f", z_two_sided(0.05));
+	CHECK(fabs(p_two_sided(2.575829) - 0.01) < 1e-5, "p(2.576)");
+	CHECK(fabs(top_k_p(10, 10, 1) - 0.5) < 1e-12, "top 1 of 10+10");
+	CHECK(fabs(top_k_p(10, 10, 2) - 90.0 / 380) < 1e-12, "top 2 of 10+10");
+	CHECK(top_k_p(3, 10, 4) == 0, "more than n_top");
+	CHECK(two_proportion_p(100, 10000, 100, 10000) > 0.99, "equal shares");
+	CHECK(two_proportion_p(100, 10000, 200, 10000) < 1e-6, "doubled share");
+	CHECK(two_proportion_p(1, 100, 2, 100) == -1, "too few contended");
+	CHECK(poisson_rate_p(1000, 1, 2000, 2) > 0.99, "equal rates, different windows");
+	CHECK(poisson_rate_p(1000, 1, 1300, 1) < 1e-6, "30%% more events");
+	CHECK(poisson_rate_p(1, 1, 2, 1) == -1, "too few events");
+
+	for (uint64_t v = 1; v <= 1000; v++)
+		dist_add_value(&d, v * 100);
+	CHECK(quantile_ci(&d, 0.5, 0.01, &lo, &hi), "median of 1000");
+	CHECK(lo <= 50000 && hi >= 50000 && hi - lo < 12000, "median CI [%lu, %lu]",
+	      (unsigned long)lo, (unsigned long)hi);
+	CHECK(quantile_ci(&d, 0.99, 0.01, &lo, &hi), "p99 of 1000");
+	CHECK(lo <= 99000 && hi >= 99000, "p99 CI [%lu, %lu]", (unsigned long)lo,
+	      (unsigned long)hi);
+	memset(&d, 0, sizeof(d));
+	for (uint64_t v = 1; v <= 100; v++)
+		dist_add_value(&d, v * 100);
+	CHECK(!quantile_ci(&d, 0.99, 0.01, &lo, &hi), "p99 of 100 values: too few");
+}
+
+/* Shifts below the gate's limit never fire; shifts above it always do. */
+static void test_relative_shifts(void)
+{
+	static const char *const texts[] = { "hold.p99>+20%", "hold.p50>+20%" };
+	static const struct { double scale; bool fires; } cases[] = {
+		{ 1.00, false }, { 1.05, false }, { 1.10, false },
+		{ 1.35, true }, { 1.50, true }, { 2.00, true },
+	};
+	struct gate gates[2];
+	struct pair p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		for (uint64_t seed = 1; seed <= 5; seed++) {
+			rng_state = seed * 0x9E3779B97F4A7C15ULL;
+			build(&p, 20000, cases[i].scale, 0, 0, texts, 2, gates);
+			for (size_t g = 0; g < 2; g++)
+				CHECK((total_outcome(&p, g) == G_FAIL) == cases[i].fires,
+				      "%s at x%.2f seed %lu: outcome %d", texts[g], cases[i].scale,
+				      (unsigned long)seed, total_outcome(&p, g));
+			CHECK((p.c.failed > 0) == cases[i].fires, "exit status at x%.2f",
+			      cases[i].scale);
+			release(&p, gates, 2);
+		}
+	}
+	/* the other direction */
+	{
+		static const char *const down[] = { "hold.p50<-20%" };
+
+		rng_state = 7;
+		build(&p, 20000, 0.6, 0, 0, down, 1, gates);
+		CHECK(total_outcome(&p, 0) == G_FAIL, "40%% faster fires a < gate");
+		release(&p, gates, 1);
+		rng_state = 7;
+		build(&p, 20000, 0.9, 0, 0, down, 1, gates);
+		CHECK(total_outcome(&p, 0) == G_PASS, "10%% faster does not");
+		release(&p, gates, 1);
+	}
+}
+
+/* Too few values: reported, never gated. */
+static void test_too_few(void)
+{
+	static const char *const texts[] = { "hold.p99>+20%" };
+	struct gate gates[1];
+	struct pair p;
+
+	rng_state = 3;
+	build(&p, 200, 3.0, 0, 0, texts, 1, gates);
+	CHECK(total_outcome(&p, 0) == G_TOO_FEW, "p99 of 200 values: too few");
+	CHECK(p.c.failed == 0 && p.c.too_few == 2, "total and /w: too few, not failed");
+	CHECK(p.c.total.cells[metric_find("hold.p99")].verdict == V_TOO_FEW, "verdict");
+	CHECK(p.c.total.cells[metric_find("hold.p50")].verdict == V_HIGHER,
+	      "a median of 200 is testable: x3 is higher");
+	release(&p, gates, 1);
+}
+
+/* Sampling noise alone (same distribution, new draws) never fails. */
+static void test_same_distribution(void)
+{
+	static const char *const texts[] = {
+		"hold.p50>+10%", "hold.p90>+10%", "hold.p99>+10%", "hold.max>+10%",
+		"wait.p99>+10%", "contended.rate>+10%", "events.rate>+10%",
+		"hold.p99<-10%", "contended.rate<-10%",
+	};
+	struct gate gates[9];
+	struct pair p;
+	int failures = 0, higher = 0;
+
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		rng_state = seed * 0xD1B54A32D192ED03ULL;
+		build(&p, 10000, 1.0, 0.05, 0.05, texts, 9, gates);
+		failures += p.c.failed > 0;
+		for (int m = 0; m < NMETRICS; m++)
+			higher += p.c.total.cells[m].verdict == V_HIGHER ||
+				  p.c.total.cells[m].verdict == V_LOWER;
+		release(&p, gates, 9);
+	}
+	CHECK(failures == 0, "%d of 40 same-distribution pairs failed a gate", failures);
+	/* per value at alpha 0.01 over 40 x 12 tested values: a handful at most */
+	CHECK(higher <= 5, "%d values changed between same-distribution pairs", higher);
+}
+
+static void test_identical(void)
+{
+	static const char *const texts[] = { "hold.p99>+1%", "irqoff.max>+1%",
+					     "contended.rate>+1%", "wait.p50>+1%" };
+	struct gate gates[4];
+	struct pair p;
+
+	rng_state = 11;
+	build(&p, 5000, 1.0, 0.1, 0.1, texts, 4, gates);
+	/* make AFTER an exact copy of BEFORE */
+	compare_free(&p.c);
+	p.ra = p.rb;
+	CHECK(compare_build(&p.c, gates, 4, NULL, (char[64]){ 0 }, 64) == 0, "rebuild");
+	for (int m = 0; m < NMETRICS; m++) {
+		enum verdict v = p.c.total.cells[m].verdict;
+
+		CHECK(v == V_SAME || v == V_NA || v == V_TOO_FEW, "%s: %s", metrics[m].name,
+		      verdict_names[v]);
+		CHECK(p.c.total.cells[m].ratio == 1, "%s ratio", metrics[m].name);
+	}
+	CHECK(p.c.failed == 0, "identical inputs fail no gate");
+	release(&p, gates, 4);
+}
+
+/* Absolute gates look at AFTER, and a maximum is a measured fact. */
+static void test_absolute(void)
+{
+	static const char *const texts[] = { "irqoff.max>5ms", "hold.p99>100us",
+					     "contended.rate>20%" };
+	struct gate gates[3];
+	struct pair p;
+
+	rng_state = 5;
+	build(&p, 5000, 1.0, 0.1, 0.3, texts, 3, gates);
+	CHECK(total_outcome(&p, 0) == G_PASS, "no 5 ms interval yet");
+	CHECK(total_outcome(&p, 1) == G_PASS, "p99 near 2 us");
+	CHECK(total_outcome(&p, 2) == G_FAIL, "30%% contended > 20%%");
+	release(&p, gates, 3);
+
+	rng_state = 5;
+	build(&p, 5000, 1.0, 0.1, 0.1, texts, 3, gates);
+	compare_free(&p.c);
+	dist_add_value(&p.ra.hold, 6000000);	/* one 6 ms hold */
+	p.ra.locked++;
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "rebuild");
+	CHECK(total_outcome(&p, 0) == G_FAIL, "one 6 ms irqs-off interval fires irqoff.max>5ms");
+	CHECK(total_outcome(&p, 2) == G_PASS, "10%% contended < 20%%");
+	CHECK(p.c.total.cells[metric_find("irqoff.max")].verdict == V_SAME,
+	      "but one outlier is not a significant change of the max");
+	release(&p, gates, 3);
+}
+
+static void test_max_shift(void)
+{
+	static const char *const texts[] = { "hold.max>+50%" };
+	struct gate gates[1];
+	struct pair p;
+
+	rng_state = 9;
+	build(&p, 20000, 3.0, 0, 0, texts, 1, gates);
+	CHECK(total_outcome(&p, 0) == G_FAIL, "whole distribution x3: max fires");
+	release(&p, gates, 1);
+}
+
+static void test_gate_parse(void)
+{
+	static const char *const good[] = {
+		"hold.p99>+20%", "irqoff.max>5ms", "hold.p99>100us", "wait.p50>1.5us",
+		"contended.rate>+10%", "contended.rate>5%", "events.rate<-50%",
+		"events.rate>1000", "irqoff.p90>2s",
+	};
+	static const char *const bad[] = {
+		"", "hold.p99", "hold.p99>", "hold.p99>20", "hold.p99>20%", "hold.p98>+20%",
+		"events>+10%", "irqoff.max>5 ms", "irqoff.max>5xs", "contended.rate>150%",
+		"hold.p99>+abc%", "hold.p99>+20", "events.rate>-", "x>1ms",
+		"an.extremely.long.metric.name.that.overflows>1ms",
+	};
+	struct gate g;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		CHECK(gate_parse(good[i], &g, err, sizeof(err)) == 0, "%s: %s", good[i], err);
+		free(g.text);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		CHECK(gate_parse(bad[i], &g, err, sizeof(err)) == -1, "accepted '%s'", bad[i]);
+		CHECK(strchr(err, '\n') == NULL && err[0], "one line: %s", err);
+	}
+	CHECK(gate_parse("irqoff.max>5ms", &g, err, sizeof(err)) == 0 && !g.relative &&
+	      g.above && g.limit == 5e6, "5ms in ns");
+	free(g.text);
+	CHECK(gate_parse("events.rate<-50%", &g, err, sizeof(err)) == 0 && g.relative &&
+	      !g.above && g.limit == -0.5, "-50%%");
+	free(g.text);
+}
+
+/* Rows pair by hierarchy and path, by id when the path is unknown. */
+static void test_matching(void)
+{
+	struct row b[3] = {
+		{ .cgid = 1, .hierarchy = 4, .path = "memory:/a", .locked = 1 },
+		{ .cgid = 7, .hierarchy = 0, .path = "", .locked = 1 },
+		{ .cgid = 3, .hierarchy = 0, .path = "/gone", .locked = 1 },
+	};
+	struct row a[3] = {
+		{ .cgid = 99, .hierarchy = 4, .path = "memory:/a", .locked = 1 },
+		{ .cgid = 7, .hierarchy = 0, .path = "", .locked = 1 },
+		{ .cgid = 5, .hierarchy = 0, .path = "/new", .locked = 1 },
+	};
+	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 3,
+			     .attach = "" };
+	struct report ra = rb;
+	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
+	int both = 0, only_b = 0, only_a = 0;
+	char err[128];
+
+	ra.cgroups = a;
+	c.before = (struct side){ .file = "b", .r = &rb, .irqoff_source = "hold" };
+	c.after = (struct side){ .file = "a", .r = &ra, .irqoff_source = "hold" };
+	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
+	CHECK(c.nrows == 4, "4 rows, got %zu", c.nrows);
+	for (size_t i = 0; i < c.nrows; i++) {
+		both += c.rows[i].presence == BOTH;
+		only_b += c.rows[i].presence == ONLY_BEFORE;
+		only_a += c.rows[i].presence == ONLY_AFTER;
+	}
+	CHECK(both == 2 && only_b == 1 && only_a == 1, "pairs %d %d %d", both, only_b, only_a);
+	compare_free(&c);
+	memset(&c.total, 0, sizeof(c.total));
+	CHECK(compare_build(&c, NULL, 0, "/gone", err, sizeof(err)) == -1 &&
+	      strstr(err, "only in BEFORE"), "--cgroup of a row only in BEFORE: %s", err);
+	compare_free(&c);
+	CHECK(compare_build(&c, NULL, 0, "/nowhere", err, sizeof(err)) == -1 &&
+	      strstr(err, "neither"), "--cgroup nowhere: %s", err);
+	compare_free(&c);
+}
+
+/* Regressions sort first; rows only on one side last. */
+static void test_sorting(void)
+{
+	struct row b[3], a[3];
+	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 3,
+			     .attach = "" };
+	struct report ra = rb;
+	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
+	char err[128];
+
+	rng_state = 21;
+	fill(&b[0], "/steady", 5000, 1, 0);
+	fill(&a[0], "/steady", 5000, 1, 0);
+	fill(&b[1], "/worse", 5000, 1, 0);
+	fill(&a[1], "/worse", 5000, 2, 0);
+	fill(&b[2], "/much-worse", 5000, 1, 0);
+	fill(&a[2], "/much-worse", 5000, 4, 0);
+	ra.cgroups = a;
+	c.before = (struct side){ .file = "b", .r = &rb, .irqoff_source = "hold" };
+	c.after = (struct side){ .file = "a", .r = &ra, .irqoff_source = "hold" };
+	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
+	CHECK_STR(row_label(&c.rows[0]), "/much-worse");
+	CHECK_STR(row_label(&c.rows[1]), "/worse");
+	CHECK_STR(row_label(&c.rows[2]), "/steady");
+	compare_free(&c);
+}
+
+int main(void)
+{
+	test_stats();
+	test_relative_shifts();
+	test_too_few();
+	test_same_distribution();
+	test_identical();
+	test_absolute();
+	test_max_shift();
+	test_gate_parse();
+	test_matching();
+	test_sorting();
+	return check_done("test_compare");
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The JSON reader: what json.c writes reads back into the same report,
+ * intervals merge, and every kind of bad input is refused with one line.
+ * Also the compare views: valid JSON out, hostile names kept inert.
+ */
+#include <stdlib.h>
+#include <jansson.h>
+#include "check.h"
+#include "compare.h"
+#include "report_read.h"
+#include "view.h"
+
+static char *print_report(const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	json_print(f, r);
+	fclose(f);
+	return buf;
+}
+
+static int read_text(const char *text, struct report *r, struct read_info *info, char *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	if (!strlen(text))
+		f = fopen("/dev/null", "r");
+	ret = report_read(f, r, info, err, 256);
+	fclose(f);
+	return ret;
+}
+
+static void sample_report(struct report *r, struct row *rows)
+{
+	memset(rows, 0, 2 * sizeof(*rows));
+	rows[0] = (struct row){ .cgid = 5, .hierarchy = 0, .path = "/a\"b\n\x1b[31m",
+				.locked = 10, .contended = 2 };
+	rows[1] = (struct row){ .cgid = 9, .hierarchy = 4, .path = "memory:/m", .locked = 3 };
+	for (uint64_t v = 1; v <= 10; v++)
+		dist_add_value(&rows[0].hold, v * 777);
+	dist_add_value(&rows[0].wait, 50);
+	dist_add_value(&rows[0].wait, 40000000000ULL);	/* beyond the last bucket */
+	for (uint64_t v = 1; v <= 3; v++)
+		dist_add_value(&rows[1].hold, v);
+	*r = (struct report){ .type = REPORT_SUMMARY, .duration_ns = 2000000000,
+			      .start_ns = 123, .attach = "tracepoint", .cgroups = rows,
+			      .ncgroups = 2 };
+	strcpy(r->kernel.release, "6.18.0-test");
+	r->kernel.cpus_possible = 8;
+	r->kernel.cpus_online = 2;
+	r->lost[LOST_SLOTS_FULL] = 4;
+}
+
+static bool same_dist(const struct dist *a, const struct dist *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+static void test_round_trip(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text;
+
+	sample_report(&r, rows);
+	text = print_report(&r);
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(back.ncgroups == 2, "rows %zu", back.ncgroups);
+	CHECK_STR(back.cgroups[0].path, rows[0].path);
+	CHECK(same_dist(&back.cgroups[0].hold, &rows[0].hold), "hold read back");
+	CHECK(same_dist(&back.cgroups[0].wait, &rows[0].wait), "wait beyond range read back");
+	CHECK(back.cgroups[1].hierarchy == 4 && back.cgroups[1].cgid == 9, "identity");
+	CHECK(back.duration_ns == r.duration_ns && back.lost[LOST_SLOTS_FULL] == 4, "totals");
+	CHECK_STR(back.kernel.release, "6.18.0-test");
+	CHECK(back.kernel.cpus_possible == 8 && back.kernel.cpus_online == 2, "cpus");
+	CHECK_STR(back.attach, "tracepoint");
+	CHECK(info.summaries == 1 && info.intervals == 0, "one summary");
+	CHECK(back.cgroups[0].irqoff == NULL, "no irqoff data: none invented");
+	report_free(&back);
+	free(text);
+}
+
+/* Intervals merge row by row; a summary, when present, wins. */
+static void test_merge(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *one, *two;
+
+	sample_report(&r, rows);
+	r.type = REPORT_INTERVAL;
+	one = print_report(&r);
+	two = malloc(2 * strlen(one) + 1);
+	strcpy(two, one);
+	strcat(two, one);
+	CHECK(read_text(two, &back, &info, err) == 0, "%s", err);
+	CHECK(info.intervals == 2 && back.ncgroups == 2, "two intervals, two rows: %zu %zu", info.intervals, back.ncgroups);
+	CHECK(back.cgroups[0].locked == 20 && back.cgroups[0].hold.count == 20, "merged");
+	CHECK(back.duration_ns == 2 * r.duration_ns, "durations add");
+	report_free(&back);
+	free(one);
+
+	r.type = REPORT_SUMMARY;
+	r.duration_ns = 7;
+	one = print_report(&r);
+	two = realloc(two, strlen(two) + strlen(one) + 1);
+	strcat(two, one);
+	CHECK(read_text(two, &back, &info, err) == 0, "%s", err);
+	CHECK(info.summaries == 1 && back.duration_ns == 7 && back.cgroups[0].locked == 10,
+	      "the summary is used, not the intervals");
+	report_free(&back);
+	free(one);
+	free(two);
+}
+
+static void expect_bad(const char *text, const char *want)
+{
+	struct report back;
+	struct read_info info;
+	char err[256] = "";
+
+	CHECK(read_text(text, &back, &info, err) == -1, "accepted: %.60s", text);
+	CHECK(strstr(err, want) != NULL, "error '%s' lacks '%s'", err, want);
+	CHECK(!strchr(err, '\n'), "one line: %s", err);
+	CHECK(back.ncgroups == 0 && back.cgroups == NULL, "nothing half-read");
+}
+
+static char *replaced(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	char *out = malloc(strlen(text) + strlen(to) + 1);
+
+	if (!at) {
+		strcpy(out, "(pattern not found)");
+		return out;
+	}
+	memcpy(out, text, at - text);
+	strcpy(out + (at - text), to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+static void test_bad_input(void)
+{
+	struct report r;
+	struct row rows[2];
+	char *good, *bad;
+	static const struct { const char *from, *to, *want; } edits[] = {
+		{ "\"schema\":\"rstatlat/1\"", "\"schema\":\"rstatlat/2\"", "unsupported schema" },
+		{ "\"schema\":\"rstatlat/1\"", "\"schema\":\"other/1\"", "not rstatlat -j output" },
+		{ "\"type\":\"summary\"", "\"type\":\"weird\"", "unknown object type" },
+		{ "\"duration_ns\":2000000000,", "", "missing key \"duration_ns\"" },
+		{ "\"locked\":10,", "", "cgroups[0]: missing key \"locked\"" },
+		{ "\"locked\":10", "\"locked\":-1", "not a non-negative integer" },
+		{ "\"locked\":10", "\"locked\":\"10\"", "not a non-negative integer" },
+		{ "\"path\":", "\"path\":1,\"x\":", "not a string" },
+		{ "\"count\":10,", "\"count\":11,", "count says 11" },
+		{ "{\"ge\":768,\"le\":799,\"count\":1}", "{\"ge\":769,\"le\":799,\"count\":1}",
+		  "not a rstatlat/1 bucket" },
+		{ "\"max\":7770", "\"max\":99999", "does not fit" },
+		{ "\"cgroups\":[", "\"cgroups\":{\"a\":[", "not JSON" },
+		{ "\"cgroups\":[", "\"cgroups\":7,\"x\":[", "\"cgroups\" is not an array" },
+		{ "\"kernel\":{", "\"kernel\":{\"release\":\"x\",", "duplicate" },
+		{ "\"lost\":{", "\"lost\":[{", "not JSON" },
+	};
+
+	sample_report(&r, rows);
+	good = print_report(&r);
+	expect_bad("", "empty file");
+	expect_bad("\n\n", "no interval or summary object");
+	expect_bad("hello\n", "line 1: not JSON");
+	expect_bad("[1,2]\n", "not rstatlat -j output");
+	expect_bad("{\"schema\":\"rstatlat-compare/1\"}\n", "not rstatlat -j output");
+	expect_bad("{\"schema\":\"rstatlat/1\",\"type\":\"summary\"}\n", "missing key");
+	bad = strndup(good, strlen(good) / 2);
+	expect_bad(bad, "line 1: truncated");
+	free(bad);
+	bad = malloc(strlen(good) + 2);
+	memcpy(bad, good, strlen(good) - 1);
+	strcpy(bad + strlen(good) - 1, "\n{");
+	expect_bad(bad, "line 2: truncated");
+	free(bad);
+	for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
+		bad = replaced(good, edits[i].from, edits[i].to);
+		expect_bad(bad, edits[i].want);
+		free(bad);
+	}
+	/* a second kernel in one file */
+	bad = malloc(2 * strlen(good) + 1);
+	strcpy(bad, good);
+	strcat(bad, good);
+	{
+		char *two = replaced(bad + strlen(good), "6.18.0-test", "6.1.0-test");
+
+		strcpy(bad + strlen(good), two);
+		free(two);
+	}
+	expect_bad(bad, "line 2: objects from different kernels");
+	free(bad);
+	free(good);
+}
+
+/* The compare views: parseable JSON, hostile names inert in text and md. */
+static void test_views(void)
+{
+	struct report r;
+	struct row rows[2];
+	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
+	char err[128], *buf = NULL;
+	size_t len = 0;
+	json_error_t jerr;
+	json_t *j;
+	FILE *f;
+
+	sample_report(&r, rows);
+	c.before = (struct side){ .file = "b\x1b]0;x\a.json", .r = &r, .irqoff_source = "hold" };
+	c.after = (struct side){ .file = "a.json", .r = &r, .irqoff_source = "hold" };
+	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
+	for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++) {
+		f = open_memstream(&buf, &len);
+		compare_print(f, &c, fmt, 0);
+		fclose(f);
+		CHECK(!strchr(buf, '\x1b') && !strchr(buf, '\a'), "format %d: raw escape out", fmt);
+		if (fmt == FMT_JSON) {
+			j = json_loads(buf, 0, &jerr);
+			CHECK(j != NULL, "compare JSON does not parse: %s", jerr.text);
+			CHECK(j && json_is_string(json_object_get(j, "schema")), "schema");
+			json_decref(j);
+		} else {
+			CHECK(strstr(buf, "\\x1b") != NULL, "format %d shows the escape", fmt);
+		}
+		if (fmt == FMT_MD)
+			CHECK(strstr(buf, "#### /a\"b\\\\x0a\\\\x1b\\[31m") != NULL,
+			      "markdown: escapes shown, '[' and '\\' escaped:\n%s", buf);
+		free(buf);
+		buf = NULL;
+	}
+	compare_free(&c);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_merge();
+	test_bad_input();
+	test_views();
+	return check_done("test_report_read");
+}
