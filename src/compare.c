@@ -5,7 +5,6 @@
  * Which test serves which metric, and why, is in rstatlat(8), SIGNIFICANCE.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,21 +418,15 @@ void compare_free(struct comparison *c)
 /* "+20%", "-5%", or with no sign an absolute "5%" (shares). */
 static int parse_percent(const char *s, double *out)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || strcmp(end, "%") || !isfinite(v))
+	if (parse_number(s, "%", out))
 		return -1;
-	*out = v / 100;
+	*out /= 100;
 	return 0;
 }
 
 static int parse_limit(const char *s, const struct metric_def *m, struct gate *g)
 {
 	uint64_t ns;
-	char *end;
 
 	g->relative = *s == '+' || *s == '-';
 	if (g->relative)
@@ -450,9 +443,7 @@ static int parse_limit(const char *s, const struct metric_def *m, struct gate *g
 	case MK_SHARE:
 		return parse_percent(s, &g->limit) || g->limit > 1 ? -1 : 0;
 	case MK_RATE:
-		errno = 0;
-		g->limit = strtod(s, &end);
-		return errno || end == s || *end || !isfinite(g->limit) || g->limit < 0 ? -1 : 0;
+		return parse_number(s, "", &g->limit) || g->limit < 0 ? -1 : 0;
 	default:
 		return -1;
 	}

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,12 +98,9 @@ static void add_gate(struct cmp_opts *o, const char *s)
 
 static double parse_fraction(const char *s, const char *what, double scale)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v / scale >= 1)
+	if (parse_number(s, "", &v) || v < 0 || v / scale >= 1)
 		die(EXIT_INPUT, "invalid %s '%s'", what, s);
 	return v / scale;
 }

@@ -68,6 +68,19 @@ int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns)
 	return 0;
 }
 
+int parse_number(const char *s, const char *suffix, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || strcmp(end, suffix) || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;

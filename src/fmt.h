@@ -12,6 +12,11 @@ const char *fmt_duration(char *buf, size_t len, uint64_t ns);
  * default_unit_ns. Returns 0, or -1 on bad input.
  */
 int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns);
+/*
+ * Parses a finite number, sign allowed, followed by exactly suffix (""
+ * for none): "12.5%" with suffix "%". Returns 0, or -1 on bad input.
+ */
+int parse_number(const char *s, const char *suffix, double *out);
 /* Parses a non-negative decimal integer <= max. Returns 0 or -1. */
 int parse_uint(const char *s, uint64_t max, uint64_t *out);
 

@@ -41,7 +41,7 @@ static uint64_t bucket_estimate(const struct dist *d, int b)
 	return d->max && mid > d->max ? d->max : mid;
 }
 
-/* The bucket holding the rank-th smallest value, counting down from the max. */
+/* Walks down from the max's bucket: a p99 is a few buckets away. */
 static int bucket_from_top(const struct dist *d, uint64_t rank)
 {
 	uint64_t from_top = d->count - rank + 1, seen = 0;
@@ -53,17 +53,28 @@ static int bucket_from_top(const struct dist *d, uint64_t rank)
 }
 
 /*
- * Quantiles at or above the median are found from the top, where the max
- * bounds the walk: a p99 is a few buckets away instead of hundreds. Needs
- * every value <= max: dist_add_value() keeps it so, and collect.c's
- * delta_dist() never leaves max below the highest bucket touched.
+ * Ranks at or above the median are found from the top, where the max bounds
+ * the walk instead of hundreds of buckets below. Needs every value <= max:
+ * dist_add_value() keeps it so, collect.c's delta_dist() never leaves max
+ * below the highest bucket touched, and report_read.c refuses files where
+ * it does not hold.
  */
-void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out)
+int dist_rank_bucket(const struct dist *d, uint64_t rank)
 {
-	uint64_t seen = 0, rank;
+	uint64_t seen = 0;
 	int b = 0;
 
-	/* qs ascending: one cumulative pass serves those below the median */
+	if (rank >= d->count / 2)
+		return bucket_from_top(d, rank);
+	while (b < HIST_BUCKETS - 1 && seen + d->buckets[b] < rank)
+		seen += d->buckets[b++];
+	return b;
+}
+
+void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out)
+{
+	uint64_t rank;
+
 	for (int i = 0; i < n; i++) {
 		if (d->count == 0) {
 			out[i] = 0;
@@ -71,13 +82,7 @@ void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out
 		}
 		rank = (uint64_t)ceil(qs[i] * (double)d->count);
 		rank = rank < 1 ? 1 : rank > d->count ? d->count : rank;
-		if (qs[i] >= 0.5) {
-			out[i] = bucket_estimate(d, bucket_from_top(d, rank));
-			continue;
-		}
-		while (b < HIST_BUCKETS - 1 && seen + d->buckets[b] < rank)
-			seen += d->buckets[b++];
-		out[i] = bucket_estimate(d, b);
+		out[i] = bucket_estimate(d, dist_rank_bucket(d, rank));
 	}
 }
 

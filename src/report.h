@@ -79,8 +79,10 @@ void dist_merge(struct dist *into, const struct dist *from);
  * count must equal the sum of the buckets.
  */
 uint64_t dist_quantile(const struct dist *d, double q);
-/* Several quantiles at once; qs must be ascending. */
+/* Several quantiles at once. */
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out);
+/* The bucket holding the rank-th smallest value (1 <= rank <= count). */
+int dist_rank_bucket(const struct dist *d, uint64_t rank);
 
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap);
 /* Returns 0, or -1 when out of memory for the irqs-off distribution. */

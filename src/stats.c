@@ -25,17 +25,6 @@ double z_two_sided(double alpha)
 	return hi;
 }
 
-/* The bucket holding the rank-th smallest value (1-based). */
-static int bucket_of_rank(const struct dist *d, uint64_t rank)
-{
-	uint64_t seen = 0;
-	int b = 0;
-
-	while (b < HIST_BUCKETS - 1 && seen + d->buckets[b] < rank)
-		seen += d->buckets[b++];
-	return b;
-}
-
 bool quantile_ci(const struct dist *d, double q, double alpha, uint64_t *lo, uint64_t *hi)
 {
 	double n = (double)d->count, half, rlo, rhi;
@@ -48,8 +37,8 @@ bool quantile_ci(const struct dist *d, double q, double alpha, uint64_t *lo, uin
 	rhi = ceil(n * q + half) + 1;
 	if (rlo < 1 || rhi > n)
 		return false;
-	blo = bucket_of_rank(d, (uint64_t)rlo);
-	bhi = bucket_of_rank(d, (uint64_t)rhi);
+	blo = dist_rank_bucket(d, (uint64_t)rlo);
+	bhi = dist_rank_bucket(d, (uint64_t)rhi);
 	*lo = hist_bucket_lower(blo);
 	*hi = hist_bucket_upper(bhi) - 1;
 	if (*hi > d->max)

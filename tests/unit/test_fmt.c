@@ -9,6 +9,7 @@
 static void test_parse(void)
 {
 	uint64_t ns = 0, v = 0;
+	double d = 0;
 
 	CHECK(parse_duration("100", 1000, &ns) == 0 && ns == 100000, "bare us");
 	CHECK(parse_duration("1.5ms", 1000, &ns) == 0 && ns == 1500000, "ms");
@@ -26,6 +27,13 @@ static void test_parse(void)
 	CHECK(parse_uint("101", 100, &v) == -1, "uint max");
 	CHECK(parse_uint("-3", 100, &v) == -1, "uint negative");
 	CHECK(parse_uint("3x", 100, &v) == -1, "uint junk");
+	CHECK(parse_number("+12.5%", "%", &d) == 0 && d == 12.5, "signed percent");
+	CHECK(parse_number("-3", "", &d) == 0 && d == -3, "negative number");
+	CHECK(parse_number("12.5", "%", &d) == -1, "missing suffix");
+	CHECK(parse_number("12.5%%", "%", &d) == -1, "suffix twice");
+	CHECK(parse_number("%", "%", &d) == -1, "no number");
+	CHECK(parse_number("inf", "", &d) == -1, "infinite");
+	CHECK(parse_number("1e999", "", &d) == -1, "overflow");
 }
 
 static void test_format(void)
