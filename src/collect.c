@@ -35,6 +35,9 @@ struct collector {
 	struct slot_stats *percpu;	/* one slot, every CPU */
 	__u64 *lost_percpu;		/* one lost counter, every CPU */
 	uint64_t prev_lost[LOST_MAX];
+	bool cpu_lock;			/* per-CPU lock programs attached */
+	struct lock_stats *lock_percpu;	/* the per-CPU lock's stats, every CPU */
+	struct lock_summary prev_lock;	/* its totals at the previous read */
 	struct row *retired;		/* final totals of recycled slots */
 	size_t nretired, cap_retired;
 	uint64_t retired_dropped;
@@ -57,7 +60,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->slots = calloc(max_slots, sizeof(*c->slots));
 	c->percpu = calloc(ncpus, sizeof(*c->percpu));
 	c->lost_percpu = calloc(ncpus, sizeof(*c->lost_percpu));
-	if (!c->slots || !c->percpu || !c->lost_percpu) {
+	c->lock_percpu = calloc(ncpus, sizeof(*c->lock_percpu));
+	if (!c->slots || !c->percpu || !c->lost_percpu || !c->lock_percpu) {
 		collector_free(c);
 		return NULL;
 	}
@@ -81,6 +85,7 @@ void collector_free(struct collector *c)
 	free(c->slots);
 	free(c->percpu);
 	free(c->lost_percpu);
+	free(c->lock_percpu);
 	free(c);
 }
 
@@ -180,26 +185,40 @@ static void sum_dist(struct dist *d, uint64_t sum, uint64_t max, const __u64 *hi
 	}
 }
 
+/* This epoch's maxima, over CPUs. */
+struct imaxes {
+	uint64_t hold, wait, flush;
+};
+
+static void take_max(uint64_t *into, uint64_t v)
+{
+	if (v > *into)
+		*into = v;
+}
+
 /* Sums one slot over CPUs into cumulative totals and this epoch's maxima. */
 static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
-		     struct row *cur, uint64_t *hold_imax, uint64_t *wait_imax)
+		     struct row *cur, struct imaxes *im)
 {
 	uint32_t best_votes = 0;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.slot_stats), &i, c->percpu))
 		return -errno;
 	memset(cur, 0, sizeof(*cur));
-	*hold_imax = *wait_imax = 0;
+	memset(im, 0, sizeof(*im));
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		const struct slot_stats *s = &c->percpu[cpu];
-		uint64_t hm = imax_of(s->hold_imax, epoch), wm = imax_of(s->wait_imax, epoch);
 
 		cur->locked += s->locked;
 		cur->contended += s->contended;
 		sum_dist(&cur->hold, s->hold_sum, s->hold_max, s->hold_hist);
 		sum_dist(&cur->wait, s->wait_sum, s->wait_max, s->wait_hist);
-		*hold_imax = hm > *hold_imax ? hm : *hold_imax;
-		*wait_imax = wm > *wait_imax ? wm : *wait_imax;
+		sum_dist(&cur->flush, s->flush_sum, s->flush_max, s->flush_hist);
+		cur->flush_holds += s->flush_holds;
+		take_max(&cur->flush_holds_max, s->flush_holds_max);
+		take_max(&im->hold, imax_of(s->hold_imax, epoch));
+		take_max(&im->wait, imax_of(s->wait_imax, epoch));
+		take_max(&im->flush, imax_of(s->flush_imax, epoch));
 		if (s->top_votes > best_votes) {
 			best_votes = s->top_votes;
 			cur->top_tgid = s->top_tgid;
@@ -384,6 +403,46 @@ static void retire_end(struct collector *c, unsigned int i, const struct row *fi
 	bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY);
 }
 
+void collector_set_cpu_lock(struct collector *c, bool attached)
+{
+	c->cpu_lock = attached;
+}
+
+/* The per-CPU lock's figures: whole run into total, the change into interval. */
+static int read_cpu_lock(struct collector *c, uint64_t epoch, struct report *interval,
+			 struct report *total)
+{
+	struct lock_summary cur = { .present = true };
+	uint64_t hold_imax = 0, wait_imax = 0;
+	__u32 zero = 0;
+
+	if (!c->cpu_lock)
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.cpulock_stats), &zero, c->lock_percpu))
+		return -errno;
+	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		const struct lock_stats *s = &c->lock_percpu[cpu];
+
+		cur.locked += s->locked;
+		cur.contended += s->contended;
+		sum_dist(&cur.hold, s->hold_sum, s->hold_max, s->hold_hist);
+		sum_dist(&cur.wait, s->wait_sum, s->wait_max, s->wait_hist);
+		take_max(&hold_imax, imax_of(s->hold_imax, epoch));
+		take_max(&wait_imax, imax_of(s->wait_imax, epoch));
+	}
+	if (interval) {
+		interval->cpu_lock = cur;
+		interval->cpu_lock.locked -= c->prev_lock.locked;
+		interval->cpu_lock.contended -= c->prev_lock.contended;
+		delta_dist(&interval->cpu_lock.hold, &cur.hold, &c->prev_lock.hold, hold_imax);
+		delta_dist(&interval->cpu_lock.wait, &cur.wait, &c->prev_lock.wait, wait_imax);
+	}
+	if (total)
+		total->cpu_lock = cur;
+	c->prev_lock = cur;
+	return 0;
+}
+
 int collector_read(struct collector *c, struct report *interval, struct report *total)
 {
 	struct builder bi = { .r = interval }, bt = { .r = total };
@@ -403,7 +462,7 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 		report_begin(total, REPORT_SUMMARY, c->per_process);
 	for (unsigned int i = 0; i < n && !err; i++) {
 		struct slot *s = &c->slots[i];
-		uint64_t hold_imax = 0, wait_imax = 0;
+		struct imaxes im;
 		bool active;
 
 		slot_refresh(c, i);
@@ -413,7 +472,7 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 		}
 		if (s->state != SLOT_READY)
 			continue;
-		err = read_slot(c, i, epoch, &cur, &hold_imax, &wait_imax);
+		err = read_slot(c, i, epoch, &cur, &im);
 		if (err)
 			break;
 		active = cur.locked + cur.hold.count > s->prev.locked + s->prev.hold.count;
@@ -421,8 +480,10 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 			delta = cur;
 			delta.locked = cur.locked - s->prev.locked;
 			delta.contended = cur.contended - s->prev.contended;
-			delta_dist(&delta.hold, &cur.hold, &s->prev.hold, hold_imax);
-			delta_dist(&delta.wait, &cur.wait, &s->prev.wait, wait_imax);
+			delta_dist(&delta.hold, &cur.hold, &s->prev.hold, im.hold);
+			delta_dist(&delta.wait, &cur.wait, &s->prev.wait, im.wait);
+			delta_dist(&delta.flush, &cur.flush, &s->prev.flush, im.flush);
+			delta.flush_holds = cur.flush_holds - s->prev.flush_holds;
 			err = add_slot_row(&bi, s, &delta);
 		}
 		if (s->retiring) {
@@ -442,6 +503,8 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 	/* per-CPU caches filled before now may name an unhooked slot */
 	if (unhooked)
 		c->skel->bss->cache_gen++;
+	if (!err)
+		err = read_cpu_lock(c, epoch, interval, total);
 	for (size_t i = 0; total && !err && i < c->nretired; i++)
 		err = add_row(&bt, &c->retired[i]);
 	for (uint32_t k = 0; k < LOST_MAX && !err; k++) {

@@ -21,6 +21,9 @@ void collector_free(struct collector *c);
  */
 int collector_read(struct collector *c, struct report *interval, struct report *total);
 
+/* Whether the per-CPU lock's programs are attached (its figures are read). */
+void collector_set_cpu_lock(struct collector *c, bool attached);
+
 /* The display path of a slot, reading its metadata if not seen yet. */
 const char *collector_slot_path(struct collector *c, unsigned int slot);
 /* False if the slot's cgroup is outside the -c subtree. */

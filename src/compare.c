@@ -25,6 +25,8 @@ const struct metric_def metrics[NMETRICS] = {
 	DIST_METRICS(DK_HOLD, "hold"),
 	DIST_METRICS(DK_WAIT, "wait"),
 	DIST_METRICS(DK_IRQOFF, "irqoff"),
+	DIST_METRICS(DK_FLUSH, "flush"),
+	{ "flush.holds", "holds/flush", MK_MEAN_HOLDS, DK_FLUSH, 0 },
 };
 
 const char *const verdict_names[] = {
@@ -49,6 +51,8 @@ static const struct dist *dist_of(const struct row *row, enum dist_kind k)
 {
 	if (k == DK_WAIT)
 		return &row->wait;
+	if (k == DK_FLUSH)
+		return &row->flush;
 	if (k == DK_IRQOFF && row->irqoff)
 		return row->irqoff;
 	return &row->hold;
@@ -82,6 +86,9 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 		d = dist_of(row, m->dist);
 		*v = m->kind == MK_MAX ? (double)d->max : (double)dist_quantile(d, m->q);
 		return d->count > 0;
+	case MK_MEAN_HOLDS:
+		*v = row->flush.count ? (double)row->flush_holds / (double)row->flush.count : 0;
+		return row->flush.count > 0;
 	}
 	return false;
 }
@@ -130,6 +137,7 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 {
 	switch (m->kind) {
 	case MK_COUNT:
+	case MK_MEAN_HOLDS:
 		return V_NA;
 	case MK_RATE:
 		return by_p(poisson_rate_p(b->locked, seconds(c->before.r), a->locked,
@@ -185,7 +193,8 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 		cell->ratio = ratio(cell->before, cell->after);
 		cell->verdict = verdict_at(c, row, i, c->alpha);
 		/* more events is not a regression; everything else is */
-		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE)
+		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE ||
+		    metrics[i].kind == MK_MEAN_HOLDS)
 			continue;
 		if (cell->verdict == V_HIGHER && cell->ratio > row->worst) {
 			row->worst = cell->ratio;
@@ -475,7 +484,8 @@ int gate_parse(const char *s, struct gate *g, char *err, size_t errlen)
 	memcpy(name, s, len);
 	name[len] = '\0';
 	g->metric = metric_find(name);
-	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT) {
+	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT ||
+	    metrics[g->metric].kind == MK_MEAN_HOLDS) {
 		snprintf(err, errlen, "bad gate '%.64s': unknown metric '%s' (see rstatlat(8), GATES)",
 			 s, name);
 		return -1;

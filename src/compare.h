@@ -17,9 +17,10 @@ enum metric_kind {
 	MK_SHARE,	/* contended / locked */
 	MK_QUANTILE,
 	MK_MAX,
+	MK_MEAN_HOLDS,	/* holds per flush: shown, not tested */
 };
 
-enum dist_kind { DK_HOLD, DK_WAIT, DK_IRQOFF, DK_MAX };
+enum dist_kind { DK_HOLD, DK_WAIT, DK_IRQOFF, DK_FLUSH, DK_MAX };
 
 struct metric_def {
 	const char *name;	/* as gates spell it: "hold.p99" */
@@ -29,7 +30,7 @@ struct metric_def {
 	double q;
 };
 
-#define NMETRICS 15
+#define NMETRICS 20
 extern const struct metric_def metrics[NMETRICS];
 
 enum verdict {

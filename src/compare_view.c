@@ -33,6 +33,8 @@ static const char *fmt_value(char *buf, size_t len, const struct metric_def *m, 
 		snprintf(buf, len, "%.1f", v);
 	else if (m->kind == MK_SHARE)
 		snprintf(buf, len, "%.2f%%", v * 100);
+	else if (m->kind == MK_MEAN_HOLDS)
+		snprintf(buf, len, "%.2f", v);
 	else
 		fmt_duration(buf, len, (uint64_t)v);
 	return buf;

@@ -36,6 +36,28 @@ static void print_counts(FILE *f, const struct row *row)
 	print_dist(f, "hold_ns", &row->hold);
 	fputc(',', f);
 	print_dist(f, "wait_ns", &row->wait);
+	if (row->irqoff) {
+		fputc(',', f);
+		print_dist(f, "irqoff_ns", row->irqoff);
+	}
+	fputc(',', f);
+	print_dist(f, "flush_ns", &row->flush);
+	fprintf(f, ",\"flush_holds\":%" PRIu64 ",\"flush_holds_max\":%" PRIu64,
+		row->flush_holds, row->flush_holds_max);
+}
+
+static void print_cpu_lock(FILE *f, const struct lock_summary *l)
+{
+	if (!l->present) {
+		fputs(",\"cpu_lock\":null", f);
+		return;
+	}
+	fprintf(f, ",\"cpu_lock\":{\"locked\":%" PRIu64 ",\"contended\":%" PRIu64 ",",
+		l->locked, l->contended);
+	print_dist(f, "hold_ns", &l->hold);
+	fputc(',', f);
+	print_dist(f, "wait_ns", &l->wait);
+	fputc('}', f);
 }
 
 static void print_cgroup_ref(FILE *f, const struct row *row)
@@ -98,6 +120,14 @@ void json_print(FILE *f, const struct report *r)
 	fprintf(f, ",\"cpus_possible\":%d,\"cpus_online\":%d},\"attach\":",
 		r->kernel.cpus_possible, r->kernel.cpus_online);
 	json_write_string(f, r->attach ? r->attach : "");
+	fputs(",\"attach_points\":[", f);
+	for (int i = 0; i < r->nattach_points; i++) {
+		if (i)
+			fputc(',', f);
+		json_write_string(f, r->attach_points[i]);
+	}
+	fputc(']', f);
+	print_cpu_lock(f, &r->cpu_lock);
 	print_list(f, "cgroups", r->cgroups, r->ncgroups, print_cgroup_row);
 	if (r->per_process)
 		print_list(f, "processes", r->processes, r->nprocesses, print_process_row);

@@ -1,33 +1,64 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the running kernel offers, decided from its BTF, never from its
- * version: the only place that knows kernel differences.
+ * What the running kernel offers, decided from its BTF (tracepoint
+ * typedefs and their prototypes, functions) and from what it lets us
+ * attach, never from its version: the only place that knows kernel
+ * differences.
  */
 #ifndef RSTATLAT_PROBE_H
 #define RSTATLAT_PROBE_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "rstatlat.h"
+
+enum point_kind { POINT_TRACEPOINT, POINT_FUNCTION };
+
+enum point_role {
+	ROLE_CONTENDED,		/* global rstat lock tracepoints */
+	ROLE_LOCKED,
+	ROLE_UNLOCK,
+	ROLE_CPU_LOCK,		/* per-CPU lock tracepoints (6.10-6.16) */
+	ROLE_IRQS,		/* preemptirq: reported, not used yet */
+	ROLE_FLUSH_LOCKED,	/* fallback: runs with the lock held */
+	ROLE_FLUSH_OUTER,	/* fallback: a flush call that takes the lock */
+};
 
 struct attach_point {
-	const char *event;	/* tracepoint name */
-	const char *prog;	/* BPF program that handles it */
-	bool required;		/* the plan is unusable without it */
-	bool present;		/* its btf_trace_ typedef is in BTF */
+	const char *name;	/* tracepoint event or kernel function */
+	enum point_kind kind;
+	enum point_role role;
+	const char *prog;	/* tracepoint: its program; function: program suffix */
+	bool present;
 	bool chosen;
-	char why[200];
+	char why[160];
 };
+
+/* What the user asked for with --source. */
+enum source_pref { PREF_AUTO, PREF_TRACEPOINT, PREF_FENTRY, PREF_KPROBE };
 
 struct attach_plan {
 	struct attach_point *points;
 	int n;
 	bool usable;
-	const char *source;	/* what the report says produced it */
+	enum rsl_source source;
+	const char *source_name;	/* "tracepoint", "fentry" or "kprobe" */
+	/* tracepoint argument positions; cpu -1 when the events lack it */
+	int arg_cgrp, arg_cpu, arg_contended;
 	char missing[256];	/* one line for the user when !usable */
 };
 
-/* Returns 0 (see plan->usable), or -1 when BTF cannot be read. */
-int probe_kernel(struct attach_plan *plan, const char *btf_path);
+/*
+ * Probes btf_path (NULL: the running kernel's) and, when privileged and a
+ * fallback is considered, whether fentry and kprobes attach. Returns 0 (see
+ * plan->usable), or -1 when BTF cannot be read.
+ */
+int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
+		 bool privileged);
+int source_pref_parse(const char *s, enum source_pref *pref);
 void probe_print(FILE *f, const struct attach_plan *plan);
+/* The BPF programs a chosen point needs: up to two names, NULL-terminated. */
+void probe_programs(const struct attach_plan *plan, const struct attach_point *pt,
+		    char names[2][64]);
 
 #endif

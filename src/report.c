@@ -12,6 +12,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_RELOCKED] = "relocked",
 	[LOST_WAIT_MIGRATED] = "wait_migrated",
 	[LOST_STACK] = "stack_missing",
+	[LOST_FLUSH_OPEN] = "flush_unfinished",
 	[LOST_RETIRED] = "retired_dropped",
 };
 
@@ -118,6 +119,10 @@ int row_merge(struct row *into, const struct row *from)
 	into->contended += from->contended;
 	dist_merge(&into->hold, &from->hold);
 	dist_merge(&into->wait, &from->wait);
+	dist_merge(&into->flush, &from->flush);
+	into->flush_holds += from->flush_holds;
+	if (from->flush_holds_max > into->flush_holds_max)
+		into->flush_holds_max = from->flush_holds_max;
 	if (from->irqoff) {
 		if (!into->irqoff)
 			into->irqoff = calloc(1, sizeof(*into->irqoff));

@@ -42,12 +42,27 @@ struct row {
 	 * its own: the holds then stand for them (spin_lock_irq).
 	 */
 	struct dist *irqoff;
+	/* whole flush calls: first acquisition (or wait) to last release */
+	struct dist flush;
+	uint64_t flush_holds;	/* lock holds taken by those flushes */
+	uint64_t flush_holds_max;
 	uint32_t top_tgid;	/* flusher with most acquisitions */
 	char top_comm[RSL_COMM_LEN];
 	uint64_t top_locked;	/* its acquisitions, when known (-p) */
 };
 
 enum report_type { REPORT_INTERVAL, REPORT_SUMMARY };
+
+/* The per-CPU rstat lock (6.10-6.16), system-wide. */
+struct lock_summary {
+	bool present;		/* its tracepoints were attached */
+	uint64_t locked;
+	uint64_t contended;
+	struct dist hold;
+	struct dist wait;
+};
+
+#define MAX_ATTACH_POINTS 16
 
 struct kernel_info {
 	char release[65];
@@ -61,6 +76,9 @@ struct report {
 	uint64_t start_ns;	/* CLOCK_REALTIME at the window start */
 	uint64_t duration_ns;
 	const char *attach;	/* what the probe chose, e.g. "tracepoint" */
+	const char *attach_points[MAX_ATTACH_POINTS];	/* the chosen points */
+	int nattach_points;
+	struct lock_summary cpu_lock;
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	struct row *cgroups;

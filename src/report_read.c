@@ -193,6 +193,12 @@ static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row 
 	if (read_dist(rd, obj, ctx, "hold_ns", &row->hold) ||
 	    read_dist(rd, obj, ctx, "wait_ns", &row->wait))
 		return -1;
+	/* flush figures arrived within rstatlat/1: older files lack them */
+	if (json_object_get(obj, "flush_ns") &&
+	    (read_dist(rd, obj, ctx, "flush_ns", &row->flush) ||
+	     get_u64(rd, obj, ctx, "flush_holds", &row->flush_holds) ||
+	     get_u64(rd, obj, ctx, "flush_holds_max", &row->flush_holds_max)))
+		return -1;
 	irq = json_object_get(obj, "irqoff_ns");
 	if (irq && !json_is_null(irq)) {
 		row->irqoff = calloc(1, sizeof(*row->irqoff));

@@ -19,6 +19,16 @@ const volatile __u32 targ_tgid = 0;	/* only this process flushes, 0 = all */
 const volatile bool per_process = false;	/* key slots by tgid too (-p) */
 const volatile __u64 report_ns = 0;	/* -t threshold, 0 = off */
 const volatile __u32 max_slots = 1;	/* max_entries of the slot maps */
+/*
+ * Where the rstat tracepoints keep their arguments, read from the
+ * prototype in BTF by the probe: (cgrp, cpu, contended) today, and
+ * proposed forms without cpu or with a lock argument added.
+ */
+const volatile __u32 arg_cgrp = 0;
+const volatile __s32 arg_cpu = 1;	/* -1: no cpu argument */
+const volatile __u32 arg_contended = 2;
+/* The highest possible CPU: its unlock ends a flush that locks per CPU. */
+const volatile __s32 last_cpu = 0;
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* interval number, advanced by userspace */
@@ -48,6 +58,28 @@ struct cpu_state {
 	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
 	__u64 contended_ts;
 	__u32 contended_tid;
+	__u32 pad;
+	/* the per-CPU rstat lock (6.10-6.16): nests inside the global one */
+	__u64 cpulock_locked_ts;
+	__u64 cpulock_contended_ts;
+};
+
+/*
+ * One flush call of the current task: from its first lock acquisition (or
+ * the wait before it) to its last release. The lock may be dropped and
+ * retaken in between (per CPU from 6.15, on need_resched before), and the
+ * task may move CPUs then: so it lives with the task, not the CPU.
+ */
+struct task_flush {
+	__u64 start;		/* 0: no flush open */
+	__u64 cgrp;
+	__u64 hold_start;	/* fallback: inside cgroup_rstat_flush_locked */
+	__u64 walked_cgrp;	/* cgroup of the per-CPU walk that just ended */
+	__u32 slot;
+	__u32 holds;
+	__s32 last_lock_cpu;
+	__u32 outer;		/* fallback: opened by an outer flush function */
+	__u32 totals;		/* the open "flush" is a totals read: not counted */
 	__u32 pad;
 };
 
@@ -92,6 +124,20 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_flush);
+} task_flush SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lock_stats);
+} cpulock_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -188,14 +234,30 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 	return *existing;
 }
 
-static __always_inline int resolve_slot(struct cpu_state *st, struct cgroup *cgrp, __u32 tgid)
+/*
+ * tp_btf and fentry see a typed cgroup pointer and read through it
+ * directly; kprobes get a plain address and go through probe reads.
+ */
+static __always_inline void cgroup_ident(struct cgroup *cgrp, bool typed, __u64 *cgid,
+					 __u32 *hierarchy)
+{
+	if (typed) {
+		*cgid = cgrp->kn->id;
+		*hierarchy = cgrp->root->hierarchy_id;
+	} else {
+		*cgid = BPF_CORE_READ(cgrp, kn, id);
+		*hierarchy = BPF_CORE_READ(cgrp, root, hierarchy_id);
+	}
+}
+
+static __always_inline int resolve_slot(struct cpu_state *st, struct cgroup *cgrp, bool typed,
+					__u32 tgid)
 {
 	struct slot_key key = {};
 	__u32 *slot;
 	int n;
 
-	key.cgid = cgrp->kn->id;
-	key.hierarchy = cgrp->root->hierarchy_id;
+	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
 	if (st->cache_valid == cache_gen + 1 && st->cache_cgid == key.cgid &&
 	    st->cache_hierarchy == key.hierarchy && st->cache_tgid == tgid)
@@ -291,29 +353,132 @@ static __always_inline struct cpu_state *this_cpu_state(void)
 	return bpf_map_lookup_elem(&cpu_state, &zero);
 }
 
-SEC("tp_btf/cgroup_rstat_lock_contended")
-int BPF_PROG(rstat_contended, struct cgroup *cgrp, int cpu, bool contended)
+/*
+ * One load from ctx at a fixed offset. Plain C lets clang fold the cases of
+ * tp_arg() into one load from a computed address, which the verifier
+ * refuses ("dereference of modified ctx ptr").
+ */
+#define CTX_LOAD(ctx, off) ({							\
+	__u64 __v;								\
+	asm volatile("%0 = *(u64 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx));	\
+	__v;									\
+})
+
+/*
+ * The tracepoint argument at position i. i comes from .rodata, a constant
+ * to the verifier, which then never walks the other cases (one of them may
+ * lie beyond this tracepoint's arguments).
+ */
+static __always_inline __u64 tp_arg(__u64 *ctx, __u32 i)
 {
-	__u64 now = bpf_ktime_get_ns();
+	if (i == 0)
+		return CTX_LOAD(ctx, 0);
+	if (i == 1)
+		return CTX_LOAD(ctx, 8);
+	if (i == 2)
+		return CTX_LOAD(ctx, 16);
+	return CTX_LOAD(ctx, 24);
+}
+
+static __always_inline int tp_lock_cpu(__u64 *ctx)
+{
+	return arg_cpu < 0 ? -1 : (int)tp_arg(ctx, arg_cpu);
+}
+
+static __always_inline struct task_flush *current_flush(bool create)
+{
+	return bpf_task_storage_get(&task_flush, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* A flush ended: its length and how many holds it took. */
+static __always_inline void record_flush(struct task_flush *f, __u64 now)
+{
+	struct slot_stats *s = bpf_map_lookup_elem(&slot_stats, &f->slot);
+
+	if (s && f->start) {
+		record(s->flush_hist, &s->flush_sum, &s->flush_max, s->flush_imax,
+		       now - f->start);
+		s->flush_holds += f->holds;
+		if (f->holds > s->flush_holds_max)
+			s->flush_holds_max = f->holds;
+	}
+	f->start = 0;
+}
+
+/*
+ * Tracepoints: an acquisition joins the task's open flush when it is of the
+ * same cgroup and its lock cpu comes later in the per-CPU walk; anything
+ * else starts a new flush (and an open one never saw its last release).
+ */
+static __always_inline void flush_acquired(struct cgroup *cgrp, int lock_cpu, __u32 slot,
+					   __u64 start)
+{
+	struct task_flush *f = current_flush(true);
+
+	if (!f)
+		return;
+	if (f->start && (f->cgrp != (__u64)cgrp || lock_cpu <= f->last_lock_cpu)) {
+		count_lost(LOST_FLUSH_OPEN);
+		f->start = 0;
+	}
+	if (!f->start) {
+		f->start = start;
+		f->cgrp = (__u64)cgrp;
+		f->slot = slot;
+		f->holds = 0;
+		/*
+		 * Where the lock is taken per CPU, reading cpu.stat takes it once
+		 * more, as cpu -1, to read the totals the walk just flushed
+		 * (cgroup_base_stat_cputime_show): a hold, not a flush.
+		 */
+		f->totals = lock_cpu < 0 && f->walked_cgrp == (__u64)cgrp;
+		f->walked_cgrp = 0;
+	}
+	f->holds++;
+	f->last_lock_cpu = lock_cpu;
+}
+
+/*
+ * The flush is over at the release of the lock cpu -1 (the whole flush
+ * under one lock, before 6.15, or the totals read of cpu.stat) or of the
+ * last possible CPU (one lock per CPU, from 6.15).
+ */
+static __always_inline void flush_released(int lock_cpu, __u64 now)
+{
+	struct task_flush *f;
+
+	if (lock_cpu >= 0 && lock_cpu < last_cpu)
+		return;
+	f = current_flush(false);
+	if (!f || !f->start)
+		return;
+	if (f->totals) {
+		f->start = 0;
+		return;
+	}
+	f->walked_cgrp = lock_cpu >= 0 ? f->cgrp : 0;
+	record_flush(f, now);
+}
+
+static __always_inline void on_contended(__u64 now)
+{
 	__u64 id = bpf_get_current_pid_tgid();
 	struct cpu_state *st;
 
-	(void)ctx, (void)cgrp, (void)cpu, (void)contended;	/* the event is the signal */
 	if (!armed || (targ_tgid && (id >> 32) != targ_tgid))
-		return 0;
+		return;
 	st = this_cpu_state();
 	if (!st)
-		return 0;
+		return;
 	st->contended_ts = now;
 	st->contended_tid = (__u32)id;
-	return 0;
 }
 
-SEC("tp_btf/cgroup_rstat_locked")
-int BPF_PROG(rstat_locked, struct cgroup *cgrp, int cpu, bool contended)
+static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_cpu,
+				      bool contended, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), start = now;
 	__u32 tgid = id >> 32;
 	struct slot_stats *s;
 	struct cpu_state *st;
@@ -321,24 +486,24 @@ int BPF_PROG(rstat_locked, struct cgroup *cgrp, int cpu, bool contended)
 	int n;
 
 	if (!armed)
-		return 0;
+		return;
 	st = this_cpu_state();
 	if (!st)
-		return 0;
+		return;
 	if (st->locked_ts)
 		count_lost(LOST_RELOCKED);
 	/* Remember the hold even when not measuring it, so its unlock pairs. */
 	st->locked_ts = 0;
 	st->locked_cgrp = (__u64)cgrp;
 	if (targ_tgid && tgid != targ_tgid)
-		return 0;
-	n = resolve_slot(st, cgrp, per_process ? tgid : 0);
+		return;
+	n = resolve_slot(st, cgrp, true, per_process ? tgid : 0);
 	if (n < 0)
-		return 0;
+		return;
 	slot = n;
 	s = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (!s)
-		return 0;
+		return;
 	s->locked++;
 	vote(s, tgid);
 	if (contended) {
@@ -346,9 +511,10 @@ int BPF_PROG(rstat_locked, struct cgroup *cgrp, int cpu, bool contended)
 		if (st->contended_ts && st->contended_tid == (__u32)id) {
 			__u64 wait = now - st->contended_ts;
 
+			start = st->contended_ts;
 			record(s->wait_hist, &s->wait_sum, &s->wait_max, s->wait_imax, wait);
 			if (report_ns && wait >= report_ns)
-				report(ctx, REPORT_WAIT, now, wait, slot, cpu, true);
+				report(ctx, REPORT_WAIT, now, wait, slot, lock_cpu, true);
 		} else {
 			count_lost(LOST_WAIT_MIGRATED);
 		}
@@ -357,42 +523,315 @@ int BPF_PROG(rstat_locked, struct cgroup *cgrp, int cpu, bool contended)
 	st->locked_slot = slot;
 	st->locked_contended = contended;
 	st->locked_ts = now;
-	return 0;
+	flush_acquired(cgrp, lock_cpu, slot, start);
 }
 
-SEC("tp_btf/cgroup_rstat_unlock")
-int BPF_PROG(rstat_unlock, struct cgroup *cgrp, int cpu, bool contended)
+static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_cpu, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct slot_stats *s;
 	struct cpu_state *st;
 	__u64 hold;
 	__u32 slot;
 
-	(void)contended;	/* always false at unlock; the locked event's counts */
 	if (!armed)
-		return 0;
+		return;
 	st = this_cpu_state();
 	if (!st)
-		return 0;
+		return;
 	if (st->locked_cgrp != (__u64)cgrp) {
 		/* e.g. the lock was taken before we attached */
 		count_lost(LOST_UNPAIRED_UNLOCK);
 		st->locked_ts = 0;
-		return 0;
+		return;
 	}
 	st->locked_cgrp = 0;
 	if (!st->locked_ts)
-		return 0;	/* filtered out or no slot: already accounted */
+		return;	/* filtered out or no slot: already accounted */
 	hold = now - st->locked_ts;
 	st->locked_ts = 0;
 	slot = st->locked_slot;
 	s = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (!s)
-		return 0;
+		return;
 	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax, hold);
 	if (report_ns && hold >= report_ns)
-		report(ctx, REPORT_HOLD, now, hold, slot, cpu,
-		       st->locked_contended);
+		report(ctx, REPORT_HOLD, now, hold, slot, lock_cpu, st->locked_contended);
+	flush_released(lock_cpu, now);
+}
+
+SEC("tp_btf/cgroup_rstat_lock_contended")
+int rstat_contended(__u64 *ctx)
+{
+	(void)ctx;
+	on_contended(bpf_ktime_get_ns());	/* the event is the signal */
 	return 0;
 }
+
+SEC("tp_btf/cgroup_rstat_locked")
+int rstat_locked(__u64 *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	on_locked(ctx, (struct cgroup *)tp_arg(ctx, arg_cgrp), tp_lock_cpu(ctx),
+		  (bool)tp_arg(ctx, arg_contended), now);
+	return 0;
+}
+
+SEC("tp_btf/cgroup_rstat_unlock")
+int rstat_unlock(__u64 *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	/* contended is always false at unlock; the locked event counts it */
+	on_unlock(ctx, (struct cgroup *)tp_arg(ctx, arg_cgrp), tp_lock_cpu(ctx), now);
+	return 0;
+}
+
+/* The per-CPU rstat lock: system-wide figures, paired per CPU (irqsave). */
+static __always_inline struct lock_stats *cpulock(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpulock_stats, &zero);
+}
+
+static __always_inline void on_cpulock_contended(void)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct cpu_state *st = this_cpu_state();
+
+	if (st && armed)
+		st->cpulock_contended_ts = now;
+}
+
+static __always_inline void on_cpulock_locked(bool contended)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct cpu_state *st = this_cpu_state();
+	struct lock_stats *s = cpulock();
+
+	if (!st || !s || !armed)
+		return;
+	s->locked++;
+	if (contended) {
+		s->contended++;
+		if (st->cpulock_contended_ts)
+			record(s->wait_hist, &s->wait_sum, &s->wait_max, s->wait_imax,
+			       now - st->cpulock_contended_ts);
+	}
+	st->cpulock_contended_ts = 0;
+	st->cpulock_locked_ts = now;
+}
+
+static __always_inline void on_cpulock_unlock(void)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct cpu_state *st = this_cpu_state();
+	struct lock_stats *s = cpulock();
+
+	if (!st || !s || !st->cpulock_locked_ts)
+		return;
+	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax,
+	       now - st->cpulock_locked_ts);
+	st->cpulock_locked_ts = 0;
+}
+
+#define CPULOCK_PROGS(suffix)							\
+SEC("tp_btf/cgroup_rstat_cpu_lock_contended" #suffix)				\
+int rstat_cpu_contended##suffix(__u64 *ctx)					\
+{										\
+	(void)ctx;								\
+	on_cpulock_contended();							\
+	return 0;								\
+}										\
+SEC("tp_btf/cgroup_rstat_cpu_locked" #suffix)					\
+int rstat_cpu_locked##suffix(__u64 *ctx)					\
+{										\
+	on_cpulock_locked((bool)ctx[2]);					\
+	return 0;								\
+}										\
+SEC("tp_btf/cgroup_rstat_cpu_unlock" #suffix)					\
+int rstat_cpu_unlock##suffix(__u64 *ctx)					\
+{										\
+	(void)ctx;								\
+	on_cpulock_unlock();							\
+	return 0;								\
+}
+
+CPULOCK_PROGS()
+CPULOCK_PROGS(_fastpath)
+
+/*
+ * Fallback for kernels without rstat tracepoints (before 6.10): the flush
+ * functions. cgroup_rstat_flush_locked() runs with the global lock held,
+ * so its duration is the hold; an outer function's entry to it is the
+ * wait; the outer function's entry to exit is the flush. Callers that the
+ * compiler inlined (cgroup_rstat_flush_hold into cpu.stat on 6.1) are seen
+ * through flush_locked alone: then the flush is that hold.
+ */
+static __always_inline bool fallback_wanted(void)
+{
+	return armed && (!targ_tgid || (bpf_get_current_pid_tgid() >> 32) == targ_tgid);
+}
+
+static __always_inline void outer_enter(struct cgroup *cgrp)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct task_flush *f;
+
+	if (!fallback_wanted())
+		return;
+	f = current_flush(true);
+	if (!f)
+		return;
+	f->start = now;
+	f->cgrp = (__u64)cgrp;
+	f->outer = 1;
+	f->holds = 0;
+	f->slot = (__u32)-1;
+}
+
+static __always_inline void outer_exit(void)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct task_flush *f;
+
+	if (!fallback_wanted())
+		return;
+	f = current_flush(false);
+	if (!f || !f->outer)
+		return;
+	f->outer = 0;
+	if (f->slot != (__u32)-1)
+		record_flush(f, now);
+	f->start = 0;
+}
+
+static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typed)
+{
+	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct task_flush *f;
+	struct slot_stats *s;
+	struct cpu_state *st;
+	__u32 slot;
+	int n;
+
+	if (!fallback_wanted())
+		return;
+	st = this_cpu_state();
+	f = current_flush(true);
+	if (!st || !f)
+		return;
+	n = resolve_slot(st, cgrp, typed, per_process ? id >> 32 : 0);
+	if (n < 0)
+		return;
+	slot = n;
+	s = bpf_map_lookup_elem(&slot_stats, &slot);
+	if (!s)
+		return;
+	if (!f->outer || f->cgrp != (__u64)cgrp) {
+		/* no outer function seen: an inlined caller */
+		f->outer = 0;
+		f->start = now;
+		f->holds = 0;
+	} else {
+		__u64 wait = now - f->start;
+
+		record(s->wait_hist, &s->wait_sum, &s->wait_max, s->wait_imax, wait);
+		if (report_ns && wait >= report_ns)
+			report(ctx, REPORT_WAIT, now, wait, slot, -1, false);
+	}
+	s->locked++;
+	vote(s, id >> 32);
+	f->slot = slot;
+	f->cgrp = (__u64)cgrp;
+	f->hold_start = now;
+}
+
+static __always_inline void inner_exit(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), hold;
+	struct task_flush *f;
+	struct slot_stats *s;
+
+	if (!fallback_wanted())
+		return;
+	f = current_flush(false);
+	if (!f || !f->hold_start)
+		return;
+	hold = now - f->hold_start;
+	f->hold_start = 0;
+	s = bpf_map_lookup_elem(&slot_stats, &f->slot);
+	if (!s)
+		return;
+	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax, hold);
+	if (report_ns && hold >= report_ns)
+		report(ctx, REPORT_HOLD, now, hold, f->slot, -1, false);
+	f->holds++;
+	if (!f->outer)
+		record_flush(f, now);
+}
+
+SEC("fentry/cgroup_rstat_flush_locked")
+int BPF_PROG(fentry_flush_locked, struct cgroup *cgrp)
+{
+	inner_enter(ctx, cgrp, true);
+	return 0;
+}
+
+SEC("fexit/cgroup_rstat_flush_locked")
+int BPF_PROG(fexit_flush_locked)
+{
+	inner_exit(ctx);
+	return 0;
+}
+
+SEC("kprobe/cgroup_rstat_flush_locked")
+int BPF_KPROBE(kprobe_flush_locked, struct cgroup *cgrp)
+{
+	inner_enter(ctx, cgrp, false);
+	return 0;
+}
+
+SEC("kretprobe/cgroup_rstat_flush_locked")
+int BPF_KRETPROBE(kretprobe_flush_locked)
+{
+	inner_exit(ctx);
+	return 0;
+}
+
+/* Outer flush functions; which exist depends on the kernel (probe.c). */
+#define OUTER_PROGS(fn)								\
+SEC("fentry/" #fn)								\
+int BPF_PROG(fentry_##fn, struct cgroup *cgrp)					\
+{										\
+	(void)ctx;								\
+	outer_enter(cgrp);							\
+	return 0;								\
+}										\
+SEC("fexit/" #fn)								\
+int BPF_PROG(fexit_##fn)							\
+{										\
+	(void)ctx;								\
+	outer_exit();								\
+	return 0;								\
+}										\
+SEC("kprobe/" #fn)								\
+int BPF_KPROBE(kprobe_##fn, struct cgroup *cgrp)				\
+{										\
+	(void)ctx;								\
+	outer_enter(cgrp);							\
+	return 0;								\
+}										\
+SEC("kretprobe/" #fn)								\
+int BPF_KRETPROBE(kretprobe_##fn)						\
+{										\
+	(void)ctx;								\
+	outer_exit();								\
+	return 0;								\
+}
+
+OUTER_PROGS(cgroup_rstat_flush)
+OUTER_PROGS(cgroup_rstat_flush_irqsafe)
+OUTER_PROGS(cgroup_rstat_flush_atomic)
+OUTER_PROGS(cgroup_rstat_flush_hold)

@@ -48,6 +48,7 @@ static struct options {
 	bool json;
 	bool verbose;
 	bool probe_only;
+	enum source_pref source;
 	uint64_t threshold_ns;
 	uint64_t targ_tgid;
 	uint64_t max_slots;
@@ -71,7 +72,7 @@ static const char usage_text[] =
 "  -d, --duration SECS   stop after SECS seconds\n"
 "  -p, --per-process     break down by flushing process as well\n"
 "  -s, --sort KEY        hold-p99 (default), hold-p50, hold-max, wait-p99,\n"
-"                        wait-max, flushes, contended, path\n"
+"                        wait-max, flushes, flush-p99, contended, path\n"
 "  -n, --rows N          rows per table (default 20, 0 = all)\n"
 "  -H, --histograms      print hold and wait histograms per row\n"
 "  -T, --timestamp       timestamp each interval\n"
@@ -82,7 +83,10 @@ static const char usage_text[] =
 "                        with the kernel stack (units ns/us/ms/s accepted)\n"
 "  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
 "      --max-entries N   cgroups (x processes with -p) tracked at once\n"
-"      --probe           print what this kernel offers and exit\n"
+"      --probe           print what this kernel offers, what is chosen and why\n"
+"      --source SRC      auto (default): the rstat tracepoints, else the flush\n"
+"                        functions by fentry, else kprobes; or force one of\n"
+"                        tracepoint, fentry, kprobe\n"
 "  -v, --verbose         libbpf debug output and the attach plan\n"
 "  -V, --version         print the version and exit\n"
 "  -h, --help            this help\n"
@@ -121,7 +125,7 @@ static uint64_t parse_count(const char *s, uint64_t max, const char *what)
 	return v;
 }
 
-enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE };
+enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE };
 
 static void parse_args(int argc, char **argv)
 {
@@ -138,6 +142,7 @@ static void parse_args(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
 		{ "probe", no_argument, NULL, OPT_PROBE },
+		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -175,6 +180,11 @@ static void parse_args(int argc, char **argv)
 				die(EXIT_USAGE, "--max-entries must be at least 1");
 			break;
 		case OPT_PROBE: opts.probe_only = true; break;
+		case OPT_SOURCE:
+			if (source_pref_parse(optarg, &opts.source))
+				die(EXIT_USAGE, "unknown source '%s': auto, tracepoint, fentry or "
+				    "kprobe", optarg);
+			break;
 		case 'v': opts.verbose = true; break;
 		case 'V': printf("rstatlat %s\n", VERSION); exit(0);
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -223,11 +233,13 @@ static bool has_bpf_privileges(void)
 
 static void check_environment(struct attach_plan *plan)
 {
-	if (!opts.probe_only && !has_bpf_privileges())
+	bool privileged = has_bpf_privileges();
+
+	if (!opts.probe_only && !privileged)
 		die(EXIT_ENV, "needs root, or CAP_BPF and CAP_PERFMON");
 	if (access(BTF_PATH, R_OK))
 		die(EXIT_ENV, "no kernel BTF at %s (needs CONFIG_DEBUG_INFO_BTF)", BTF_PATH);
-	if (probe_kernel(plan, NULL))
+	if (probe_kernel(plan, NULL, opts.source, privileged))
 		die(EXIT_ENV, "cannot parse kernel BTF at %s", BTF_PATH);
 }
 
@@ -259,9 +271,34 @@ static unsigned int default_max_slots(int ncpus)
 	return n < MIN_MAX_SLOTS ? MIN_MAX_SLOTS : (unsigned int)n;
 }
 
-static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
-		      unsigned int max_slots)
+/* Only the chosen points' programs load; everything else stays off. */
+static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan *plan)
 {
+	struct bpf_program *prog;
+	char names[2][64];
+
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	for (int i = 0; i < plan->n; i++) {
+		if (!plan->points[i].chosen)
+			continue;
+		probe_programs(plan, &plan->points[i], names);
+		for (int k = 0; k < 2; k++) {
+			prog = names[k][0] ? bpf_object__find_program_by_name(skel->obj, names[k])
+					   : NULL;
+			if (prog)
+				bpf_program__set_autoload(prog, true);
+		}
+	}
+}
+
+static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
+		      unsigned int max_slots, int ncpus)
+{
+	skel->rodata->arg_cgrp = (__u32)plan->arg_cgrp;
+	skel->rodata->arg_cpu = plan->arg_cpu;
+	skel->rodata->arg_contended = (__u32)plan->arg_contended;
+	skel->rodata->last_cpu = ncpus - 1;
 	skel->rodata->targ_tgid = (__u32)opts.targ_tgid;
 	skel->rodata->per_process = opts.per_process;
 	skel->rodata->report_ns = opts.threshold_ns;
@@ -273,13 +310,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
 				 REPORT_RINGBUF_BYTES : (unsigned int)getpagesize());
-	for (int i = 0; i < plan->n; i++) {
-		struct bpf_program *prog =
-			bpf_object__find_program_by_name(skel->obj, plan->points[i].prog);
-
-		if (prog)
-			bpf_program__set_autoload(prog, plan->points[i].chosen);
-	}
+	choose_programs(skel, plan);
 }
 
 struct run {
@@ -288,6 +319,7 @@ struct run {
 	struct ring_buffer *rb;
 	struct kernel_info kernel;
 	const char *source;
+	const struct attach_plan *plan;
 	uint64_t start_real, start_mono, last_mono, last_real;
 };
 
@@ -295,6 +327,9 @@ static int emit(struct run *run, struct report *r)
 {
 	r->kernel = run->kernel;
 	r->attach = run->source;
+	for (int i = 0; i < run->plan->n && r->nattach_points < MAX_ATTACH_POINTS; i++)
+		if (run->plan->points[i].chosen)
+			r->attach_points[r->nattach_points++] = run->plan->points[i].name;
 	if (opts.json)
 		json_print(stdout, r);
 	else
@@ -419,14 +454,14 @@ int main(int argc, char **argv)
 	run.skel = rstatlat_bpf__open();
 	if (!run.skel)
 		die(EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(errno));
-	configure(run.skel, &plan, max_slots);
+	configure(run.skel, &plan, max_slots, ncpus);
 	err = rstatlat_bpf__load(run.skel);
 	if (err)
 		die(err == -EPERM ? EXIT_ENV : EXIT_RUNTIME, "cannot load the BPF programs: %s%s",
 		    strerror(-err), opts.verbose ? "" : " (-v shows the verifier log)");
 	err = rstatlat_bpf__attach(run.skel);
 	if (err)
-		die(EXIT_ENV, "cannot attach to the rstat tracepoints: %s", strerror(-err));
+		die(EXIT_ENV, "cannot attach (%s): %s", plan.source_name, strerror(-err));
 	run.skel->bss->armed = 1;
 
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
@@ -434,7 +469,11 @@ int main(int argc, char **argv)
 	if (!run.collector)
 		die(EXIT_RUNTIME, "out of memory");
 	kernel_info(&run.kernel);
-	run.source = plan.source;
+	run.source = plan.source_name;
+	run.plan = &plan;
+	for (int i = 0; i < plan.n; i++)
+		if (plan.points[i].chosen && plan.points[i].role == ROLE_CPU_LOCK)
+			collector_set_cpu_lock(run.collector, true);
 	if (opts.threshold_ns) {
 		slow.out = stdout;
 		slow.json = opts.json;
@@ -452,7 +491,7 @@ int main(int argc, char **argv)
 	run.start_mono = run.last_mono = now_ns(CLOCK_MONOTONIC);
 	run.start_real = run.last_real = now_ns(CLOCK_REALTIME);
 	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, %u entries); Ctrl-C to end\n",
-		plan.source, max_slots);
+		plan.source_name, max_slots);
 
 	err = main_loop(&run);
 	if (err)

@@ -66,6 +66,37 @@ struct slot_stats {
 	struct epoch_max wait_imax[2];
 	__u64 hold_hist[HIST_BUCKETS];
 	__u64 wait_hist[HIST_BUCKETS];
+	/* whole flushes: first acquisition to last release, per flush call */
+	__u64 flush_sum;
+	__u64 flush_max;
+	struct epoch_max flush_imax[2];
+	__u64 flush_holds;	/* lock holds in those flushes */
+	__u64 flush_holds_max;
+	__u64 flush_hist[HIST_BUCKETS];
+};
+
+/*
+ * The per-CPU rstat lock (cgroup_rstat_cpu_lock, Linux 6.10-6.16), measured
+ * system-wide, not per cgroup: its holds are short and hot.
+ */
+struct lock_stats {
+	__u64 locked;
+	__u64 contended;
+	__u64 hold_sum;
+	__u64 hold_max;
+	__u64 wait_sum;
+	__u64 wait_max;
+	struct epoch_max hold_imax[2];
+	struct epoch_max wait_imax[2];
+	__u64 hold_hist[HIST_BUCKETS];
+	__u64 wait_hist[HIST_BUCKETS];
+};
+
+/* What produced the figures: the attach plan's source. */
+enum rsl_source {
+	SOURCE_TRACEPOINT,	/* cgroup_rstat_* tracepoints */
+	SOURCE_FENTRY,		/* fentry/fexit on the flush functions */
+	SOURCE_KPROBE,		/* kprobe/kretprobe on the flush functions */
 };
 
 enum lost_kind {
@@ -75,6 +106,7 @@ enum lost_kind {
 	LOST_RELOCKED,		/* locked while this CPU already held one */
 	LOST_WAIT_MIGRATED,	/* contended and locked seen by different tasks */
 	LOST_STACK,		/* -t report without a kernel stack */
+	LOST_FLUSH_OPEN,	/* a flush never saw its last release (not counted) */
 	LOST_RETIRED,		/* userspace: removed cgroups beyond the summary's room */
 	LOST_MAX,
 };

@@ -14,6 +14,7 @@ const char *const sort_names[SORT_MAX_KEY] = {
 	[SORT_WAIT_P99] = "wait-p99",
 	[SORT_WAIT_MAX] = "wait-max",
 	[SORT_FLUSHES] = "flushes",
+	[SORT_FLUSH_P99] = "flush-p99",
 	[SORT_CONTENDED] = "contended",
 	[SORT_PATH] = "path",
 };
@@ -32,7 +33,7 @@ int sort_key_parse(const char *s, enum sort_key *key)
 /* Quantiles are computed once per row, not in every comparison. */
 struct sorted_row {
 	const struct row *row;
-	uint64_t hold_p50, hold_p99, wait_p99;
+	uint64_t hold_p50, hold_p99, wait_p99, flush_p99;
 };
 
 static enum sort_key active_sort;
@@ -54,6 +55,7 @@ static int cmp_rows(const void *pa, const void *pb)
 	case SORT_WAIT_P99: c = cmp_u64_desc(a->wait_p99, b->wait_p99); break;
 	case SORT_WAIT_MAX: c = cmp_u64_desc(a->row->wait.max, b->row->wait.max); break;
 	case SORT_FLUSHES: c = cmp_u64_desc(a->row->locked, b->row->locked); break;
+	case SORT_FLUSH_P99: c = cmp_u64_desc(a->flush_p99, b->flush_p99); break;
 	case SORT_CONTENDED: c = cmp_u64_desc(a->row->contended, b->row->contended); break;
 	case SORT_PATH: break;
 	case SORT_MAX_KEY: break;
@@ -78,6 +80,7 @@ static struct sorted_row *sort_rows(const struct row *rows, size_t n, enum sort_
 		s[i].hold_p50 = hold[0];
 		s[i].hold_p99 = hold[1];
 		s[i].wait_p99 = dist_quantile(&rows[i].wait, 0.99);
+		s[i].flush_p99 = dist_quantile(&rows[i].flush, 0.99);
 	}
 	active_sort = key;
 	qsort(s, n, sizeof(*s), cmp_rows);
@@ -130,19 +133,23 @@ static const char *fmt_tenths(char *buf, size_t len, uint64_t tenths)
 static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t duration_ns)
 {
 	const struct row *row = s->row;
-	char rate[24], pct[24], a[16], b[16], c[16], d[16], e[16];
+	char rate[24], pct[24], a[16], b[16], c[16], d[16], e[16], g[16], h[24];
 	/* a double here: locked * 1e10 overflows 64 bits past 1.8e9 locks */
 	uint64_t rate10 = duration_ns ? (uint64_t)((double)row->locked * 1e10 /
 						   (double)duration_ns + 0.5) : 0;
 	uint64_t pct10 = row->locked ? (row->contended * 1000 + row->locked / 2) / row->locked : 0;
+	uint64_t hpf10 = row->flush.count ? (row->flush_holds * 10 + row->flush.count / 2) /
+					    row->flush.count : 0;
 
-	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s",
+	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s",
 		fmt_tenths(rate, sizeof(rate), rate10), fmt_tenths(pct, sizeof(pct), pct10),
 		fmt_duration(a, sizeof(a), s->hold_p50),
 		fmt_duration(b, sizeof(b), s->hold_p99),
 		fmt_duration(c, sizeof(c), row->hold.max),
 		fmt_duration(d, sizeof(d), s->wait_p99),
-		fmt_duration(e, sizeof(e), row->wait.max));
+		fmt_duration(e, sizeof(e), row->wait.max),
+		fmt_duration(g, sizeof(g), s->flush_p99),
+		row->flush.count ? fmt_tenths(h, sizeof(h), hpf10) : "-");
 }
 
 static void flusher_label(char *buf, size_t len, const char *comm, uint32_t tgid)
@@ -204,8 +211,8 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		return;
 	if (process_rows)
 		fprintf(f, "%-24s ", "FLUSHER");
-	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %-24s %s\n", "LOCKS/s", "%CONT",
-		"HOLDp50", "HOLDp99", "HOLDmax", "WAITp99", "WAITmax",
+	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s %-24s %s\n", "LOCKS/s", "%CONT",
+		"HOLDp50", "HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL",
 		process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *row = s[i].row;
@@ -224,11 +231,30 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		if (o->histograms) {
 			print_dist_hist(f, "hold (ns)", &row->hold);
 			print_dist_hist(f, "wait (ns)", &row->wait);
+			print_dist_hist(f, "flush (ns)", &row->flush);
 		}
 	}
 	if (shown < n)
 		fprintf(f, "(%zu more rows; -n 0 shows all)\n", n - shown);
 	free(s);
+}
+
+/* The per-CPU rstat lock, when its tracepoints were attached. */
+static void print_cpu_lock(FILE *f, const struct report *r)
+{
+	const struct lock_summary *l = &r->cpu_lock;
+	char rate[24], pct[24], a[16], b[16], c[16];
+	uint64_t rate10 = r->duration_ns ? (uint64_t)((double)l->locked * 1e10 /
+						      (double)r->duration_ns + 0.5) : 0;
+	uint64_t pct10 = l->locked ? (l->contended * 1000 + l->locked / 2) / l->locked : 0;
+
+	if (!l->present)
+		return;
+	fprintf(f, "per-CPU lock: %s locks/s, %s%% contended, hold p99 %s max %s, wait p99 %s\n",
+		fmt_tenths(rate, sizeof(rate), rate10), fmt_tenths(pct, sizeof(pct), pct10),
+		fmt_duration(a, sizeof(a), dist_quantile(&l->hold, 0.99)),
+		fmt_duration(b, sizeof(b), l->hold.max),
+		fmt_duration(c, sizeof(c), dist_quantile(&l->wait, 0.99)));
 }
 
 void table_print(FILE *f, const struct report *r, const struct view_opts *o)
@@ -241,6 +267,7 @@ void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 		fputc('\n', f);
 		print_rows(f, r, r->processes, r->nprocesses, true, o);
 	}
+	print_cpu_lock(f, r);
 	print_lost(f, r);
 	if (r->type == REPORT_SUMMARY || !o->clear)
 		fputc('\n', f);

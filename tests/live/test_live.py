@@ -454,20 +454,58 @@ def exit_codes():
                        capture_output=True, timeout=30)
     check(r.returncode == 3 and b"no kernel BTF" in r.stderr and one_line(r.stderr),
           "no BTF: %d %r" % (r.returncode, r.stderr))
-    btf = fake_btf(os.path.join(ROOT, "tests", "data", "btf_two_arg_rstat.c"))
-    hide = 'mount --bind "$1" /sys/kernel/btf/vmlinux && exec "$0" "$2"'
-    r = subprocess.run(["unshare", "-m", "sh", "-c", hide, BIN, btf, "--probe"],
-                       capture_output=True, timeout=30)
-    check(r.returncode == 3 and b"prototype has 2 arguments" in r.stdout,
-          "probe of a 2-argument tracepoint: %d %r" % (r.returncode, r.stdout))
-    r = subprocess.run(["unshare", "-m", "sh", "-c", hide + ' -d 1', BIN, btf, "-j"],
-                       capture_output=True, timeout=30)
-    check(r.returncode == 3 and b"lacks a usable cgroup_rstat_locked" in r.stderr and
+    hide = 'mount --bind "$1" /sys/kernel/btf/vmlinux && shift 2 && exec "$0" "$@"'
+
+    def with_btf(name, *args):
+        btf = fake_btf(os.path.join(ROOT, "tests", "data", name))
+        return subprocess.run(["unshare", "-m", "sh", "-c", hide, BIN, btf, "-"] + list(args),
+                              capture_output=True, timeout=30)
+
+    r = with_btf("btf_no_bool_rstat.c", "--probe")
+    check(r.returncode == 3 and b"no struct cgroup * or bool argument" in r.stdout and
+          b"plan: none" in r.stdout, "probe without a bool: %d %r" % (r.returncode, r.stdout))
+    r = with_btf("btf_no_bool_rstat.c", "-d", "1", "-j")
+    check(r.returncode == 3 and b"no usable cgroup_rstat tracepoints" in r.stderr and
           one_line(r.stderr) and not r.stdout,
           "no usable tracepoint: %d %r" % (r.returncode, r.stderr))
     r = run("--help")
     check(r.returncode == 0 and b"Usage: rstatlat" in r.stdout, "--help")
+    r = run("--source", "bogus")
+    check(r.returncode == 2 and one_line(r.stderr), "--source bogus: %r" % r.stderr)
     return "%d usage errors -> 2; unprivileged, no BTF, no tracepoint -> 3" % len(bad_usage)
+
+
+@test
+def probe_table_reads_prototypes_not_versions():
+    """--probe on BTF of kernels that are not this one, bind-mounted over
+    /sys/kernel/btf/vmlinux in a private mount namespace."""
+    hide = 'mount --bind "$1" /sys/kernel/btf/vmlinux && shift 2 && exec "$0" "$@"'
+    seen = []
+    cases = [
+        ("btf_two_arg_rstat.c", 0, [b"(cgrp@0, contended@1), no cpu", b"plan: tracepoint"]),
+        ("btf_four_arg_rstat.c", 0, [b"(cgrp@1, cpu@2, contended@3)", b"plan: tracepoint"]),
+        ("btf_no_bool_rstat.c", 3, [b"no struct cgroup * or bool argument", b"plan: none"]),
+        # no tracepoints: the functions are found; this host refuses fentry and kprobes
+        ("btf_flush_functions.c", 3, [b"function cgroup_rstat_flush_locked", b"plan: none",
+                                      b"refuses"]),
+    ]
+    for name, rc, wants in cases:
+        btf = fake_btf(os.path.join(ROOT, "tests", "data", name))
+        r = subprocess.run(["unshare", "-m", "sh", "-c", hide, BIN, btf, "-", "--probe"],
+                           capture_output=True, timeout=30)
+        check(r.returncode == rc, "%s: exit %d: %r" % (name, r.returncode, r.stdout))
+        for w in wants:
+            check(w in r.stdout, "%s: no %r in\n%s" % (name, w, r.stdout.decode()))
+        seen.append("%s -> %d" % (name.replace("btf_", "").replace(".c", ""), rc))
+    r = run("--probe")
+    real = r.stdout.decode()
+    tracefs = os.path.join(TRACEFS, "events", "cgroup")
+    for ev in ("cgroup_rstat_locked", "cgroup_rstat_unlock", "cgroup_rstat_cpu_locked"):
+        line = [l for l in real.splitlines() if l.startswith(ev + " ")][0]
+        present = os.path.isdir(os.path.join(tracefs, ev))
+        check(line.split()[1] == ("yes" if present else "no"),
+              "%s: --probe says %s, tracefs %s" % (ev, line.split()[1], present))
+    return "; ".join(seen) + "; this kernel agrees with tracefs"
 
 
 COMPARE_RUNS = 4
