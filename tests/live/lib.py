@@ -51,11 +51,8 @@ class Cgroup:
 
     def __enter__(self):
         os.mkdir(self.path)
+        self.id = os.stat(self.path).st_ino  # kernfs ino == cgroup id on 64-bit
         return self
-
-    @property
-    def id(self):
-        return os.stat(self.path).st_ino  # kernfs ino == cgroup id on 64-bit
 
     def spawn(self, code):
         """Starts a python process that moves itself in here, then runs code."""
@@ -189,6 +186,42 @@ def pair_holds(recs, cgid):
         elif ev == "cgroup_rstat_lock_contended":
             counts["contended"] += 1
     return holds, counts, by_pid
+
+
+def ftrace_flushes(recs, cgid, last_cpu):
+    """Whole flushes from ftrace's events, by rstatlat's definition (its
+    man page, FLUSHp99): per task, from the first acquisition (or the
+    contended event before it) to the release of the last possible CPU or
+    of lock cpu -1; lock cpu -1 right after a per-CPU walk of the same
+    cgroup is the totals read of cpu.stat, not a flush. Returns
+    [(duration_ns, holds)]."""
+    open_, walked, flushes, waiting = {}, {}, [], {}
+    for pid, _, ts, ev, cg, lock_cpu in recs:
+        if cg != cgid:
+            continue
+        if ev == "cgroup_rstat_lock_contended":
+            waiting[pid] = ts
+        elif ev == "cgroup_rstat_locked":
+            f = open_.get(pid)
+            if f and lock_cpu <= f["last"]:
+                f = open_.pop(pid)
+            if pid not in open_:
+                open_[pid] = {"start": waiting.get(pid, ts), "holds": 0,
+                              "totals": lock_cpu < 0 and walked.get(pid) == cg}
+                walked.pop(pid, None)
+            open_[pid]["holds"] += 1
+            open_[pid]["last"] = lock_cpu
+            waiting.pop(pid, None)
+        elif ev == "cgroup_rstat_unlock" and pid in open_:
+            if 0 <= lock_cpu < last_cpu:
+                continue
+            f = open_.pop(pid)
+            if f["totals"]:
+                continue
+            if lock_cpu >= 0:
+                walked[pid] = cg
+            flushes.append((ts - f["start"], f["holds"]))
+    return flushes
 
 
 def exact_quantile(values, q):

@@ -17,7 +17,8 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
-                 cgroup_mounts, exact_quantile, find_cgroup, json_lines, pair_holds,
+                 cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, json_lines,
+                 pair_holds,
                  read_stat, run, unique)
 
 MOUNTS = cgroup_mounts()
@@ -170,6 +171,36 @@ def v1_memory_stat_matches_ftrace():
         check(row["path"] == "memory:/" + cg.name, "path %r" % row["path"])
         check(row["hierarchy"] > 0, "v1 hierarchy id expected")
         return detail
+
+
+@test
+def whole_flushes_match_ftrace():
+    """Flushes rebuilt from ftrace's events by the same definition: equal
+    count and holds; lengths compared median to median."""
+    ncpus = os.cpu_count()
+    with open("/sys/devices/system/cpu/possible") as f:
+        last_cpu = int(f.read().strip().split("-")[-1].split(",")[-1])
+    with Cgroup(MOUNTS["v2"]) as cg:
+        cg.spawn(TICKER)
+        cg.wait_populated(1)
+        reports, recs = ftrace_run(lambda: reader(os.path.join(cg.path, "cpu.stat"), 2000))
+        row = find_cgroup(reports[-1], cg.id)[0]
+    flushes = ftrace_flushes(recs, cg.id, last_cpu)
+    check(len(flushes) >= 2000, "ftrace saw %d flushes for 2000 reads" % len(flushes))
+    check(row["flush_ns"]["count"] == len(flushes),
+          "flushes: rstatlat %d, ftrace %d" % (row["flush_ns"]["count"], len(flushes)))
+    holds = sum(h for _, h in flushes)
+    check(row["flush_holds"] == holds, "holds in flushes: %d vs %d" % (row["flush_holds"], holds))
+    check(row["flush_holds_max"] == max(h for _, h in flushes) == last_cpu + 1,
+          "a cpu.stat flush takes the lock once per possible CPU: max %d, %d CPUs" %
+          (row["flush_holds_max"], last_cpu + 1))
+    check(reports[-1]["lost"]["flush_unfinished"] == 0, "unfinished flushes")
+    ft50 = exact_quantile([d for d, _ in flushes], 0.5)
+    got50 = row["flush_ns"]["p50"]
+    check(abs(got50 - ft50) <= max(0.15 * ft50, 150),
+          "flush p50 %d ns vs ftrace %d ns" % (got50, ft50))
+    return "%d flushes, %d holds (%d per flush, %d CPUs); p50 %d ns vs ftrace %d ns" % (
+        len(flushes), holds, row["flush_holds_max"], ncpus, got50, ft50)
 
 
 @test
@@ -524,10 +555,9 @@ def cpu_stat_run(name, threads, out_path):
                         str(COMPARE_SECONDS)], check=True, capture_output=True)
         rc, out, err = tool.stop()
         check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
-        cgid = cg.id
     with open(out_path, "wb") as f:
         f.write(out)
-    row = find_cgroup(json_lines(out)[-1], cgid)
+    row = find_cgroup(json_lines(out)[-1], cg.id)
     check(row and row[0]["locked"] > 100000, "the workload's cgroup has too few locks: %s" % row)
     return row[0]
 
