@@ -27,7 +27,7 @@ HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz bench
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench
 all: rstatlat
 
 $(OUT):
@@ -79,6 +79,10 @@ $(OUT)/fuzz/fuzz_report_read: tests/fuzz/fuzz_report_read.c $(FUZZ_SRCS) $(HEADE
 
 check-fuzz:
 	tests/run-fuzz
+
+# Other kernels under QEMU (tests/vm/run says which and why any is skipped).
+check-vm: rstatlat $(OUT)/bench/reader
+	tests/vm/run
 
 # Installs missing build and test packages from Debian's archive.
 deps:

@@ -44,6 +44,12 @@ __u32 armed = 0;
  */
 __u32 cache_gen = 0;
 __u32 next_slot = 0;	/* slot numbers handed out so far */
+/*
+ * Set once a flush is seen taking the lock per CPU (locked and unlock of the
+ * same cpu, for every possible CPU): from then on a hold of lock cpu -1 is
+ * cpu.stat reading its totals, not a flush.
+ */
+__u32 per_cpu_walks = 0;
 
 /* 64 bytes, one cache line when aligned; the contended-only fields last. */
 struct cpu_state {
@@ -59,6 +65,10 @@ struct cpu_state {
 	__u64 contended_ts;
 	__u32 contended_tid;
 	__u32 pad;
+	/* for the flush, accounted at unlock */
+	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
+	__s32 locked_lock_cpu;	/* the locked event's cpu argument */
+	__u32 pad2;
 	/* the per-CPU rstat lock (6.10-6.16): nests inside the global one */
 	__u64 cpulock_locked_ts;
 	__u64 cpulock_contended_ts;
@@ -79,8 +89,11 @@ struct task_flush {
 	__u32 holds;
 	__s32 last_lock_cpu;
 	__u32 outer;		/* fallback: opened by an outer flush function */
-	__u32 totals;		/* the open "flush" is a totals read: not counted */
-	__u32 pad;
+	__u8 totals;		/* the open "flush" is a totals read: not counted */
+	__u8 whole;		/* opened by lock cpu -1: it ends at unlock cpu -1 */
+	__u8 paired;		/* every hold locked and unlocked one cpu */
+	__u8 pad;
+	__u32 pad2;
 };
 
 struct {
@@ -407,13 +420,27 @@ static __always_inline void record_flush(struct task_flush *f, __u64 now)
 }
 
 /*
- * Tracepoints: an acquisition joins the task's open flush when it is of the
- * same cgroup and its lock cpu comes later in the per-CPU walk; anything
- * else starts a new flush (and an open one never saw its last release).
+ * Tracepoints: a hold joins the task's open flush when it is of the same
+ * cgroup and its lock cpu comes later in the walk over CPUs; anything else
+ * starts a new flush (and an open one never saw its last release). Kernels
+ * take the lock in one of two ways, told apart by the first acquisition's
+ * lock cpu:
+ *   -1 (a whole flush under one lock, dropped between CPUs only to breathe:
+ *      6.10-6.14, and 6.12 with 0efc297a): locked -1, unlock 0, locked 0,
+ *      unlock 1, ... unlock -1: it ends at the release of -1;
+ *   cpu (one hold per CPU, 6.15 on): locked 0, unlock 0, locked 1, ... it
+ *      ends at the release of the last possible CPU, and reading cpu.stat
+ *      then takes the lock once more as -1 to read the totals: a hold, not
+ *      a flush.
+ * The state lives with the task: between holds the lock is dropped and the
+ * task may be preempted, move CPUs, or share its CPU with other flushers.
+ * It is updated at unlock, after the hold's clock read, so no hold
+ * includes the lookup.
  */
-static __always_inline void flush_acquired(struct cgroup *cgrp, int lock_cpu, __u32 slot,
-					   __u64 start)
+static __always_inline void flush_account(struct cgroup *cgrp, const struct cpu_state *st,
+					  __u32 slot, int unlock_cpu, __u64 now)
 {
+	int lock_cpu = st->locked_lock_cpu;
 	struct task_flush *f = current_flush(true);
 
 	if (!f)
@@ -423,42 +450,29 @@ static __always_inline void flush_acquired(struct cgroup *cgrp, int lock_cpu, __
 		f->start = 0;
 	}
 	if (!f->start) {
-		f->start = start;
+		f->start = st->locked_start;
 		f->cgrp = (__u64)cgrp;
 		f->slot = slot;
 		f->holds = 0;
-		/*
-		 * Where the lock is taken per CPU, reading cpu.stat takes it once
-		 * more, as cpu -1, to read the totals the walk just flushed
-		 * (cgroup_base_stat_cputime_show): a hold, not a flush.
-		 */
-		f->totals = lock_cpu < 0 && f->walked_cgrp == (__u64)cgrp;
+		f->whole = lock_cpu < 0;
+		f->totals = lock_cpu < 0 && (per_cpu_walks || f->walked_cgrp == (__u64)cgrp);
 		f->walked_cgrp = 0;
+		f->paired = 1;
 	}
 	f->holds++;
 	f->last_lock_cpu = lock_cpu;
-}
-
-/*
- * The flush is over at the release of the lock cpu -1 (the whole flush
- * under one lock, before 6.15, or the totals read of cpu.stat) or of the
- * last possible CPU (one lock per CPU, from 6.15).
- */
-static __always_inline void flush_released(int lock_cpu, __u64 now)
-{
-	struct task_flush *f;
-
-	if (lock_cpu >= 0 && lock_cpu < last_cpu)
+	if (lock_cpu != unlock_cpu)
+		f->paired = 0;
+	/* not over until the release of -1, or of the last CPU of a walk */
+	if (unlock_cpu >= 0 && (unlock_cpu < last_cpu || f->whole))
 		return;
-	f = current_flush(false);
-	if (!f || !f->start)
-		return;
-	if (f->totals) {
+	f->walked_cgrp = unlock_cpu >= 0 ? f->cgrp : 0;
+	if (unlock_cpu >= 0 && f->paired && !per_cpu_walks)
+		per_cpu_walks = 1;
+	if (f->totals)
 		f->start = 0;
-		return;
-	}
-	f->walked_cgrp = lock_cpu >= 0 ? f->cgrp : 0;
-	record_flush(f, now);
+	else
+		record_flush(f, now);
 }
 
 static __always_inline void on_contended(__u64 now)
@@ -522,8 +536,9 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	st->contended_ts = 0;
 	st->locked_slot = slot;
 	st->locked_contended = contended;
+	st->locked_lock_cpu = lock_cpu;
+	st->locked_start = start;
 	st->locked_ts = now;
-	flush_acquired(cgrp, lock_cpu, slot, start);
 }
 
 static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_cpu, __u64 now)
@@ -556,7 +571,7 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_c
 	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax, hold);
 	if (report_ns && hold >= report_ns)
 		report(ctx, REPORT_HOLD, now, hold, slot, lock_cpu, st->locked_contended);
-	flush_released(lock_cpu, now);
+	flush_account(cgrp, st, slot, lock_cpu, now);
 }
 
 SEC("tp_btf/cgroup_rstat_lock_contended")

@@ -156,6 +156,46 @@ def intervals_are_merged():
     return "%d intervals, %d events" % (len(objs), total)
 
 
+DEMO_61 = os.path.join(DATA, "demo-6.1-64cpus.json")
+DEMO_61_2 = os.path.join(DATA, "demo-6.1-2cpus.json")
+DEMO_NEW = sorted(f for f in (os.path.join(DATA, n) for n in os.listdir(DATA))
+                  if os.path.basename(f).startswith("demo-6.18"))
+
+
+@test
+def before_after_0efc297a_demo():
+    """tests/vm/demo's recordings: Linux 6.1 (fallback, one hold walks every
+    possible CPU) against this host's kernel (one hold per CPU)."""
+    check(DEMO_NEW, "no demo-6.18*.json in tests/data")
+    old, old2, new = objects(DEMO_61)[-1], objects(DEMO_61_2)[-1], objects(DEMO_NEW[0])[-1]
+    row = {n: [c for c in d["cgroups"] if c["path"] == "/rsl-demo"][0]
+           for n, d in (("old", old), ("old2", old2), ("new", new))}
+    check(old["attach"] in ("fentry", "kprobe") and new["attach"] == "tracepoint",
+          "sources %s / %s" % (old["attach"], new["attach"]))
+    check(old["kernel"]["cpus_possible"] == 64 and old2["kernel"]["cpus_possible"] == 2,
+          "possible CPUs %d / %d" % (old["kernel"]["cpus_possible"],
+                                     old2["kernel"]["cpus_possible"]))
+    # one hold per flush on 6.1, one per possible CPU on the new kernel
+    check(row["old"]["flush_holds_max"] == 1, "6.1 holds per flush %d" %
+          row["old"]["flush_holds_max"])
+    check(row["new"]["flush_holds_max"] == new["kernel"]["cpus_possible"],
+          "new kernel: %d holds per flush, %d CPUs" % (row["new"]["flush_holds_max"],
+                                                        new["kernel"]["cpus_possible"]))
+    # on 6.1 the hold grows with the possible CPUs it walks
+    grow = row["old"]["hold_ns"]["p50"] / row["old2"]["hold_ns"]["p50"]
+    check(grow > 4, "6.1 hold p50 grew only %.1fx from 2 to 64 possible CPUs" % grow)
+    rc, out, err = compare("-f", "json", "--fail-on", "irqoff.p99>+100%", DEMO_NEW[0], DEMO_61)
+    res = json.loads(out)
+    check(rc == 1 and res["total"]["metrics"]["irqoff.p99"]["verdict"] == "higher",
+          "compare did not flag 6.1's irqs-off: rc %d %s" % (
+              rc, res["total"]["metrics"]["irqoff.p99"]))
+    rc, _, _ = compare("--fail-on", "irqoff.p99>+100%", DEMO_61, DEMO_NEW[0])
+    check(rc == 0, "the newer kernel is no irqs-off regression")
+    return "6.1 hold p50 %d ns (64 CPUs) vs %d ns (2); new kernel %d ns; irqoff p99 %.0fx" % (
+        row["old"]["hold_ns"]["p50"], row["old2"]["hold_ns"]["p50"],
+        row["new"]["hold_ns"]["p50"], res["total"]["metrics"]["irqoff.p99"]["ratio"])
+
+
 @test
 def bad_input_exits_2_with_one_line():
     good = open(RUN_A).read()

@@ -189,12 +189,13 @@ def pair_holds(recs, cgid):
 
 
 def ftrace_flushes(recs, cgid, last_cpu):
-    """Whole flushes from ftrace's events, by rstatlat's definition (its
-    man page, FLUSHp99): per task, from the first acquisition (or the
-    contended event before it) to the release of the last possible CPU or
-    of lock cpu -1; lock cpu -1 right after a per-CPU walk of the same
-    cgroup is the totals read of cpu.stat, not a flush. Returns
-    [(duration_ns, holds)]."""
+    """Whole flushes from ftrace's events, by rstatlat's definition (man
+    page, FLUSHp99): per task, from the first acquisition (or the contended
+    event before it) to the last release. A flush that began with lock cpu
+    -1 ends at the release of -1 (one lock, dropped between CPUs only to
+    breathe); one that began with a cpu ends at the release of the last
+    possible CPU, and lock cpu -1 right after it, on the same cgroup, is
+    cpu.stat reading its totals, not a flush. Returns [(duration_ns, holds)]."""
     open_, walked, flushes, waiting = {}, {}, [], {}
     for pid, _, ts, ev, cg, lock_cpu in recs:
         if cg != cgid:
@@ -204,18 +205,19 @@ def ftrace_flushes(recs, cgid, last_cpu):
         elif ev == "cgroup_rstat_locked":
             f = open_.get(pid)
             if f and lock_cpu <= f["last"]:
-                f = open_.pop(pid)
+                open_.pop(pid)
             if pid not in open_:
-                open_[pid] = {"start": waiting.get(pid, ts), "holds": 0,
+                open_[pid] = {"start": waiting.get(pid, ts), "holds": 0, "whole": lock_cpu < 0,
                               "totals": lock_cpu < 0 and walked.get(pid) == cg}
                 walked.pop(pid, None)
             open_[pid]["holds"] += 1
             open_[pid]["last"] = lock_cpu
             waiting.pop(pid, None)
         elif ev == "cgroup_rstat_unlock" and pid in open_:
-            if 0 <= lock_cpu < last_cpu:
+            f = open_[pid]
+            if lock_cpu >= 0 and (lock_cpu < last_cpu or f["whole"]):
                 continue
-            f = open_.pop(pid)
+            open_.pop(pid)
             if f["totals"]:
                 continue
             if lock_cpu >= 0:
