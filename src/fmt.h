@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Writes v in decimal at p (no NUL); returns the end. */
+char *fmt_put_uint(char *p, uint64_t v);
 /* A duration in ns as a short human string: "850ns", "1.23us", "12.3ms". */
 const char *fmt_duration(char *buf, size_t len, uint64_t ns);
 /*

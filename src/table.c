@@ -123,33 +123,56 @@ static void print_lost(FILE *f, const struct report *r)
 }
 
 /* v as a decimal with one digit after the point, without printf's floats. */
-static const char *fmt_tenths(char *buf, size_t len, uint64_t tenths)
+static const char *fmt_tenths(char *buf, uint64_t tenths)
 {
-	snprintf(buf, len, "%llu.%llu", (unsigned long long)(tenths / 10),
-		 (unsigned long long)(tenths % 10));
+	char *p = fmt_put_uint(buf, tenths / 10);
+
+	*p++ = '.';
+	*p++ = (char)('0' + tenths % 10);
+	*p = '\0';
 	return buf;
 }
 
+/* Events per second, in tenths; a double: n * 1e10 overflows past 1.8e9. */
+static uint64_t rate_tenths(uint64_t n, uint64_t duration_ns)
+{
+	return duration_ns ? (uint64_t)((double)n * 1e10 / (double)duration_ns + 0.5) : 0;
+}
+
+/* part / whole in tenths of a percent, or of one unit with scale 10. */
+static uint64_t ratio_tenths(uint64_t part, uint64_t whole, uint64_t scale)
+{
+	return whole ? (part * scale + whole / 2) / whole : 0;
+}
+
+/* Appends s right-aligned in width columns, then a space. */
+static char *put_col(char *p, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+
+	for (; n < width; width--)
+		*p++ = ' ';
+	memcpy(p, s, n);
+	p[n] = ' ';
+	return p + n + 1;
+}
+
+/* The figures of a row, built by hand: one fputs instead of a printf. */
 static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t duration_ns)
 {
 	const struct row *row = s->row;
-	char rate[24], pct[24], a[16], b[16], c[16], d[16], e[16], g[16], h[24];
-	/* a double here: locked * 1e10 overflows 64 bits past 1.8e9 locks */
-	uint64_t rate10 = duration_ns ? (uint64_t)((double)row->locked * 1e10 /
-						   (double)duration_ns + 0.5) : 0;
-	uint64_t pct10 = row->locked ? (row->contended * 1000 + row->locked / 2) / row->locked : 0;
-	uint64_t hpf10 = row->flush.count ? (row->flush_holds * 10 + row->flush.count / 2) /
-					    row->flush.count : 0;
+	char line[160], *p = line, num[24];
+	const uint64_t durations[] = { s->hold_p50, s->hold_p99, row->hold.max, s->wait_p99,
+				       row->wait.max, s->flush_p99 };
 
-	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s",
-		fmt_tenths(rate, sizeof(rate), rate10), fmt_tenths(pct, sizeof(pct), pct10),
-		fmt_duration(a, sizeof(a), s->hold_p50),
-		fmt_duration(b, sizeof(b), s->hold_p99),
-		fmt_duration(c, sizeof(c), row->hold.max),
-		fmt_duration(d, sizeof(d), s->wait_p99),
-		fmt_duration(e, sizeof(e), row->wait.max),
-		fmt_duration(g, sizeof(g), s->flush_p99),
-		row->flush.count ? fmt_tenths(h, sizeof(h), hpf10) : "-");
+	p = put_col(p, fmt_tenths(num, rate_tenths(row->locked, duration_ns)), 10);
+	p = put_col(p, fmt_tenths(num, ratio_tenths(row->contended, row->locked, 1000)), 6);
+	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++)
+		p = put_col(p, fmt_duration(num, sizeof(num), durations[i]), 8);
+	p = put_col(p, row->flush.count ?
+		    fmt_tenths(num, ratio_tenths(row->flush_holds, row->flush.count, 10)) : "-", 5);
+	p[-1] = '\0';	/* the caller prints the separator */
+	fputs(line, f);
 }
 
 static void flusher_label(char *buf, size_t len, const char *comm, uint32_t tgid)
@@ -244,14 +267,12 @@ static void print_cpu_lock(FILE *f, const struct report *r)
 {
 	const struct lock_summary *l = &r->cpu_lock;
 	char rate[24], pct[24], a[16], b[16], c[16];
-	uint64_t rate10 = r->duration_ns ? (uint64_t)((double)l->locked * 1e10 /
-						      (double)r->duration_ns + 0.5) : 0;
-	uint64_t pct10 = l->locked ? (l->contended * 1000 + l->locked / 2) / l->locked : 0;
 
 	if (!l->present)
 		return;
 	fprintf(f, "per-CPU lock: %s locks/s, %s%% contended, hold p99 %s max %s, wait p99 %s\n",
-		fmt_tenths(rate, sizeof(rate), rate10), fmt_tenths(pct, sizeof(pct), pct10),
+		fmt_tenths(rate, rate_tenths(l->locked, r->duration_ns)),
+		fmt_tenths(pct, ratio_tenths(l->contended, l->locked, 1000)),
 		fmt_duration(a, sizeof(a), dist_quantile(&l->hold, 0.99)),
 		fmt_duration(b, sizeof(b), l->hold.max),
 		fmt_duration(c, sizeof(c), dist_quantile(&l->wait, 0.99)));

@@ -34,5 +34,19 @@ int main(void)
 	out = render(&r);
 	CHECK(strstr(out, "       1.5 ") != NULL, "small rate rounds: %s", out);
 	CHECK(strstr(out, " 33.3 ") != NULL, "a third: %s", out);
+	CHECK(strstr(out, "per-CPU lock") == NULL, "no per-CPU lock line when absent");
+	/* 3 flushes of 7 holds in all: 2.3 holds per flush; the per-CPU lock */
+	for (int i = 0; i < 3; i++)
+		dist_add_value(&row.flush, 5000);
+	row.flush_holds = 7;
+	r.cpu_lock.present = true;
+	r.cpu_lock.locked = 10;
+	r.cpu_lock.contended = 5;
+	dist_add_value(&r.cpu_lock.hold, 300);
+	out = render(&r);
+	/* quantiles are bucket midpoints: 5000 ns shows as 4.99us, 300 as 296ns */
+	CHECK(strstr(out, "  4.99us   2.3 ") != NULL, "FLUSHp99 and H/FL: %s", out);
+	CHECK(strstr(out, "per-CPU lock: 5.0 locks/s, 50.0% contended, hold p99 296ns max 300ns") != NULL,
+	      "per-CPU lock line: %s", out);
 	return check_done("test_table");
 }
