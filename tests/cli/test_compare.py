@@ -13,26 +13,18 @@ import os
 import subprocess
 import sys
 import tempfile
-import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from harness import Tier, check  # noqa: E402
 BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
 DATA = os.path.join(ROOT, "tests", "data")
 RUN_A = os.path.join(DATA, "compare-6.18-cpustat-a.json")
 RUN_B = os.path.join(DATA, "compare-6.18-cpustat-b.json")
 INTERVALS = os.path.join(DATA, "intervals-6.18.json")
-TESTS = []
+TIER = Tier("cli")
+test = TIER.test
 TMP = tempfile.mkdtemp(prefix="rsl-cli-")
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def compare(*args, stdin=None):
@@ -237,28 +229,12 @@ def bad_input_exits_2_with_one_line():
 
 
 def main():
-    passed = failed = 0
     if not os.path.exists(BIN):
-        print("cli: skipped: %s is not built" % BIN)
-        print("cli: 0 passed, 0 failed, %d skipped" % len(TESTS))
-        return 0
-    only = sys.argv[1:]
-    for t in TESTS:
-        if only and t.__name__ not in only:
-            continue
-        try:
-            detail = t()
-            passed += 1
-            print("PASS %-44s %s" % (t.__name__, detail or ""))
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print("FAIL %-44s %s" % (t.__name__, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc()
-        sys.stdout.flush()
-    shutil.rmtree(TMP, ignore_errors=True)
-    print("cli: %d passed, %d failed, 0 skipped" % (passed, failed))
-    return 1 if failed else 0
+        return TIER.skip_all("%s is not built" % BIN)
+    try:
+        return TIER.run(sys.argv[1:])
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
 
 
 if __name__ == "__main__":

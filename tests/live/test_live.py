@@ -7,22 +7,23 @@ Prints one line per test and a tally 'live: N passed, N failed, N skipped'.
 """
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harness import Skip, Tier, check  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, json_lines,
                  pair_holds,
                  read_stat, run, unique)
 
 MOUNTS = cgroup_mounts()
-TESTS = []
+TIER = Tier("live")
+test = TIER.test
 READER = os.path.join(ROOT, "build", "bench", "reader")
 
 
@@ -30,20 +31,6 @@ def reader(path, count):
     """Re-reads a stat file count times from a tight C loop: an interpreter
     between reads leaves the probe paths cold and skews the first hold."""
     subprocess.run([READER, path, "1", "-n", str(count)], check=True, capture_output=True)
-
-
-class Skip(Exception):
-    pass
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def ftrace_run(action, *args):
@@ -627,39 +614,15 @@ def compare_flags_added_contention():
         r1["hold_ns"]["p99"], r2["hold_ns"]["p99"], ", ".join(defaults) or "none")
 
 def main():
-    passed = failed = skipped = 0
     if os.geteuid() != 0:
-        print("live: skipped: needs root to load BPF and create cgroups")
-        print("live: 0 passed, 0 failed, %d skipped" % len(TESTS))
-        return 0
+        return TIER.skip_all("needs root to load BPF and create cgroups")
     if not os.path.isdir(os.path.join(TRACEFS, "events")):
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS])
     probe = run("--probe")
     if probe.returncode != 0:
-        print("live: skipped: this kernel offers no usable rstat attach point:")
         print(probe.stdout.decode(errors="replace") + probe.stderr.decode(errors="replace"))
-        print("live: 0 passed, 0 failed, %d skipped" % len(TESTS))
-        return 0
-    only = sys.argv[1:]
-    for t in TESTS:
-        if only and t.__name__ not in only:
-            continue
-        start = time.time()
-        try:
-            detail = t()
-            passed += 1
-            print("PASS %-36s %5.1fs  %s" % (t.__name__, time.time() - start, detail or ""))
-        except Skip as e:
-            skipped += 1
-            print("SKIP %-36s %s" % (t.__name__, e))
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print("FAIL %-36s %s" % (t.__name__, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc()
-        sys.stdout.flush()
-    print("live: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+        return TIER.skip_all("this kernel offers no usable rstat attach point (above)")
+    return TIER.run(sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -12,37 +12,24 @@ number.
 
 Prints one line per test and 'guest: N passed, N failed, N skipped'.
 """
-import json
 import os
 import subprocess
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "live"))
+sys.path.insert(0, os.path.dirname(HERE))
+from harness import Skip, Tier, check  # noqa: E402
 from lib import (BIN, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat, cgroup_mounts,  # noqa: E402
-                 exact_quantile, find_cgroup, ftrace_flushes, json_lines, pair_holds, unique)
+                 exact_quantile, find_cgroup, ftrace_flushes, json_lines, pair_holds)
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 READER = os.path.join(ROOT, "build", "bench", "reader")
 OUT = os.environ.get("RSL_VM_OUT", "/run/out")
-TESTS = []
 EVENTS = os.path.join(TRACEFS, "events")
-
-
-class Skip(Exception):
-    pass
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
+TIER = Tier("guest")
+test = TIER.test
 
 
 def has_event(name, system="cgroup"):
@@ -278,24 +265,7 @@ def fallback_agrees_with_tracepoints():
 
 
 def main():
-    passed = failed = skipped = 0
-    for t in TESTS:
-        start = time.time()
-        try:
-            detail = t()
-            passed += 1
-            print("PASS %-34s %5.1fs  %s" % (t.__name__, time.time() - start, detail or ""))
-        except Skip as e:
-            skipped += 1
-            print("SKIP %-34s %s" % (t.__name__, e))
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print("FAIL %-34s %s" % (t.__name__, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc(file=sys.stdout)
-        sys.stdout.flush()
-    print("guest: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    return TIER.run(sys.argv[1:])
 
 
 if __name__ == "__main__":

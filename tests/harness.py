@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The tiny harness the Python tiers share (cli, live, the VM guest): a
+test registry, check(), Skip, and a runner that prints one line per test
+and the tier's tally 'TIER: N passed, N failed, N skipped'."""
+import sys
+import time
+import traceback
+
+
+class Skip(Exception):
+    pass
+
+
+class Tier:
+    def __init__(self, name):
+        self.name = name
+        self.tests = []
+
+    def test(self, fn):
+        self.tests.append(fn)
+        return fn
+
+    def skip_all(self, why):
+        print("%s: skipped: %s" % (self.name, why))
+        print("%s: 0 passed, 0 failed, %d skipped" % (self.name, len(self.tests)))
+        return 0
+
+    def run(self, only=()):
+        """Runs the tests (those named in only, if any); returns the exit status."""
+        passed = failed = skipped = 0
+        for t in self.tests:
+            if only and t.__name__ not in only:
+                continue
+            start = time.time()
+            try:
+                detail = t()
+                passed += 1
+                print("PASS %-40s %5.1fs  %s" % (t.__name__, time.time() - start, detail or ""))
+            except Skip as e:
+                skipped += 1
+                print("SKIP %-40s %s" % (t.__name__, e))
+            except Exception as e:  # noqa: BLE001 - report and go on
+                failed += 1
+                print("FAIL %-40s %s" % (t.__name__, e))
+                if not isinstance(e, AssertionError):
+                    traceback.print_exc(file=sys.stdout)
+            sys.stdout.flush()
+        print("%s: %d passed, %d failed, %d skipped" % (self.name, passed, failed, skipped))
+        return 1 if failed else 0
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
