@@ -17,6 +17,7 @@ struct slot {
 	char *own_cgroup;
 	char comm[RSL_COMM_LEN];
 	struct row prev;	/* cumulative totals at the previous read */
+	struct dist *irq_prev;	/* --irqoff trace: the same for irqs-off */
 };
 
 /* A slot is handed back once its cgroup is gone and it was this long idle. */
@@ -36,6 +37,9 @@ struct collector {
 	__u64 *lost_percpu;		/* one lost counter, every CPU */
 	uint64_t prev_lost[LOST_MAX];
 	bool cpu_lock;			/* per-CPU lock programs attached */
+	bool irq_trace, irq_lock;	/* where per-cgroup irqs-off comes from */
+	struct irq_stats *irq_percpu;	/* system-wide irqs-off figures, every CPU */
+	struct irqoff_summary prev_irq;	/* their totals at the previous read */
 	struct lock_stats *lock_percpu;	/* the per-CPU lock's stats, every CPU */
 	struct lock_summary prev_lock;	/* its totals at the previous read */
 	struct row *retired;		/* final totals of recycled slots */
@@ -61,7 +65,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->percpu = calloc(ncpus, sizeof(*c->percpu));
 	c->lost_percpu = calloc(ncpus, sizeof(*c->lost_percpu));
 	c->lock_percpu = calloc(ncpus, sizeof(*c->lock_percpu));
-	if (!c->slots || !c->percpu || !c->lost_percpu || !c->lock_percpu) {
+	c->irq_percpu = calloc(ncpus, sizeof(*c->irq_percpu));
+	if (!c->slots || !c->percpu || !c->lost_percpu || !c->lock_percpu || !c->irq_percpu) {
 		collector_free(c);
 		return NULL;
 	}
@@ -76,16 +81,19 @@ void collector_free(struct collector *c)
 		free(c->slots[i].path);
 		free(c->slots[i].rel_path);
 		free(c->slots[i].own_cgroup);
+		free(c->slots[i].irq_prev);
 	}
 	for (size_t i = 0; i < c->nretired; i++) {
 		free(c->retired[i].path);
 		free(c->retired[i].own_cgroup);
+		free(c->retired[i].irqoff);
 	}
 	free(c->retired);
 	free(c->slots);
 	free(c->percpu);
 	free(c->lost_percpu);
 	free(c->lock_percpu);
+	free(c->irq_percpu);
 	free(c);
 }
 
@@ -187,7 +195,7 @@ static void sum_dist(struct dist *d, uint64_t sum, uint64_t max, const __u64 *hi
 
 /* This epoch's maxima, over CPUs. */
 struct imaxes {
-	uint64_t hold, wait, flush;
+	uint64_t hold, wait, flush, irqoff;
 };
 
 static void take_max(uint64_t *into, uint64_t v)
@@ -198,13 +206,14 @@ static void take_max(uint64_t *into, uint64_t v)
 
 /* Sums one slot over CPUs into cumulative totals and this epoch's maxima. */
 static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
-		     struct row *cur, struct imaxes *im)
+		     struct row *cur, struct dist *irq, struct imaxes *im)
 {
 	uint32_t best_votes = 0;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.slot_stats), &i, c->percpu))
 		return -errno;
 	memset(cur, 0, sizeof(*cur));
+	memset(irq, 0, sizeof(*irq));
 	memset(im, 0, sizeof(*im));
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		const struct slot_stats *s = &c->percpu[cpu];
@@ -219,6 +228,10 @@ static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
 		take_max(&im->hold, imax_of(s->hold_imax, epoch));
 		take_max(&im->wait, imax_of(s->wait_imax, epoch));
 		take_max(&im->flush, imax_of(s->flush_imax, epoch));
+		if (c->irq_trace) {
+			sum_dist(irq, s->irqoff_sum, s->irqoff_max, s->irqoff_hist);
+			take_max(&im->irqoff, imax_of(s->irqoff_imax, epoch));
+		}
 		if (s->top_votes > best_votes) {
 			best_votes = s->top_votes;
 			cur->top_tgid = s->top_tgid;
@@ -264,11 +277,17 @@ static int fill_row(struct row *dst, const struct slot *s, const struct row *src
 	memcpy(dst->comm, s->comm, sizeof(dst->comm));
 	dst->path = s->path ? strdup(s->path) : NULL;
 	dst->own_cgroup = s->own_cgroup ? strdup(s->own_cgroup) : NULL;
+	dst->irqoff = NULL;
+	if (src->irqoff) {
+		dst->irqoff = malloc(sizeof(*dst->irqoff));
+		if (dst->irqoff)
+			*dst->irqoff = *src->irqoff;
+	}
 	if (s->key.tgid) {	/* a process row is its own top flusher */
 		dst->top_tgid = s->key.tgid;
 		memcpy(dst->top_comm, s->comm, sizeof(dst->top_comm));
 	}
-	return (s->path && !dst->path) ? -ENOMEM : 0;
+	return (s->path && !dst->path) || (src->irqoff && !dst->irqoff) ? -ENOMEM : 0;
 }
 
 struct builder {
@@ -358,6 +377,7 @@ static int add_slot_row(struct builder *bd, const struct slot *s, const struct r
 		err = add_row(bd, &row);
 	free(row.path);
 	free(row.own_cgroup);
+	free(row.irqoff);
 	return err;
 }
 
@@ -399,6 +419,7 @@ static void retire_end(struct collector *c, unsigned int i, const struct row *fi
 	free(s->path);
 	free(s->rel_path);
 	free(s->own_cgroup);
+	free(s->irq_prev);
 	memset(s, 0, sizeof(*s));
 	bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY);
 }
@@ -406,6 +427,74 @@ static void retire_end(struct collector *c, unsigned int i, const struct row *fi
 void collector_set_cpu_lock(struct collector *c, bool attached)
 {
 	c->cpu_lock = attached;
+}
+
+void collector_set_irqoff(struct collector *c, bool trace, bool lock, bool sample,
+			  const char *source)
+{
+	c->irq_trace = trace;
+	c->irq_lock = lock;
+	c->prev_irq.source = source;
+	c->prev_irq.trace = trace;
+	c->prev_irq.sample = sample;
+}
+
+/* System-wide irqs-off: intervals outside rstat (trace), late ticks (sample). */
+static int read_irq(struct collector *c, uint64_t epoch, struct report *interval,
+		    struct report *total)
+{
+	struct irqoff_summary cur = c->prev_irq;
+	uint64_t other_imax = 0, late_imax = 0;
+	__u32 zero = 0;
+
+	memset(&cur.other, 0, sizeof(cur.other));
+	memset(&cur.late, 0, sizeof(cur.late));
+	cur.ticks = 0;
+	if (cur.trace || cur.sample) {
+		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_stats), &zero,
+					c->irq_percpu))
+			return -errno;
+		for (int cpu = 0; cpu < c->ncpus; cpu++) {
+			const struct irq_stats *s = &c->irq_percpu[cpu];
+
+			sum_dist(&cur.other, s->other_sum, s->other_max, s->other_hist);
+			sum_dist(&cur.late, s->late_sum, s->late_max, s->late_hist);
+			cur.ticks += s->ticks;
+			take_max(&other_imax, imax_of(s->other_imax, epoch));
+			take_max(&late_imax, imax_of(s->late_imax, epoch));
+		}
+	}
+	if (interval) {
+		interval->irqoff = cur;
+		interval->irqoff.ticks -= c->prev_irq.ticks;
+		delta_dist(&interval->irqoff.other, &cur.other, &c->prev_irq.other, other_imax);
+		delta_dist(&interval->irqoff.late, &cur.late, &c->prev_irq.late, late_imax);
+	}
+	if (total)
+		total->irqoff = cur;
+	c->prev_irq = cur;
+	return 0;
+}
+
+/* The irqs-off figures of a slot's row: traced, or the holds themselves. */
+static void slot_irqoff(struct collector *c, struct slot *s, struct row *cur, struct dist *irq,
+			struct row *delta, struct dist *irq_delta, uint64_t irq_imax)
+{
+	if (c->irq_lock) {
+		cur->irqoff = &cur->hold;
+		if (delta)
+			delta->irqoff = &delta->hold;
+		return;
+	}
+	if (!c->irq_trace)
+		return;
+	cur->irqoff = irq;
+	if (delta) {
+		static const struct dist none;
+
+		delta_dist(irq_delta, irq, s->irq_prev ? s->irq_prev : &none, irq_imax);
+		delta->irqoff = irq_delta;
+	}
 }
 
 /* The per-CPU lock's figures: whole run into total, the change into interval. */
@@ -450,6 +539,7 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 	unsigned int n = c->skel->bss->next_slot;
 	bool unhooked = false;
 	struct row cur, delta;
+	static struct dist irq_cur, irq_delta;	/* 4 KiB each: off the stack */
 	int err = 0;
 
 	/* From here on BPF records maxima for the next interval. */
@@ -472,7 +562,7 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 		}
 		if (s->state != SLOT_READY)
 			continue;
-		err = read_slot(c, i, epoch, &cur, &im);
+		err = read_slot(c, i, epoch, &cur, &irq_cur, &im);
 		if (err)
 			break;
 		active = cur.locked + cur.hold.count > s->prev.locked + s->prev.hold.count;
@@ -484,7 +574,10 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 			delta_dist(&delta.wait, &cur.wait, &s->prev.wait, im.wait);
 			delta_dist(&delta.flush, &cur.flush, &s->prev.flush, im.flush);
 			delta.flush_holds = cur.flush_holds - s->prev.flush_holds;
+			slot_irqoff(c, s, &cur, &irq_cur, &delta, &irq_delta, im.irqoff);
 			err = add_slot_row(&bi, s, &delta);
+		} else {
+			slot_irqoff(c, s, &cur, &irq_cur, NULL, NULL, 0);
 		}
 		if (s->retiring) {
 			retire_end(c, i, s->excluded ? NULL : &cur);
@@ -492,6 +585,13 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 		}
 		if (!err && !s->excluded && total && (cur.locked || cur.hold.count))
 			err = add_slot_row(&bt, s, &cur);
+		if (c->irq_trace && !err) {
+			if (!s->irq_prev)
+				s->irq_prev = malloc(sizeof(*s->irq_prev));
+			if (s->irq_prev)
+				*s->irq_prev = irq_cur;
+		}
+		cur.irqoff = NULL;
 		s->prev = cur;
 		s->idle_reads = active ? 0 : s->idle_reads + 1;
 		if (s->idle_reads >= RETIRE_IDLE_READS &&
@@ -505,6 +605,8 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 		c->skel->bss->cache_gen++;
 	if (!err)
 		err = read_cpu_lock(c, epoch, interval, total);
+	if (!err)
+		err = read_irq(c, epoch, interval, total);
 	for (size_t i = 0; total && !err && i < c->nretired; i++)
 		err = add_row(&bt, &c->retired[i]);
 	for (uint32_t k = 0; k < LOST_MAX && !err; k++) {

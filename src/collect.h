@@ -24,6 +24,13 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 /* Whether the per-CPU lock's programs are attached (its figures are read). */
 void collector_set_cpu_lock(struct collector *c, bool attached);
 
+/*
+ * Where irqs-off figures come from: trace (per cgroup from BPF, "other"
+ * system-wide), lock (each row's holds), sample (late ticks).
+ */
+void collector_set_irqoff(struct collector *c, bool trace, bool lock, bool sample,
+			  const char *source);
+
 /* The display path of a slot, reading its metadata if not seen yet. */
 const char *collector_slot_path(struct collector *c, unsigned int slot);
 /* False if the slot's cgroup is outside the -c subtree. */

@@ -4,16 +4,16 @@
 #include "escape.h"
 #include "view.h"
 
-static void print_dist(FILE *f, const char *key, const struct dist *d)
+static void print_dist_value(FILE *f, const struct dist *d)
 {
 	static const double qs[] = { 0.50, 0.90, 0.99 };
 	uint64_t q[3];
 	bool first = true;
 
 	dist_quantiles(d, qs, 3, q);
-	fprintf(f, "\"%s\":{\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"max\":%" PRIu64
+	fprintf(f, "{\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"max\":%" PRIu64
 		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
-		key, d->count, d->sum, d->max, q[0], q[1], q[2]);
+		d->count, d->sum, d->max, q[0], q[1], q[2]);
 	for (int b = 0; b < HIST_BUCKETS; b++) {
 		uint64_t le = hist_bucket_upper(b) - 1;
 
@@ -27,6 +27,12 @@ static void print_dist(FILE *f, const char *key, const struct dist *d)
 		first = false;
 	}
 	fputs("]}", f);
+}
+
+static void print_dist(FILE *f, const char *key, const struct dist *d)
+{
+	fprintf(f, "\"%s\":", key);
+	print_dist_value(f, d);
 }
 
 static void print_counts(FILE *f, const struct row *row)
@@ -44,6 +50,24 @@ static void print_counts(FILE *f, const struct row *row)
 	print_dist(f, "flush_ns", &row->flush);
 	fprintf(f, ",\"flush_holds\":%" PRIu64 ",\"flush_holds_max\":%" PRIu64,
 		row->flush_holds, row->flush_holds_max);
+}
+
+static void print_irqoff(FILE *f, const struct irqoff_summary *q)
+{
+	fputs(",\"irqoff\":{\"source\":", f);
+	json_write_string(f, q->source ? q->source : "off");
+	fprintf(f, ",\"virtual_machine\":%s,\"other_ns\":", q->virtual_machine ? "true" : "false");
+	if (q->trace)
+		print_dist_value(f, &q->other);
+	else
+		fputs("null", f);
+	fputs(",\"late_ns\":", f);
+	if (q->sample)
+		print_dist_value(f, &q->late);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"ticks\":%" PRIu64 ",\"sample_hz\":%u,\"sample_events\":%d}",
+		q->ticks, q->sample_hz, q->sample_events);
 }
 
 static void print_cpu_lock(FILE *f, const struct lock_summary *l)
@@ -128,6 +152,7 @@ void json_print(FILE *f, const struct report *r)
 	}
 	fputc(']', f);
 	print_cpu_lock(f, &r->cpu_lock);
+	print_irqoff(f, &r->irqoff);
 	print_list(f, "cgroups", r->cgroups, r->ncgroups, print_cgroup_row);
 	if (r->per_process)
 		print_list(f, "processes", r->processes, r->nprocesses, print_process_row);

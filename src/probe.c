@@ -28,8 +28,8 @@ static struct attach_point points[] = {
 	   "rstat_cpu_contended_fastpath"),
 	TP("cgroup_rstat_cpu_locked_fastpath", ROLE_CPU_LOCK, "rstat_cpu_locked_fastpath"),
 	TP("cgroup_rstat_cpu_unlock_fastpath", ROLE_CPU_LOCK, "rstat_cpu_unlock_fastpath"),
-	TP("irq_disable", ROLE_IRQS, NULL),
-	TP("irq_enable", ROLE_IRQS, NULL),
+	TP("irq_disable", ROLE_IRQS, "irqs_off"),
+	TP("irq_enable", ROLE_IRQS, "irqs_on"),
 	FN("cgroup_rstat_flush_locked", ROLE_FLUSH_LOCKED, "flush_locked"),
 	FN("cgroup_rstat_flush", ROLE_FLUSH_OUTER, "cgroup_rstat_flush"),
 	FN("cgroup_rstat_flush_irqsafe", ROLE_FLUSH_OUTER, "cgroup_rstat_flush_irqsafe"),
@@ -146,8 +146,7 @@ static void probe_tracepoint(const struct btf *btf, struct attach_point *pt,
 	}
 	pt->present = true;
 	if (pt->role == ROLE_IRQS) {
-		snprintf(pt->why, sizeof(pt->why), "present; irqs-off tracing is not in this "
-			 "version");
+		snprintf(pt->why, sizeof(pt->why), "present; --irqoff trace uses it");
 		return;
 	}
 	if (read_tp_args(btf, proto, args, pt->why, sizeof(pt->why)))
@@ -266,8 +265,38 @@ static void choose_functions(struct attach_plan *plan, const struct btf *btf,
 	}
 }
 
+/*
+ * Irqs-off: exact from the preemptirq tracepoints when the kernel has them
+ * (debug configs), else the holds (spin_lock_irq) plus sampling.
+ */
+static void choose_irqoff(struct attach_plan *plan, enum irqoff_pref pref)
+{
+	bool have = true;
+
+	for (int i = 0; i < NPOINTS; i++)
+		if (points[i].role == ROLE_IRQS)
+			have &= points[i].present;
+	plan->irqoff_trace = have && (pref == IRQOFF_AUTO || pref == IRQOFF_TRACE);
+	plan->irqoff_lock = pref == IRQOFF_LOCK || (pref == IRQOFF_AUTO && !have);
+	plan->irqoff_sample = pref == IRQOFF_SAMPLE || (pref == IRQOFF_AUTO && !have);
+	if (pref == IRQOFF_TRACE && !have)
+		unusable(plan, "%s", "--irqoff trace needs the preemptirq:irq_disable/irq_enable "
+			 "tracepoints (CONFIG_PREEMPTIRQ_TRACEPOINTS)");
+	plan->irqoff_source = plan->irqoff_trace ? "trace" :
+			      plan->irqoff_lock && plan->irqoff_sample ? "lock+sample" :
+			      plan->irqoff_lock ? "lock" : plan->irqoff_sample ? "sample" : "off";
+	for (int i = 0; i < NPOINTS; i++) {
+		if (points[i].role != ROLE_IRQS || !points[i].present)
+			continue;
+		points[i].chosen = plan->irqoff_trace;
+		snprintf(points[i].why, sizeof(points[i].why), "%s", plan->irqoff_trace ?
+			 "tp_btf, args (ip, parent_ip): exact irqs-off intervals" :
+			 "present; not chosen (--irqoff)");
+	}
+}
+
 int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
-		 bool privileged)
+		 enum irqoff_pref irqoff, bool privileged)
 {
 	struct btf *btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
 	bool tracepoints;
@@ -302,8 +331,22 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	else
 		choose_functions(plan, btf, pref, privileged);
 	plan->source_name = source_names[plan->source];
+	choose_irqoff(plan, irqoff);
 	btf__free(btf);
 	return 0;
+}
+
+int irqoff_pref_parse(const char *s, enum irqoff_pref *pref)
+{
+	static const char *const names[] = { "auto", "trace", "lock", "sample", "off" };
+
+	for (int i = 0; i < 5; i++) {
+		if (!strcmp(s, names[i])) {
+			*pref = (enum irqoff_pref)i;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int source_pref_parse(const char *s, enum source_pref *pref)
@@ -351,7 +394,7 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 			pt->chosen ? "yes" : "no", pt->why);
 	}
 	if (plan->usable)
-		fprintf(f, "plan: %s\n", plan->source_name);
+		fprintf(f, "plan: %s, irqs-off from %s\n", plan->source_name, plan->irqoff_source);
 	else
 		fprintf(f, "plan: none: %s\n", plan->missing);
 }

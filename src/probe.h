@@ -37,6 +37,9 @@ struct attach_point {
 /* What the user asked for with --source. */
 enum source_pref { PREF_AUTO, PREF_TRACEPOINT, PREF_FENTRY, PREF_KPROBE };
 
+/* ... and with --irqoff. */
+enum irqoff_pref { IRQOFF_AUTO, IRQOFF_TRACE, IRQOFF_LOCK, IRQOFF_SAMPLE, IRQOFF_OFF };
+
 struct attach_plan {
 	struct attach_point *points;
 	int n;
@@ -45,6 +48,11 @@ struct attach_plan {
 	const char *source_name;	/* "tracepoint", "fentry" or "kprobe" */
 	/* tracepoint argument positions; cpu -1 when the events lack it */
 	int arg_cgrp, arg_cpu, arg_contended;
+	/* where irqs-off figures come from */
+	bool irqoff_trace;	/* preemptirq tracepoints, per cgroup and "other" */
+	bool irqoff_lock;	/* the holds stand for them, per cgroup */
+	bool irqoff_sample;	/* late cpu-clock ticks, system-wide */
+	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */
 	char missing[256];	/* one line for the user when !usable */
 };
 
@@ -54,8 +62,9 @@ struct attach_plan {
  * plan->usable), or -1 when BTF cannot be read.
  */
 int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
-		 bool privileged);
+		 enum irqoff_pref irqoff, bool privileged);
 int source_pref_parse(const char *s, enum source_pref *pref);
+int irqoff_pref_parse(const char *s, enum irqoff_pref *pref);
 void probe_print(FILE *f, const struct attach_plan *plan);
 /* The BPF programs a chosen point needs: up to two names, NULL-terminated. */
 void probe_programs(const struct attach_plan *plan, const struct attach_point *pt,

@@ -62,6 +62,19 @@ struct lock_summary {
 	struct dist wait;
 };
 
+/* Irqs-off beyond the per-cgroup rows. */
+struct irqoff_summary {
+	const char *source;	/* "trace", "lock", "sample", "lock+sample", "off" */
+	bool trace;		/* other: irqs-off intervals with no rstat hold inside */
+	bool sample;		/* late: how late cpu-clock ticks came */
+	struct dist other;
+	struct dist late;
+	uint64_t ticks;
+	unsigned int sample_hz;
+	int sample_events;	/* perf events attached, one per online CPU */
+	bool virtual_machine;	/* vCPU stalls look like irqs-off */
+};
+
 #define MAX_ATTACH_POINTS 16
 
 struct kernel_info {
@@ -79,6 +92,7 @@ struct report {
 	const char *attach_points[MAX_ATTACH_POINTS];	/* the chosen points */
 	int nattach_points;
 	struct lock_summary cpu_lock;
+	struct irqoff_summary irqoff;
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	struct row *cgroups;

@@ -29,6 +29,8 @@ const volatile __s32 arg_cpu = 1;	/* -1: no cpu argument */
 const volatile __u32 arg_contended = 2;
 /* The highest possible CPU: its unlock ends a flush that locks per CPU. */
 const volatile __s32 last_cpu = 0;
+/* --irqoff sample: the cpu-clock period; 0 = not sampling */
+const volatile __u64 tick_period_ns = 0;
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* interval number, advanced by userspace */
@@ -69,6 +71,15 @@ struct cpu_state {
 	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
 	__s32 locked_lock_cpu;	/* the locked event's cpu argument */
 	__u32 pad2;
+	/* --irqoff trace: the irqs-off interval open on this CPU */
+	__u64 irq_off_ts;	/* 0: irqs on (as far as we saw) */
+	__u64 irq_off_ip;
+	__u64 irq_off_parent;
+	__u32 irq_slot;		/* 1 + slot of an rstat hold inside, 0: none */
+	__u32 pad3;
+	/* --irqoff sample */
+	__u64 tick_last;	/* when the previous cpu-clock tick ran */
+	__u64 hold_end;		/* when the last rstat hold on this CPU ended */
 	/* the per-CPU rstat lock (6.10-6.16): nests inside the global one */
 	__u64 cpulock_locked_ts;
 	__u64 cpulock_contended_ts;
@@ -151,6 +162,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lock_stats);
 } cpulock_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_stats);
+} irq_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -539,6 +557,8 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	st->locked_lock_cpu = lock_cpu;
 	st->locked_start = start;
 	st->locked_ts = now;
+	if (st->irq_off_ts)	/* irqs went off before the lock: this hold is inside */
+		st->irq_slot = slot + 1;
 }
 
 static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_cpu, __u64 now)
@@ -564,6 +584,7 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_c
 		return;	/* filtered out or no slot: already accounted */
 	hold = now - st->locked_ts;
 	st->locked_ts = 0;
+	st->hold_end = now;
 	slot = st->locked_slot;
 	s = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (!s)
@@ -761,6 +782,8 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	f->slot = slot;
 	f->cgrp = (__u64)cgrp;
 	f->hold_start = now;
+	if (st->irq_off_ts)
+		st->irq_slot = slot + 1;
 }
 
 static __always_inline void inner_exit(void *ctx)
@@ -768,6 +791,7 @@ static __always_inline void inner_exit(void *ctx)
 	__u64 now = bpf_ktime_get_ns(), hold;
 	struct task_flush *f;
 	struct slot_stats *s;
+	struct cpu_state *st;
 
 	if (!fallback_wanted())
 		return;
@@ -776,6 +800,9 @@ static __always_inline void inner_exit(void *ctx)
 		return;
 	hold = now - f->hold_start;
 	f->hold_start = 0;
+	st = this_cpu_state();
+	if (st)
+		st->hold_end = now;
 	s = bpf_map_lookup_elem(&slot_stats, &f->slot);
 	if (!s)
 		return;
@@ -850,3 +877,151 @@ OUTER_PROGS(cgroup_rstat_flush)
 OUTER_PROGS(cgroup_rstat_flush_irqsafe)
 OUTER_PROGS(cgroup_rstat_flush_atomic)
 OUTER_PROGS(cgroup_rstat_flush_hold)
+
+/*
+ * --irqoff trace: the preemptirq tracepoints (CONFIG_PREEMPTIRQ_TRACEPOINTS)
+ * give every irqs-off interval on every CPU, args (ip, parent_ip) of where
+ * irqs were disabled or enabled. An interval that an rstat hold began in
+ * belongs to that hold's cgroup; the rest go to a system-wide histogram.
+ */
+static __always_inline struct irq_stats *this_irq_stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&irq_stats, &zero);
+}
+
+SEC("tp_btf/irq_disable")
+int irqs_off(__u64 *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct cpu_state *st;
+
+	if (!armed)
+		return 0;
+	st = this_cpu_state();
+	if (!st)
+		return 0;
+	st->irq_off_ts = now;
+	st->irq_off_ip = ctx[0];
+	st->irq_off_parent = ctx[1];
+	st->irq_slot = 0;
+	return 0;
+}
+
+static __always_inline void report_irqoff(__u64 *ctx, const struct cpu_state *st, __u64 now,
+					  __u64 duration, __u32 slot)
+{
+	struct slow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct slot_meta *meta;
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!e) {
+		count_lost(LOST_RINGBUF_FULL);
+		return;
+	}
+	meta = bpf_map_lookup_elem(&slot_meta, &slot);
+	__builtin_memset(e, 0, offsetof(struct slow_event, stack));
+	e->ts = now;
+	e->duration_ns = duration;
+	e->cgid = meta ? meta->key.cgid : 0;
+	e->hierarchy = meta ? meta->key.hierarchy : 0;
+	e->kind = REPORT_IRQOFF;
+	e->lock_cpu = -1;
+	e->cpu = bpf_get_smp_processor_id();
+	e->pid = (__u32)id;
+	e->tgid = id >> 32;
+	e->slot = slot;
+	e->irq_sites[0] = st->irq_off_ip;
+	e->irq_sites[1] = st->irq_off_parent;
+	e->irq_sites[2] = ctx[0];
+	e->irq_sites[3] = ctx[1];
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->stack_bytes = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
+	if (e->stack_bytes < 0)
+		count_lost(LOST_STACK);
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tp_btf/irq_enable")
+int irqs_on(__u64 *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), duration;
+	struct cpu_state *st;
+	struct slot_stats *s;
+	struct irq_stats *is;
+	__u32 slot;
+
+	st = this_cpu_state();
+	if (!st || !st->irq_off_ts)
+		return 0;
+	duration = now - st->irq_off_ts;
+	if (st->irq_slot) {
+		slot = st->irq_slot - 1;
+		s = bpf_map_lookup_elem(&slot_stats, &slot);
+		if (s)
+			record(s->irqoff_hist, &s->irqoff_sum, &s->irqoff_max, s->irqoff_imax,
+			       duration);
+		if (report_ns && duration >= report_ns)
+			report_irqoff(ctx, st, now, duration, slot);
+	} else {
+		is = this_irq_stats();
+		if (is)
+			record(is->other_hist, &is->other_sum, &is->other_max, is->other_imax,
+			       duration);
+	}
+	st->irq_off_ts = 0;
+	st->irq_slot = 0;
+	return 0;
+}
+
+/*
+ * --irqoff sample: a cpu-clock perf event per online CPU, every
+ * tick_period_ns. The tick is an hrtimer interrupt: while interrupts are
+ * off it cannot run, so a tick that comes late by d means they were off
+ * (or the vCPU was not running) for about d before it.
+ */
+SEC("perf_event")
+int irqoff_tick(struct bpf_perf_event_data *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), gap, late;
+	struct cpu_state *st = this_cpu_state();
+	struct irq_stats *is = this_irq_stats();
+	struct slow_event *e;
+	__u64 id;
+
+	if (!st || !is || !armed)
+		return 0;
+	gap = st->tick_last ? now - st->tick_last : 0;
+	is->ticks++;
+	if (gap > tick_period_ns) {
+		late = gap - tick_period_ns;
+		record(is->late_hist, &is->late_sum, &is->late_max, is->late_imax, late);
+		if (report_ns && late >= report_ns) {
+			e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+			if (e) {
+				id = bpf_get_current_pid_tgid();
+				__builtin_memset(e, 0, offsetof(struct slow_event, stack));
+				e->ts = now;
+				e->duration_ns = late;
+				e->kind = REPORT_TICK;
+				e->lock_cpu = -1;
+				e->cpu = bpf_get_smp_processor_id();
+				e->pid = (__u32)id;
+				e->tgid = id >> 32;
+				e->slot = (__u32)-1;
+				e->overlap = st->hold_end > st->tick_last;
+				e->cgid_current = bpf_get_current_cgroup_id();
+				bpf_get_current_comm(e->comm, sizeof(e->comm));
+				e->stack_bytes = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
+				if (e->stack_bytes < 0)
+					count_lost(LOST_STACK);
+				bpf_ringbuf_submit(e, 0);
+			} else {
+				count_lost(LOST_RINGBUF_FULL);
+			}
+		}
+	}
+	st->tick_last = now;
+	return 0;
+}

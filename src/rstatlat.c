@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <linux/perf_event.h>
 #include <sys/utsname.h>
 #include <bpf/libbpf.h>
 #include "cgroup.h"
@@ -39,6 +40,12 @@
 #define MIN_MAX_SLOTS 64
 /* -t reports are ~340 bytes: room for a burst of ~12k before any is lost */
 #define REPORT_RINGBUF_BYTES (4U << 20)
+/*
+ * A tick a millisecond: resolution well below the irqs-off intervals worth
+ * finding (tens of ms on big machines), ~1000 BPF runs/s per CPU. 997, not
+ * 1000, so the samples do not march in step with the kernel's own HZ tick.
+ */
+#define DEFAULT_SAMPLE_HZ 997
 
 static struct options {
 	double interval;	/* seconds, 0 = summary only */
@@ -49,6 +56,8 @@ static struct options {
 	bool verbose;
 	bool probe_only;
 	enum source_pref source;
+	enum irqoff_pref irqoff;
+	uint64_t sample_hz;
 	uint64_t threshold_ns;
 	uint64_t targ_tgid;
 	uint64_t max_slots;
@@ -56,6 +65,7 @@ static struct options {
 	struct view_opts view;
 } opts = {
 	.view = { .sort = SORT_HOLD_P99, .rows = 20 },
+	.sample_hz = DEFAULT_SAMPLE_HZ,
 };
 
 static volatile sig_atomic_t exiting;
@@ -84,6 +94,10 @@ static const char usage_text[] =
 "  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
 "      --max-entries N   cgroups (x processes with -p) tracked at once\n"
 "      --probe           print what this kernel offers, what is chosen and why\n"
+"      --irqoff SRC      irqs-off source: auto (default: trace if the kernel has\n"
+"                        the preemptirq tracepoints, else lock and sample),\n"
+"                        trace, lock (each hold), sample (late ticks), off\n"
+"      --sample-hz HZ    cpu-clock ticks per second per CPU for sample (997)\n"
 "      --source SRC      auto (default): the rstat tracepoints, else the flush\n"
 "                        functions by fentry, else kprobes; or force one of\n"
 "                        tracepoint, fentry, kprobe\n"
@@ -125,7 +139,7 @@ static uint64_t parse_count(const char *s, uint64_t max, const char *what)
 	return v;
 }
 
-enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE };
+enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ };
 
 static void parse_args(int argc, char **argv)
 {
@@ -143,6 +157,8 @@ static void parse_args(int argc, char **argv)
 		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
 		{ "probe", no_argument, NULL, OPT_PROBE },
 		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "irqoff", required_argument, NULL, OPT_IRQOFF },
+		{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -180,6 +196,16 @@ static void parse_args(int argc, char **argv)
 				die(EXIT_USAGE, "--max-entries must be at least 1");
 			break;
 		case OPT_PROBE: opts.probe_only = true; break;
+		case OPT_IRQOFF:
+			if (irqoff_pref_parse(optarg, &opts.irqoff))
+				die(EXIT_USAGE, "unknown irqoff source '%s': auto, trace, lock, "
+				    "sample or off", optarg);
+			break;
+		case OPT_SAMPLE_HZ:
+			opts.sample_hz = parse_count(optarg, 100000, "--sample-hz");
+			if (!opts.sample_hz)
+				die(EXIT_USAGE, "--sample-hz must be at least 1");
+			break;
 		case OPT_SOURCE:
 			if (source_pref_parse(optarg, &opts.source))
 				die(EXIT_USAGE, "unknown source '%s': auto, tracepoint, fentry or "
@@ -239,7 +265,7 @@ static void check_environment(struct attach_plan *plan)
 		die(EXIT_ENV, "needs root, or CAP_BPF and CAP_PERFMON");
 	if (access(BTF_PATH, R_OK))
 		die(EXIT_ENV, "no kernel BTF at %s (needs CONFIG_DEBUG_INFO_BTF)", BTF_PATH);
-	if (probe_kernel(plan, NULL, opts.source, privileged))
+	if (probe_kernel(plan, NULL, opts.source, opts.irqoff, privileged))
 		die(EXIT_ENV, "cannot parse kernel BTF at %s", BTF_PATH);
 }
 
@@ -279,6 +305,7 @@ static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan 
 
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(skel->progs.irqoff_tick, plan->irqoff_sample);
 	for (int i = 0; i < plan->n; i++) {
 		if (!plan->points[i].chosen)
 			continue;
@@ -299,6 +326,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->arg_cpu = plan->arg_cpu;
 	skel->rodata->arg_contended = (__u32)plan->arg_contended;
 	skel->rodata->last_cpu = ncpus - 1;
+	skel->rodata->tick_period_ns = plan->irqoff_sample ? 1000000000ULL / opts.sample_hz : 0;
 	skel->rodata->targ_tgid = (__u32)opts.targ_tgid;
 	skel->rodata->per_process = opts.per_process;
 	skel->rodata->report_ns = opts.threshold_ns;
@@ -315,6 +343,9 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 
 struct run {
 	struct rstatlat_bpf *skel;
+	struct bpf_link **tick_links;	/* --irqoff sample: one per online CPU */
+	int nticks;
+	bool virtual_machine;
 	struct collector *collector;
 	struct ring_buffer *rb;
 	struct kernel_info kernel;
@@ -330,6 +361,9 @@ static int emit(struct run *run, struct report *r)
 	for (int i = 0; i < run->plan->n && r->nattach_points < MAX_ATTACH_POINTS; i++)
 		if (run->plan->points[i].chosen)
 			r->attach_points[r->nattach_points++] = run->plan->points[i].name;
+	r->irqoff.sample_hz = run->plan->irqoff_sample ? (unsigned int)opts.sample_hz : 0;
+	r->irqoff.sample_events = run->nticks;
+	r->irqoff.virtual_machine = run->virtual_machine;
 	if (opts.json)
 		json_print(stdout, r);
 	else
@@ -416,6 +450,60 @@ static int main_loop(struct run *run)
 	return err ? err : emit_summary(run);
 }
 
+/* "hypervisor" in /proc/cpuinfo's flags: a vCPU stall looks like irqs-off. */
+static bool on_virtual_machine(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	bool vm = false;
+
+	while (f && !vm && fgets(line, sizeof(line), f))
+		vm = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
+	if (f)
+		fclose(f);
+	return vm;
+}
+
+/* One cpu-clock event per online CPU, each running irqoff_tick. */
+static void attach_ticks(struct run *run, int ncpus)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000000ULL / opts.sample_hz,
+	};
+
+	run->tick_links = calloc((size_t)ncpus, sizeof(*run->tick_links));
+	if (!run->tick_links)
+		die(EXIT_RUNTIME, "out of memory");
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;	/* possible but offline */
+			die(EXIT_ENV, "cannot open a cpu-clock event on CPU %d: %s", cpu,
+			    strerror(errno));
+		}
+		run->tick_links[cpu] = bpf_program__attach_perf_event(run->skel->progs.irqoff_tick,
+								     fd);
+		if (!run->tick_links[cpu]) {
+			close(fd);
+			die(EXIT_ENV, "cannot attach to the cpu-clock event on CPU %d: %s", cpu,
+			    strerror(errno));
+		}
+		run->nticks++;
+	}
+}
+
+static void detach_ticks(struct run *run, int ncpus)
+{
+	for (int cpu = 0; run->tick_links && cpu < ncpus; cpu++)
+		bpf_link__destroy(run->tick_links[cpu]);
+	free(run->tick_links);
+}
+
 int main(int argc, char **argv)
 {
 	struct run run = { 0 };
@@ -462,6 +550,9 @@ int main(int argc, char **argv)
 	err = rstatlat_bpf__attach(run.skel);
 	if (err)
 		die(EXIT_ENV, "cannot attach (%s): %s", plan.source_name, strerror(-err));
+	if (plan.irqoff_sample)
+		attach_ticks(&run, ncpus);
+	run.virtual_machine = on_virtual_machine();
 	run.skel->bss->armed = 1;
 
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
@@ -474,12 +565,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < plan.n; i++)
 		if (plan.points[i].chosen && plan.points[i].role == ROLE_CPU_LOCK)
 			collector_set_cpu_lock(run.collector, true);
+	collector_set_irqoff(run.collector, plan.irqoff_trace, plan.irqoff_lock,
+			     plan.irqoff_sample, plan.irqoff_source);
 	if (opts.threshold_ns) {
 		slow.out = stdout;
 		slow.json = opts.json;
 		slow.threshold_ns = opts.threshold_ns;
 		slow.mono_to_real_ns = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 		slow.collector = run.collector;
+		slow.cg = &cg;
+		slow.cgroup_filter = opts.cgroup != NULL;
 		slow.ksyms = ksyms_load("/proc/kallsyms");
 		run.rb = ring_buffer__new(bpf_map__fd(run.skel->maps.events), slow_handle,
 					  &slow, NULL);
@@ -490,14 +585,15 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	run.start_mono = run.last_mono = now_ns(CLOCK_MONOTONIC);
 	run.start_real = run.last_real = now_ns(CLOCK_REALTIME);
-	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, %u entries); Ctrl-C to end\n",
-		plan.source_name, max_slots);
+	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, irqs-off from %s, %u entries); "
+		"Ctrl-C to end\n", plan.source_name, plan.irqoff_source, max_slots);
 
 	err = main_loop(&run);
 	if (err)
 		fprintf(stderr, "rstatlat: %s\n",
 			err == -EIO ? "cannot write output" : strerror(-err));
 	ring_buffer__free(run.rb);
+	detach_ticks(&run, ncpus);
 	ksyms_free(slow.ksyms);
 	collector_free(run.collector);
 	rstatlat_bpf__destroy(run.skel);

@@ -73,6 +73,26 @@ struct slot_stats {
 	__u64 flush_holds;	/* lock holds in those flushes */
 	__u64 flush_holds_max;
 	__u64 flush_hist[HIST_BUCKETS];
+	/* --irqoff trace: irqs-off intervals that contain one of its holds */
+	__u64 irqoff_sum;
+	__u64 irqoff_max;
+	struct epoch_max irqoff_imax[2];
+	__u64 irqoff_hist[HIST_BUCKETS];
+};
+
+/* Irqs-off figures that belong to no cgroup, per CPU. */
+struct irq_stats {
+	/* trace: intervals with no rstat hold inside */
+	__u64 other_sum;
+	__u64 other_max;
+	struct epoch_max other_imax[2];
+	/* sample: cpu-clock ticks, and how late each came */
+	__u64 ticks;
+	__u64 late_sum;
+	__u64 late_max;
+	struct epoch_max late_imax[2];
+	__u64 other_hist[HIST_BUCKETS];
+	__u64 late_hist[HIST_BUCKETS];
 };
 
 /*
@@ -114,6 +134,8 @@ enum lost_kind {
 enum report_kind {
 	REPORT_HOLD = 0,
 	REPORT_WAIT = 1,
+	REPORT_IRQOFF = 2,	/* an irqs-off interval with an rstat hold inside */
+	REPORT_TICK = 3,	/* a late cpu-clock tick */
 };
 
 /* A -t report: one hold or wait at or above the threshold. */
@@ -130,6 +152,9 @@ struct slow_event {
 	__u32 slot;
 	__u32 contended;
 	__s32 stack_bytes;	/* bpf_get_stack() result, < 0 on error */
+	__u32 overlap;		/* tick: an rstat hold ended since the previous tick */
+	__u64 cgid_current;	/* tick: the interrupted task's v2 cgroup */
+	__u64 irq_sites[4];	/* irqoff: disabled at (ip, parent), enabled at (ip, parent) */
 	char comm[RSL_COMM_LEN];
 	__u64 stack[RSL_MAX_STACK];
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* -t reports: each hold or wait over the threshold, as it happens. */
+/* -t reports: each hold, wait, irqs-off interval or late tick over the threshold. */
 #ifndef RSTATLAT_SLOW_H
 #define RSTATLAT_SLOW_H
 
@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct cg_table;
 struct collector;
 struct ksyms;
 
@@ -17,6 +18,8 @@ struct slow_ctx {
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct collector *collector;
 	struct ksyms *ksyms;
+	struct cg_table *cg;	/* the interrupted task's cgroup, for late ticks */
+	bool cgroup_filter;	/* -c: late ticks belong to no flushed cgroup, skip them */
 };
 
 /* ring_buffer_sample_fn */

@@ -33,7 +33,7 @@ int sort_key_parse(const char *s, enum sort_key *key)
 /* Quantiles are computed once per row, not in every comparison. */
 struct sorted_row {
 	const struct row *row;
-	uint64_t hold_p50, hold_p99, wait_p99, flush_p99;
+	uint64_t hold_p50, hold_p99, wait_p99, flush_p99, irq_p99;
 };
 
 static enum sort_key active_sort;
@@ -81,6 +81,7 @@ static struct sorted_row *sort_rows(const struct row *rows, size_t n, enum sort_
 		s[i].hold_p99 = hold[1];
 		s[i].wait_p99 = dist_quantile(&rows[i].wait, 0.99);
 		s[i].flush_p99 = dist_quantile(&rows[i].flush, 0.99);
+		s[i].irq_p99 = rows[i].irqoff ? dist_quantile(rows[i].irqoff, 0.99) : 0;
 	}
 	active_sort = key;
 	qsort(s, n, sizeof(*s), cmp_rows);
@@ -100,9 +101,10 @@ static void print_header(FILE *f, const struct report *r, const struct view_opts
 		strftime(when, sizeof(when), "%H:%M:%S ", &tm);
 	}
 	if (r->type == REPORT_SUMMARY)
-		fprintf(f, "%sSummary: %.2fs, kernel %s, %d possible / %d online CPUs, source %s\n",
-			when, secs, r->kernel.release, r->kernel.cpus_possible,
-			r->kernel.cpus_online, r->attach ? r->attach : "?");
+		fprintf(f, "%sSummary: %.2fs, kernel %s, %d possible / %d online CPUs, source %s, "
+			"irqs-off from %s\n", when, secs, r->kernel.release, r->kernel.cpus_possible,
+			r->kernel.cpus_online, r->attach ? r->attach : "?",
+			r->irqoff.source ? r->irqoff.source : "off");
 	else
 		fprintf(f, "%sinterval %.2fs\n", when, secs);
 }
@@ -157,8 +159,12 @@ static char *put_col(char *p, const char *s, size_t width)
 	return p + n + 1;
 }
 
-/* The figures of a row, built by hand: one fputs instead of a printf. */
-static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t duration_ns)
+/*
+ * The figures of a row, built by hand: one fputs instead of a printf. The
+ * irqs-off columns only when traced: otherwise they repeat the holds.
+ */
+static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t duration_ns,
+			    bool irq_cols)
 {
 	const struct row *row = s->row;
 	char line[160], *p = line, num[24];
@@ -171,6 +177,10 @@ static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t durati
 		p = put_col(p, fmt_duration(num, sizeof(num), durations[i]), 8);
 	p = put_col(p, row->flush.count ?
 		    fmt_tenths(num, ratio_tenths(row->flush_holds, row->flush.count, 10)) : "-", 5);
+	if (irq_cols) {
+		p = put_col(p, fmt_duration(num, sizeof(num), s->irq_p99), 8);
+		p = put_col(p, fmt_duration(num, sizeof(num), row->irqoff ? row->irqoff->max : 0), 8);
+	}
 	p[-1] = '\0';	/* the caller prints the separator */
 	fputs(line, f);
 }
@@ -234,9 +244,11 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		return;
 	if (process_rows)
 		fprintf(f, "%-24s ", "FLUSHER");
-	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s %-24s %s\n", "LOCKS/s", "%CONT",
-		"HOLDp50", "HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL",
-		process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
+	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s ", "LOCKS/s", "%CONT", "HOLDp50",
+		"HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL");
+	if (r->irqoff.trace)
+		fprintf(f, "%8s %8s ", "IRQp99", "IRQmax");
+	fprintf(f, "%-24s %s\n", process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *row = s[i].row;
 
@@ -244,7 +256,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 			flusher_label(who, sizeof(who), row->comm, row->tgid);
 			fprintf(f, "%-24s ", who);
 		}
-		print_stat_cols(f, &s[i], r->duration_ns);
+		print_stat_cols(f, &s[i], r->duration_ns, r->irqoff.trace);
 		if (process_rows)
 			term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
 		else
@@ -255,6 +267,8 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 			print_dist_hist(f, "hold (ns)", &row->hold);
 			print_dist_hist(f, "wait (ns)", &row->wait);
 			print_dist_hist(f, "flush (ns)", &row->flush);
+			if (r->irqoff.trace && row->irqoff)
+				print_dist_hist(f, "irqs-off (ns)", row->irqoff);
 		}
 	}
 	if (shown < n)
@@ -278,6 +292,25 @@ static void print_cpu_lock(FILE *f, const struct report *r)
 		fmt_duration(c, sizeof(c), dist_quantile(&l->wait, 0.99)));
 }
 
+/* Irqs-off that no row holds: outside rstat (trace), late ticks (sample). */
+static void print_irqoff(FILE *f, const struct report *r)
+{
+	const struct irqoff_summary *q = &r->irqoff;
+	char a[16], b[16];
+
+	if (q->trace)
+		fprintf(f, "irqs-off outside rstat: %llu intervals, p99 %s, max %s\n",
+			(unsigned long long)q->other.count,
+			fmt_duration(a, sizeof(a), dist_quantile(&q->other, 0.99)),
+			fmt_duration(b, sizeof(b), q->other.max));
+	if (q->sample)
+		fprintf(f, "tick lateness: %llu ticks at %u Hz, p99 %s, max %s%s\n",
+			(unsigned long long)q->ticks, q->sample_hz,
+			fmt_duration(a, sizeof(a), dist_quantile(&q->late, 0.99)),
+			fmt_duration(b, sizeof(b), q->late.max), q->virtual_machine ?
+			" (a virtual machine: vCPU stalls look the same as irqs-off)" : "");
+}
+
 void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 {
 	if (o->clear && r->type == REPORT_INTERVAL)
@@ -289,6 +322,7 @@ void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 		print_rows(f, r, r->processes, r->nprocesses, true, o);
 	}
 	print_cpu_lock(f, r);
+	print_irqoff(f, r);
 	print_lost(f, r);
 	if (r->type == REPORT_SUMMARY || !o->clear)
 		fputc('\n', f);

@@ -526,6 +526,64 @@ def probe_table_reads_prototypes_not_versions():
     return "; ".join(seen) + "; this kernel agrees with tracefs"
 
 
+@test
+def irqoff_lock_equals_hold():
+    """--irqoff lock: each hold is an irqs-off interval (spin_lock_irq), so
+    every row's irqoff_ns is its hold_ns, bucket for bucket."""
+    with Cgroup(MOUNTS["v2"]) as cg:
+        tool = Rstatlat("-j", "--irqoff", "lock").start()
+        reader(os.path.join(cg.path, "cpu.stat"), 3000)
+        rc, out, err = tool.stop()
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    summary = json_lines(out)[-1]
+    check(summary["irqoff"]["source"] == "lock", "source %s" % summary["irqoff"]["source"])
+    rows = summary["cgroups"]
+    check(rows and all(r.get("irqoff_ns") == r["hold_ns"] for r in rows),
+          "irqoff_ns differs from hold_ns")
+    mine = find_cgroup(summary, cg.id)[0]
+    check(mine["irqoff_ns"]["count"] == 9000, "%d irqs-off intervals for 9000 holds" %
+          mine["irqoff_ns"]["count"])
+    return "%d rows, irqoff_ns == hold_ns (%d holds here)" % (len(rows),
+                                                            mine["irqoff_ns"]["count"])
+
+
+def bpf_program_names():
+    r = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, check=True)
+    return [p.get("name", "") for p in json.loads(r.stdout)]
+
+
+@test
+def irqoff_sample_ticks_at_the_rate():
+    """--irqoff sample: one cpu-clock event per online CPU, ticks at the
+    rate (+-5%) while every CPU is busy (cpu-clock does not tick on an idle
+    CPU, where irqs-off matters to nobody), and nothing left behind."""
+    online = os.cpu_count()
+    hz, secs = 997, 3
+    check("irqoff_tick" not in bpf_program_names(), "an irqoff_tick program already loaded")
+    with Cgroup(MOUNTS["v2"]) as cg:
+        for cpu in range(online):
+            cg.spawn("import os\nos.sched_setaffinity(0, {%d})\n%s" % (cpu, BUSY))
+        cg.wait_populated(online)
+        time.sleep(0.3)
+        r = run("-j", "--irqoff", "sample", "--sample-hz", str(hz), "-d", str(secs),
+                timeout=60)
+    check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr))
+    q = json_lines(r.stdout)[-1]["irqoff"]
+    check(q["source"] == "sample" and q["sample_hz"] == hz, "irqoff %s" % q)
+    check(q["sample_events"] == online, "%d events for %d online CPUs" % (
+        q["sample_events"], online))
+    want = hz * secs * online
+    check(abs(q["ticks"] - want) <= 0.05 * want, "%d ticks, expected %d +-5%%" % (
+        q["ticks"], want))
+    check(q["late_ns"] is not None and q["virtual_machine"] in (True, False), "late_ns")
+    check("irqoff_tick" not in bpf_program_names(), "irqoff_tick still loaded after exit")
+    auto = run("--probe")
+    plan = [l for l in auto.stdout.decode().splitlines() if l.startswith("plan:")][0]
+    check("irqs-off from lock+sample" in plan or "irqs-off from trace" in plan, plan)
+    return "%d ticks of %d expected on %d CPUs; lateness p99 %d ns, max %d ns; %s" % (
+        q["ticks"], want, online, q["late_ns"]["p99"], q["late_ns"]["max"], plan)
+
+
 COMPARE_RUNS = 4
 COMPARE_SECONDS = 2
 

@@ -81,8 +81,27 @@ static void test_round_trip(void)
 	CHECK_STR(back.attach, "tracepoint");
 	CHECK(info.summaries == 1 && info.intervals == 0, "one summary");
 	CHECK(back.cgroups[0].irqoff == NULL, "no irqoff data: none invented");
+	CHECK_STR(info.irqoff_source, "off");
 	report_free(&back);
 	free(text);
+
+	/* --irqoff trace: per-row irqoff_ns and the source read back */
+	{
+		struct dist irq = { 0 };
+
+		dist_add_value(&irq, 12345);
+		rows[0].irqoff = &irq;
+		r.irqoff.source = "trace";
+		r.irqoff.trace = true;
+		text = print_report(&r);
+		CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+		CHECK(back.cgroups[0].irqoff && same_dist(back.cgroups[0].irqoff, &irq),
+		      "irqoff_ns read back");
+		CHECK_STR(info.irqoff_source, "trace");
+		report_free(&back);
+		free(text);
+		rows[0].irqoff = NULL;
+	}
 }
 
 /* Intervals merge row by row; a summary, when present, wins. */

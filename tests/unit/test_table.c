@@ -48,5 +48,28 @@ int main(void)
 	CHECK(strstr(out, "  4.99us   2.3 ") != NULL, "FLUSHp99 and H/FL: %s", out);
 	CHECK(strstr(out, "per-CPU lock: 5.0 locks/s, 50.0% contended, hold p99 296ns max 300ns") != NULL,
 	      "per-CPU lock line: %s", out);
+	CHECK(strstr(out, "IRQp99") == NULL, "no irqs-off columns unless traced");
+	/* --irqoff trace: the columns and the line for intervals outside rstat */
+	{
+		struct dist irq = { 0 };
+
+		dist_add_value(&irq, 2000000);
+		row.irqoff = &irq;
+		r.irqoff.trace = true;
+		r.irqoff.sample = true;
+		r.irqoff.virtual_machine = true;
+		r.irqoff.ticks = 1994;
+		r.irqoff.sample_hz = 997;
+		dist_add_value(&r.irqoff.other, 7000);
+		dist_add_value(&r.irqoff.late, 3000000);
+		out = render(&r);
+		CHECK(strstr(out, "  IRQp99   IRQmax ") != NULL, "irqs-off columns: %s", out);
+		CHECK(strstr(out, "  2.00ms ") != NULL, "IRQmax 2 ms: %s", out);
+		CHECK(strstr(out, "irqs-off outside rstat: 1 intervals, p99 7.00us, max 7.00us") != NULL,
+		      "other line: %s", out);
+		CHECK(strstr(out, "tick lateness: 1994 ticks at 997 Hz") != NULL &&
+		      strstr(out, "vCPU stalls look the same") != NULL, "sample line: %s", out);
+		row.irqoff = NULL;
+	}
 	return check_done("test_table");
 }
