@@ -346,18 +346,22 @@ static __always_inline void vote(struct slot_stats *s, __u32 tgid)
 	}
 }
 
-static __always_inline void report(void *ctx, __u32 kind, __u64 now, __u64 duration,
-			      __u32 slot, int lock_cpu, bool contended)
+/*
+ * A -t report: reserved and filled with what every kind has. The caller
+ * adds its own fields, then report_submit() takes the stack and sends it.
+ */
+static __always_inline struct slow_event *report_begin(__u32 kind, __u64 now, __u64 duration,
+							__u32 slot, int lock_cpu)
 {
-	struct slow_event *e;
+	struct slow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	struct slot_meta *meta;
 	__u64 id = bpf_get_current_pid_tgid();
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count_lost(LOST_RINGBUF_FULL);
-		return;
+		return NULL;
 	}
+	__builtin_memset(e, 0, offsetof(struct slow_event, stack));
 	meta = bpf_map_lookup_elem(&slot_meta, &slot);
 	e->ts = now;
 	e->duration_ns = duration;
@@ -369,12 +373,27 @@ static __always_inline void report(void *ctx, __u32 kind, __u64 now, __u64 durat
 	e->pid = (__u32)id;
 	e->tgid = id >> 32;
 	e->slot = slot;
-	e->contended = contended;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+static __always_inline void report_submit(void *ctx, struct slow_event *e)
+{
 	e->stack_bytes = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
 	if (e->stack_bytes < 0)
 		count_lost(LOST_STACK);
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void report(void *ctx, __u32 kind, __u64 now, __u64 duration,
+				   __u32 slot, int lock_cpu, bool contended)
+{
+	struct slow_event *e = report_begin(kind, now, duration, slot, lock_cpu);
+
+	if (!e)
+		return;
+	e->contended = contended;
+	report_submit(ctx, e);
 }
 
 static __always_inline struct cpu_state *this_cpu_state(void)
@@ -912,35 +931,15 @@ int irqs_off(__u64 *ctx)
 static __always_inline void report_irqoff(__u64 *ctx, const struct cpu_state *st, __u64 now,
 					  __u64 duration, __u32 slot)
 {
-	struct slow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	struct slot_meta *meta;
-	__u64 id = bpf_get_current_pid_tgid();
+	struct slow_event *e = report_begin(REPORT_IRQOFF, now, duration, slot, -1);
 
-	if (!e) {
-		count_lost(LOST_RINGBUF_FULL);
+	if (!e)
 		return;
-	}
-	meta = bpf_map_lookup_elem(&slot_meta, &slot);
-	__builtin_memset(e, 0, offsetof(struct slow_event, stack));
-	e->ts = now;
-	e->duration_ns = duration;
-	e->cgid = meta ? meta->key.cgid : 0;
-	e->hierarchy = meta ? meta->key.hierarchy : 0;
-	e->kind = REPORT_IRQOFF;
-	e->lock_cpu = -1;
-	e->cpu = bpf_get_smp_processor_id();
-	e->pid = (__u32)id;
-	e->tgid = id >> 32;
-	e->slot = slot;
 	e->irq_sites[0] = st->irq_off_ip;
 	e->irq_sites[1] = st->irq_off_parent;
 	e->irq_sites[2] = ctx[0];
 	e->irq_sites[3] = ctx[1];
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	e->stack_bytes = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
-	if (e->stack_bytes < 0)
-		count_lost(LOST_STACK);
-	bpf_ringbuf_submit(e, 0);
+	report_submit(ctx, e);
 }
 
 SEC("tp_btf/irq_enable")
@@ -988,7 +987,6 @@ int irqoff_tick(struct bpf_perf_event_data *ctx)
 	struct cpu_state *st = this_cpu_state();
 	struct irq_stats *is = this_irq_stats();
 	struct slow_event *e;
-	__u64 id;
 
 	if (!st || !is || !armed)
 		return 0;
@@ -998,27 +996,11 @@ int irqoff_tick(struct bpf_perf_event_data *ctx)
 		late = gap - tick_period_ns;
 		record(is->late_hist, &is->late_sum, &is->late_max, is->late_imax, late);
 		if (report_ns && late >= report_ns) {
-			e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+			e = report_begin(REPORT_TICK, now, late, (__u32)-1, -1);
 			if (e) {
-				id = bpf_get_current_pid_tgid();
-				__builtin_memset(e, 0, offsetof(struct slow_event, stack));
-				e->ts = now;
-				e->duration_ns = late;
-				e->kind = REPORT_TICK;
-				e->lock_cpu = -1;
-				e->cpu = bpf_get_smp_processor_id();
-				e->pid = (__u32)id;
-				e->tgid = id >> 32;
-				e->slot = (__u32)-1;
 				e->overlap = st->hold_end > st->tick_last;
 				e->cgid_current = bpf_get_current_cgroup_id();
-				bpf_get_current_comm(e->comm, sizeof(e->comm));
-				e->stack_bytes = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
-				if (e->stack_bytes < 0)
-					count_lost(LOST_STACK);
-				bpf_ringbuf_submit(e, 0);
-			} else {
-				count_lost(LOST_RINGBUF_FULL);
+				report_submit(ctx, e);
 			}
 		}
 	}
