@@ -204,6 +204,16 @@ static void take_max(uint64_t *into, uint64_t v)
 		*into = v;
 }
 
+/*
+ * Adds one CPU's record of a distribution, kept in BPF as NAME_sum,
+ * NAME_max, NAME_hist and the epoch-tagged NAME_imax, to d, and its maximum
+ * in this epoch to *imax.
+ */
+#define ADD_CPU_DIST(d, imax, rec, name, epoch) do {				\
+	sum_dist(d, (rec)->name##_sum, (rec)->name##_max, (rec)->name##_hist);	\
+	take_max(imax, imax_of((rec)->name##_imax, epoch));			\
+} while (0)
+
 /* Sums one slot over CPUs into cumulative totals and this epoch's maxima. */
 static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
 		     struct row *cur, struct dist *irq, struct imaxes *im)
@@ -220,18 +230,13 @@ static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
 
 		cur->locked += s->locked;
 		cur->contended += s->contended;
-		sum_dist(&cur->hold, s->hold_sum, s->hold_max, s->hold_hist);
-		sum_dist(&cur->wait, s->wait_sum, s->wait_max, s->wait_hist);
-		sum_dist(&cur->flush, s->flush_sum, s->flush_max, s->flush_hist);
+		ADD_CPU_DIST(&cur->hold, &im->hold, s, hold, epoch);
+		ADD_CPU_DIST(&cur->wait, &im->wait, s, wait, epoch);
+		ADD_CPU_DIST(&cur->flush, &im->flush, s, flush, epoch);
 		cur->flush_holds += s->flush_holds;
 		take_max(&cur->flush_holds_max, s->flush_holds_max);
-		take_max(&im->hold, imax_of(s->hold_imax, epoch));
-		take_max(&im->wait, imax_of(s->wait_imax, epoch));
-		take_max(&im->flush, imax_of(s->flush_imax, epoch));
-		if (c->irq_trace) {
-			sum_dist(irq, s->irqoff_sum, s->irqoff_max, s->irqoff_hist);
-			take_max(&im->irqoff, imax_of(s->irqoff_imax, epoch));
-		}
+		if (c->irq_trace)
+			ADD_CPU_DIST(irq, &im->irqoff, s, irqoff, epoch);
 		if (s->top_votes > best_votes) {
 			best_votes = s->top_votes;
 			cur->top_tgid = s->top_tgid;
@@ -457,11 +462,9 @@ static int read_irq(struct collector *c, uint64_t epoch, struct report *interval
 		for (int cpu = 0; cpu < c->ncpus; cpu++) {
 			const struct irq_stats *s = &c->irq_percpu[cpu];
 
-			sum_dist(&cur.other, s->other_sum, s->other_max, s->other_hist);
-			sum_dist(&cur.late, s->late_sum, s->late_max, s->late_hist);
+			ADD_CPU_DIST(&cur.other, &other_imax, s, other, epoch);
+			ADD_CPU_DIST(&cur.late, &late_imax, s, late, epoch);
 			cur.ticks += s->ticks;
-			take_max(&other_imax, imax_of(s->other_imax, epoch));
-			take_max(&late_imax, imax_of(s->late_imax, epoch));
 		}
 	}
 	if (interval) {
@@ -514,10 +517,8 @@ static int read_cpu_lock(struct collector *c, uint64_t epoch, struct report *int
 
 		cur.locked += s->locked;
 		cur.contended += s->contended;
-		sum_dist(&cur.hold, s->hold_sum, s->hold_max, s->hold_hist);
-		sum_dist(&cur.wait, s->wait_sum, s->wait_max, s->wait_hist);
-		take_max(&hold_imax, imax_of(s->hold_imax, epoch));
-		take_max(&wait_imax, imax_of(s->wait_imax, epoch));
+		ADD_CPU_DIST(&cur.hold, &hold_imax, s, hold, epoch);
+		ADD_CPU_DIST(&cur.wait, &wait_imax, s, wait, epoch);
 	}
 	if (interval) {
 		interval->cpu_lock = cur;
