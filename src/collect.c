@@ -16,7 +16,7 @@ struct slot {
 	char *rel_path;		/* inside its hierarchy, to check it still exists */
 	char *own_cgroup;
 	char comm[RSL_COMM_LEN];
-	struct row prev;	/* cumulative totals at the previous read */
+	struct row prev;	/* cumulative totals at the previous read; owned */
 	struct dist *irq_prev;	/* --irqoff trace: the same for irqs-off */
 };
 
@@ -42,7 +42,7 @@ struct collector {
 	struct irqoff_summary prev_irq;	/* their totals at the previous read */
 	struct lock_stats *lock_percpu;	/* the per-CPU lock's stats, every CPU */
 	struct lock_summary prev_lock;	/* its totals at the previous read */
-	struct row *retired;		/* final totals of recycled slots */
+	struct row *retired;		/* final totals of recycled slots; owned */
 	size_t nretired, cap_retired;
 	uint64_t retired_dropped;
 };
@@ -73,22 +73,32 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	return c;
 }
 
+/* Frees what a slot owns and empties it. */
+static void slot_clear(struct slot *s)
+{
+	free(s->path);
+	free(s->rel_path);
+	free(s->own_cgroup);
+	row_free(&s->prev);
+	if (s->irq_prev)
+		dist_free(s->irq_prev);
+	free(s->irq_prev);
+	memset(s, 0, sizeof(*s));
+}
+
 void collector_free(struct collector *c)
 {
 	if (!c)
 		return;
-	for (unsigned int i = 0; c->slots && i < c->max_slots; i++) {
-		free(c->slots[i].path);
-		free(c->slots[i].rel_path);
-		free(c->slots[i].own_cgroup);
-		free(c->slots[i].irq_prev);
-	}
-	for (size_t i = 0; i < c->nretired; i++) {
-		free(c->retired[i].path);
-		free(c->retired[i].own_cgroup);
-		free(c->retired[i].irqoff);
-	}
+	for (unsigned int i = 0; c->slots && i < c->max_slots; i++)
+		slot_clear(&c->slots[i]);
+	for (size_t i = 0; i < c->nretired; i++)
+		row_free(&c->retired[i]);
 	free(c->retired);
+	dist_free(&c->prev_irq.other);
+	dist_free(&c->prev_irq.late);
+	dist_free(&c->prev_lock.hold);
+	dist_free(&c->prev_lock.wait);
 	free(c->slots);
 	free(c->percpu);
 	free(c->lost_percpu);
@@ -182,15 +192,15 @@ static uint64_t imax_of(const struct epoch_max imax[2], uint64_t epoch)
 }
 
 /* BPF keeps no counts: a distribution's count is the sum of its buckets. */
-static void sum_dist(struct dist *d, uint64_t sum, uint64_t max, const __u64 *hist)
+static int sum_dist(struct dist *d, uint64_t sum, uint64_t max, const __u64 *hist)
 {
 	d->sum += sum;
 	if (max > d->max)
 		d->max = max;
-	for (int b = 0; b < HIST_BUCKETS; b++) {
-		d->buckets[b] += hist[b];
-		d->count += hist[b];
-	}
+	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
+		if (dist_add(d, b, hist[b]))
+			return -ENOMEM;
+	return 0;
 }
 
 /* This epoch's maxima, over CPUs. */
@@ -207,36 +217,37 @@ static void take_max(uint64_t *into, uint64_t v)
 /*
  * Adds one CPU's record of a distribution, kept in BPF as NAME_sum,
  * NAME_max, NAME_hist and the epoch-tagged NAME_imax, to d, and its maximum
- * in this epoch to *imax.
+ * in this epoch to *imax. 0, or -ENOMEM.
  */
-#define ADD_CPU_DIST(d, imax, rec, name, epoch) do {				\
-	sum_dist(d, (rec)->name##_sum, (rec)->name##_max, (rec)->name##_hist);	\
-	take_max(imax, imax_of((rec)->name##_imax, epoch));			\
-} while (0)
+#define ADD_CPU_DIST(d, imax, rec, name, epoch)					\
+	(take_max(imax, imax_of((rec)->name##_imax, epoch)),			\
+	 sum_dist(d, (rec)->name##_sum, (rec)->name##_max, (rec)->name##_hist))
 
-/* Sums one slot over CPUs into cumulative totals and this epoch's maxima. */
+/*
+ * Sums one slot over CPUs into cumulative totals and this epoch's maxima.
+ * cur and irq must be empty; they own what they get even on error.
+ */
 static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
 		     struct row *cur, struct dist *irq, struct imaxes *im)
 {
 	uint32_t best_votes = 0;
 
+	memset(im, 0, sizeof(*im));
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.slot_stats), &i, c->percpu))
 		return -errno;
-	memset(cur, 0, sizeof(*cur));
-	memset(irq, 0, sizeof(*irq));
-	memset(im, 0, sizeof(*im));
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		const struct slot_stats *s = &c->percpu[cpu];
 
 		cur->locked += s->locked;
 		cur->contended += s->contended;
-		ADD_CPU_DIST(&cur->hold, &im->hold, s, hold, epoch);
-		ADD_CPU_DIST(&cur->wait, &im->wait, s, wait, epoch);
-		ADD_CPU_DIST(&cur->flush, &im->flush, s, flush, epoch);
+		if (ADD_CPU_DIST(&cur->hold, &im->hold, s, hold, epoch) ||
+		    ADD_CPU_DIST(&cur->wait, &im->wait, s, wait, epoch) ||
+		    ADD_CPU_DIST(&cur->flush, &im->flush, s, flush, epoch))
+			return -ENOMEM;
 		cur->flush_holds += s->flush_holds;
 		take_max(&cur->flush_holds_max, s->flush_holds_max);
-		if (c->irq_trace)
-			ADD_CPU_DIST(irq, &im->irqoff, s, irqoff, epoch);
+		if (c->irq_trace && ADD_CPU_DIST(irq, &im->irqoff, s, irqoff, epoch))
+			return -ENOMEM;
 		if (s->top_votes > best_votes) {
 			best_votes = s->top_votes;
 			cur->top_tgid = s->top_tgid;
@@ -253,17 +264,27 @@ static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
  * leave it below the highest bucket touched, and then the bucket's upper
  * bound (capped by the run's max) is the honest bound.
  */
-static void delta_dist(struct dist *out, const struct dist *now, const struct dist *before,
-		       uint64_t imax)
+static int delta_dist(struct dist *out, const struct dist *now, const struct dist *before,
+		      uint64_t imax)
 {
+	uint32_t j = 0;
 	int top = -1;
 
-	out->count = now->count - before->count;
 	out->sum = now->sum - before->sum;
-	for (int b = 0; b < HIST_BUCKETS; b++) {
-		out->buckets[b] = now->buckets[b] - before->buckets[b];
-		if (out->buckets[b])
-			top = b;
+	/* before's buckets are a subset of now's: walk both upward */
+	for (uint32_t i = 0; i < now->n; i++) {
+		unsigned int b = now->b[i].index;
+		uint64_t was = 0;
+
+		while (j < before->n && before->b[j].index < b)
+			j++;
+		if (j < before->n && before->b[j].index == b)
+			was = before->b[j].count;
+		if (now->b[i].count <= was)
+			continue;
+		if (dist_add(out, b, now->b[i].count - was))
+			return -ENOMEM;
+		top = (int)b;
 	}
 	out->max = imax;
 	if (top >= 0 && imax < hist_bucket_lower(top)) {
@@ -271,28 +292,55 @@ static void delta_dist(struct dist *out, const struct dist *now, const struct di
 		if (out->max > now->max)
 			out->max = now->max;
 	}
+	return 0;
 }
 
-static int fill_row(struct row *dst, const struct slot *s, const struct row *src)
+/* A slot's interval figures: cumulative now less cumulative before. */
+static int delta_row(struct row *out, const struct row *now, const struct row *before,
+		     const struct imaxes *im)
 {
-	*dst = *src;
+	*out = *now;
+	out->hold = out->wait = out->flush = (struct dist){ 0 };
+	out->irqoff = NULL;
+	out->locked = now->locked - before->locked;
+	out->contended = now->contended - before->contended;
+	out->flush_holds = now->flush_holds - before->flush_holds;
+	if (delta_dist(&out->hold, &now->hold, &before->hold, im->hold) ||
+	    delta_dist(&out->wait, &now->wait, &before->wait, im->wait) ||
+	    delta_dist(&out->flush, &now->flush, &before->flush, im->flush))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A report row from a slot's figures (src, irq: not kept), all copied. */
+static int fill_row(struct row *dst, const struct slot *s, const struct row *src,
+		    const struct dist *irq)
+{
+	if (row_copy(dst, src))
+		return -ENOMEM;
 	dst->cgid = s->key.cgid;
 	dst->hierarchy = s->key.hierarchy;
 	dst->tgid = s->key.tgid;
 	memcpy(dst->comm, s->comm, sizeof(dst->comm));
 	dst->path = s->path ? strdup(s->path) : NULL;
 	dst->own_cgroup = s->own_cgroup ? strdup(s->own_cgroup) : NULL;
-	dst->irqoff = NULL;
-	if (src->irqoff) {
-		dst->irqoff = malloc(sizeof(*dst->irqoff));
-		if (dst->irqoff)
-			*dst->irqoff = *src->irqoff;
+	if (irq) {
+		dst->irqoff = calloc(1, sizeof(*dst->irqoff));
+		if (dst->irqoff && dist_copy(dst->irqoff, irq)) {
+			free(dst->irqoff);
+			dst->irqoff = NULL;
+		}
 	}
 	if (s->key.tgid) {	/* a process row is its own top flusher */
 		dst->top_tgid = s->key.tgid;
 		memcpy(dst->top_comm, s->comm, sizeof(dst->top_comm));
 	}
-	return (s->path && !dst->path) || (src->irqoff && !dst->irqoff) ? -ENOMEM : 0;
+	if ((s->path && !dst->path) || (s->own_cgroup && !dst->own_cgroup) ||
+	    (irq && !dst->irqoff)) {
+		row_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 struct builder {
@@ -352,9 +400,8 @@ static int add_row(struct builder *bd, const struct row *src)
 		row = find_row(r->processes, r->nprocesses, src, true);
 		if (!row)
 			row = append_empty(&r->processes, &r->nprocesses, &bd->cap_proc, src);
-		if (!row)
+		if (!row || row_merge(row, src))
 			return -ENOMEM;
-		row_merge(row, src);
 		row->top_tgid = src->tgid;
 		memcpy(row->top_comm, src->comm, sizeof(row->top_comm));
 	}
@@ -368,21 +415,21 @@ static int add_row(struct builder *bd, const struct row *src)
 		free(cg->own_cgroup);
 		cg->own_cgroup = NULL;
 	}
-	row_merge(cg, src);
+	if (row_merge(cg, src))
+		return -ENOMEM;
 	keep_top(cg, src);
 	return 0;
 }
 
-static int add_slot_row(struct builder *bd, const struct slot *s, const struct row *data)
+static int add_slot_row(struct builder *bd, const struct slot *s, const struct row *data,
+			const struct dist *irq)
 {
 	struct row row;
-	int err = fill_row(&row, s, data);
+	int err = fill_row(&row, s, data, irq);
 
 	if (!err)
 		err = add_row(bd, &row);
-	free(row.path);
-	free(row.own_cgroup);
-	free(row.irqoff);
+	row_free(&row);	/* zeroed when fill_row failed */
 	return err;
 }
 
@@ -406,7 +453,8 @@ static void retire_begin(struct collector *c, unsigned int i)
  * Step 2, a read later: events that raced step 1 have finished. Keep the
  * final totals for the summary, clear the slot and hand it back to BPF.
  */
-static void retire_end(struct collector *c, unsigned int i, const struct row *final)
+static void retire_end(struct collector *c, unsigned int i, const struct row *final,
+		       const struct dist *irq)
 {
 	struct slot *s = &c->slots[i];
 	struct slot_meta empty_meta = { 0 };
@@ -415,17 +463,17 @@ static void retire_end(struct collector *c, unsigned int i, const struct row *fi
 	if (final && (final->locked || final->hold.count)) {
 		kept = c->nretired < c->max_slots || c->nretired < MIN_RETIRED_KEPT ?
 		       report_add_row(&c->retired, &c->nretired, &c->cap_retired) : NULL;
-		if (!kept || fill_row(kept, s, final))
+		if (kept && fill_row(kept, s, final, irq)) {
+			c->nretired--;
+			kept = NULL;
+		}
+		if (!kept)
 			c->retired_dropped++;
 	}
 	memset(c->percpu, 0, (size_t)c->ncpus * sizeof(*c->percpu));
 	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_stats), &i, c->percpu, BPF_ANY);
 	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY);
-	free(s->path);
-	free(s->rel_path);
-	free(s->own_cgroup);
-	free(s->irq_prev);
-	memset(s, 0, sizeof(*s));
+	slot_clear(s);
 	bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY);
 }
 
@@ -451,53 +499,56 @@ static int read_irq(struct collector *c, uint64_t epoch, struct report *interval
 	struct irqoff_summary cur = c->prev_irq;
 	uint64_t other_imax = 0, late_imax = 0;
 	__u32 zero = 0;
+	int err = 0;
 
-	memset(&cur.other, 0, sizeof(cur.other));
-	memset(&cur.late, 0, sizeof(cur.late));
+	/* cur gets its own distributions; the previous read's stay in c */
+	cur.other = cur.late = (struct dist){ 0 };
 	cur.ticks = 0;
 	if (cur.trace || cur.sample) {
 		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_stats), &zero,
 					c->irq_percpu))
 			return -errno;
-		for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		for (int cpu = 0; cpu < c->ncpus && !err; cpu++) {
 			const struct irq_stats *s = &c->irq_percpu[cpu];
 
-			ADD_CPU_DIST(&cur.other, &other_imax, s, other, epoch);
-			ADD_CPU_DIST(&cur.late, &late_imax, s, late, epoch);
+			err = ADD_CPU_DIST(&cur.other, &other_imax, s, other, epoch) ||
+			      ADD_CPU_DIST(&cur.late, &late_imax, s, late, epoch) ? -ENOMEM : 0;
 			cur.ticks += s->ticks;
 		}
 	}
-	if (interval) {
+	if (!err && interval) {
 		interval->irqoff = cur;
+		interval->irqoff.other = interval->irqoff.late = (struct dist){ 0 };
 		interval->irqoff.ticks -= c->prev_irq.ticks;
-		delta_dist(&interval->irqoff.other, &cur.other, &c->prev_irq.other, other_imax);
-		delta_dist(&interval->irqoff.late, &cur.late, &c->prev_irq.late, late_imax);
+		if (delta_dist(&interval->irqoff.other, &cur.other, &c->prev_irq.other, other_imax) ||
+		    delta_dist(&interval->irqoff.late, &cur.late, &c->prev_irq.late, late_imax))
+			err = -ENOMEM;
 	}
-	if (total)
+	if (!err && total) {
 		total->irqoff = cur;
+		total->irqoff.other = total->irqoff.late = (struct dist){ 0 };
+		if (dist_copy(&total->irqoff.other, &cur.other) ||
+		    dist_copy(&total->irqoff.late, &cur.late))
+			err = -ENOMEM;
+	}
+	if (err) {
+		dist_free(&cur.other);
+		dist_free(&cur.late);
+		return err;
+	}
+	dist_free(&c->prev_irq.other);
+	dist_free(&c->prev_irq.late);
 	c->prev_irq = cur;
 	return 0;
 }
 
 /* The irqs-off figures of a slot's row: traced, or the holds themselves. */
-static void slot_irqoff(struct collector *c, struct slot *s, struct row *cur, struct dist *irq,
-			struct row *delta, struct dist *irq_delta, uint64_t irq_imax)
+static const struct dist *slot_irqoff(const struct collector *c, const struct row *row,
+				      const struct dist *traced)
 {
-	if (c->irq_lock) {
-		cur->irqoff = &cur->hold;
-		if (delta)
-			delta->irqoff = &delta->hold;
-		return;
-	}
-	if (!c->irq_trace)
-		return;
-	cur->irqoff = irq;
-	if (delta) {
-		static const struct dist none;
-
-		delta_dist(irq_delta, irq, s->irq_prev ? s->irq_prev : &none, irq_imax);
-		delta->irqoff = irq_delta;
-	}
+	if (c->irq_lock)
+		return &row->hold;
+	return c->irq_trace ? traced : NULL;
 }
 
 /* The per-CPU lock's figures: whole run into total, the change into interval. */
@@ -507,30 +558,110 @@ static int read_cpu_lock(struct collector *c, uint64_t epoch, struct report *int
 	struct lock_summary cur = { .present = true };
 	uint64_t hold_imax = 0, wait_imax = 0;
 	__u32 zero = 0;
+	int err = 0;
 
 	if (!c->cpu_lock)
 		return 0;
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.cpulock_stats), &zero, c->lock_percpu))
 		return -errno;
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+	for (int cpu = 0; cpu < c->ncpus && !err; cpu++) {
 		const struct lock_stats *s = &c->lock_percpu[cpu];
 
 		cur.locked += s->locked;
 		cur.contended += s->contended;
-		ADD_CPU_DIST(&cur.hold, &hold_imax, s, hold, epoch);
-		ADD_CPU_DIST(&cur.wait, &wait_imax, s, wait, epoch);
+		err = ADD_CPU_DIST(&cur.hold, &hold_imax, s, hold, epoch) ||
+		      ADD_CPU_DIST(&cur.wait, &wait_imax, s, wait, epoch) ? -ENOMEM : 0;
 	}
-	if (interval) {
+	if (!err && interval) {
 		interval->cpu_lock = cur;
+		interval->cpu_lock.hold = interval->cpu_lock.wait = (struct dist){ 0 };
 		interval->cpu_lock.locked -= c->prev_lock.locked;
 		interval->cpu_lock.contended -= c->prev_lock.contended;
-		delta_dist(&interval->cpu_lock.hold, &cur.hold, &c->prev_lock.hold, hold_imax);
-		delta_dist(&interval->cpu_lock.wait, &cur.wait, &c->prev_lock.wait, wait_imax);
+		if (delta_dist(&interval->cpu_lock.hold, &cur.hold, &c->prev_lock.hold, hold_imax) ||
+		    delta_dist(&interval->cpu_lock.wait, &cur.wait, &c->prev_lock.wait, wait_imax))
+			err = -ENOMEM;
 	}
-	if (total)
+	if (!err && total) {
 		total->cpu_lock = cur;
+		total->cpu_lock.hold = total->cpu_lock.wait = (struct dist){ 0 };
+		if (dist_copy(&total->cpu_lock.hold, &cur.hold) ||
+		    dist_copy(&total->cpu_lock.wait, &cur.wait))
+			err = -ENOMEM;
+	}
+	if (err) {
+		dist_free(&cur.hold);
+		dist_free(&cur.wait);
+		return err;
+	}
+	dist_free(&c->prev_lock.hold);
+	dist_free(&c->prev_lock.wait);
 	c->prev_lock = cur;
 	return 0;
+}
+
+/*
+ * One slot: its row of the interval, its row of the total, and its
+ * cumulative figures kept for the next read. Everything read here is
+ * either moved into the slot or freed.
+ */
+static int collect_slot(struct collector *c, unsigned int i, uint64_t epoch,
+			struct builder *bi, struct builder *bt, bool *unhooked)
+{
+	static const struct dist none;
+	struct slot *s = &c->slots[i];
+	struct row cur = { 0 }, delta = { 0 };
+	struct dist irq_cur = { 0 }, irq_delta = { 0 };
+	struct imaxes im;
+	bool active;
+	int err;
+
+	err = read_slot(c, i, epoch, &cur, &irq_cur, &im);
+	if (err)
+		goto out;
+	active = cur.locked + cur.hold.count > s->prev.locked + s->prev.hold.count;
+	if (!s->excluded && bi->r && active) {
+		err = delta_row(&delta, &cur, &s->prev, &im);
+		if (!err && c->irq_trace &&
+		    delta_dist(&irq_delta, &irq_cur, s->irq_prev ? s->irq_prev : &none, im.irqoff))
+			err = -ENOMEM;
+		if (!err)
+			err = add_slot_row(bi, s, &delta, slot_irqoff(c, &delta, &irq_delta));
+		if (err)
+			goto out;
+	}
+	if (s->retiring) {
+		retire_end(c, i, s->excluded ? NULL : &cur, slot_irqoff(c, &cur, &irq_cur));
+		goto out;
+	}
+	if (!s->excluded && bt->r && (cur.locked || cur.hold.count)) {
+		err = add_slot_row(bt, s, &cur, slot_irqoff(c, &cur, &irq_cur));
+		if (err)
+			goto out;
+	}
+	if (c->irq_trace) {
+		if (!s->irq_prev)
+			s->irq_prev = calloc(1, sizeof(*s->irq_prev));
+		if (s->irq_prev) {
+			dist_free(s->irq_prev);
+			*s->irq_prev = irq_cur;
+			irq_cur = (struct dist){ 0 };
+		}
+	}
+	row_free(&s->prev);
+	s->prev = cur;
+	cur = (struct row){ 0 };
+	s->idle_reads = active ? 0 : s->idle_reads + 1;
+	if (s->idle_reads >= RETIRE_IDLE_READS &&
+	    !cg_path_exists(c->cg, s->key.hierarchy, s->rel_path, s->key.cgid)) {
+		retire_begin(c, i);
+		*unhooked = true;
+	}
+out:
+	row_free(&cur);
+	row_free(&delta);
+	dist_free(&irq_cur);
+	dist_free(&irq_delta);
+	return err;
 }
 
 int collector_read(struct collector *c, struct report *interval, struct report *total)
@@ -539,8 +670,6 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 	uint64_t epoch = c->skel->bss->epoch, lost[LOST_MAX] = { 0 };
 	unsigned int n = c->skel->bss->next_slot;
 	bool unhooked = false;
-	struct row cur, delta;
-	static struct dist irq_cur, irq_delta;	/* 4 KiB each: off the stack */
 	int err = 0;
 
 	/* From here on BPF records maxima for the next interval. */
@@ -553,53 +682,14 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 		report_begin(total, REPORT_SUMMARY, c->per_process);
 	for (unsigned int i = 0; i < n && !err; i++) {
 		struct slot *s = &c->slots[i];
-		struct imaxes im;
-		bool active;
 
 		slot_refresh(c, i);
 		if (s->state == SLOT_DISCARDED) {
-			retire_end(c, i, NULL);	/* lost an insert race: reuse it */
+			retire_end(c, i, NULL, NULL);	/* lost an insert race: reuse it */
 			continue;
 		}
-		if (s->state != SLOT_READY)
-			continue;
-		err = read_slot(c, i, epoch, &cur, &irq_cur, &im);
-		if (err)
-			break;
-		active = cur.locked + cur.hold.count > s->prev.locked + s->prev.hold.count;
-		if (!s->excluded && interval && active) {
-			delta = cur;
-			delta.locked = cur.locked - s->prev.locked;
-			delta.contended = cur.contended - s->prev.contended;
-			delta_dist(&delta.hold, &cur.hold, &s->prev.hold, im.hold);
-			delta_dist(&delta.wait, &cur.wait, &s->prev.wait, im.wait);
-			delta_dist(&delta.flush, &cur.flush, &s->prev.flush, im.flush);
-			delta.flush_holds = cur.flush_holds - s->prev.flush_holds;
-			slot_irqoff(c, s, &cur, &irq_cur, &delta, &irq_delta, im.irqoff);
-			err = add_slot_row(&bi, s, &delta);
-		} else {
-			slot_irqoff(c, s, &cur, &irq_cur, NULL, NULL, 0);
-		}
-		if (s->retiring) {
-			retire_end(c, i, s->excluded ? NULL : &cur);
-			continue;
-		}
-		if (!err && !s->excluded && total && (cur.locked || cur.hold.count))
-			err = add_slot_row(&bt, s, &cur);
-		if (c->irq_trace && !err) {
-			if (!s->irq_prev)
-				s->irq_prev = malloc(sizeof(*s->irq_prev));
-			if (s->irq_prev)
-				*s->irq_prev = irq_cur;
-		}
-		cur.irqoff = NULL;
-		s->prev = cur;
-		s->idle_reads = active ? 0 : s->idle_reads + 1;
-		if (s->idle_reads >= RETIRE_IDLE_READS &&
-		    !cg_path_exists(c->cg, s->key.hierarchy, s->rel_path, s->key.cgid)) {
-			retire_begin(c, i);
-			unhooked = true;
-		}
+		if (s->state == SLOT_READY)
+			err = collect_slot(c, i, epoch, &bi, &bt, &unhooked);
 	}
 	/* per-CPU caches filled before now may name an unhooked slot */
 	if (unhooked)

@@ -415,8 +415,8 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 
 void compare_free(struct comparison *c)
 {
-	free(c->total_before.irqoff);
-	free(c->total_after.irqoff);
+	row_free(&c->total_before);
+	row_free(&c->total_after);
 	free(c->rows);
 	free(c->results);
 	c->rows = NULL;

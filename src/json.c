@@ -14,16 +14,15 @@ static void print_dist_value(FILE *f, const struct dist *d)
 	fprintf(f, "{\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"max\":%" PRIu64
 		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
 		d->count, d->sum, d->max, q[0], q[1], q[2]);
-	for (int b = 0; b < HIST_BUCKETS; b++) {
+	for (uint32_t i = 0; i < d->n; i++) {
+		unsigned int b = d->b[i].index;
 		uint64_t le = hist_bucket_upper(b) - 1;
 
-		if (!d->buckets[b])
-			continue;
 		/* the last bucket also holds everything beyond its range */
 		if (b == HIST_BUCKETS - 1 && d->max > le)
 			le = d->max;
 		fprintf(f, "%s{\"ge\":%" PRIu64 ",\"le\":%" PRIu64 ",\"count\":%" PRIu64 "}",
-			first ? "" : ",", (uint64_t)hist_bucket_lower(b), le, d->buckets[b]);
+			first ? "" : ",", (uint64_t)hist_bucket_lower(b), le, d->b[i].count);
 		first = false;
 	}
 	fputs("]}", f);

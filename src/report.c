@@ -16,23 +16,154 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_RETIRED] = "retired_dropped",
 };
 
-void dist_add_value(struct dist *d, uint64_t v)
+/* Room for at least want buckets; doubling keeps appends O(1) amortized. */
+static int dist_reserve(struct dist *d, uint32_t want)
 {
-	d->buckets[hist_bucket(v)]++;
-	d->count++;
+	uint32_t ncap = d->cap ? d->cap : 8;
+	struct bucket *nb;
+
+	if (want <= d->cap)
+		return 0;
+	while (ncap < want)
+		ncap *= 2;
+	nb = realloc(d->b, ncap * sizeof(*nb));
+	if (!nb)
+		return -1;
+	d->b = nb;
+	d->cap = ncap;
+	return 0;
+}
+
+/* The position of the first bucket with an index >= index. */
+static uint32_t dist_lower_bound(const struct dist *d, unsigned int index)
+{
+	uint32_t lo = 0, hi = d->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->b[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int dist_add(struct dist *d, unsigned int index, uint64_t n)
+{
+	uint32_t pos;
+
+	if (!n)
+		return 0;
+	if (index >= HIST_BUCKETS)
+		index = HIST_BUCKETS - 1;
+	/* the collector and the reader add in ascending order: the top first */
+	if (d->n && d->b[d->n - 1].index == index) {
+		d->b[d->n - 1].count += n;
+		d->count += n;
+		return 0;
+	}
+	pos = d->n && d->b[d->n - 1].index > index ? dist_lower_bound(d, index) : d->n;
+	if (pos < d->n && d->b[pos].index == index) {
+		d->b[pos].count += n;
+		d->count += n;
+		return 0;
+	}
+	if (dist_reserve(d, d->n + 1))
+		return -1;
+	memmove(&d->b[pos + 1], &d->b[pos], (d->n - pos) * sizeof(*d->b));
+	d->b[pos] = (struct bucket){ .index = index, .count = n };
+	d->n++;
+	d->count += n;
+	return 0;
+}
+
+int dist_add_value(struct dist *d, uint64_t v)
+{
+	if (dist_add(d, hist_bucket(v), 1))
+		return -1;
 	d->sum += v;
 	if (v > d->max)
 		d->max = v;
+	return 0;
 }
 
-void dist_merge(struct dist *into, const struct dist *from)
+/* Buckets in a or b or both. */
+static uint32_t union_size(const struct dist *a, const struct dist *b)
 {
+	uint32_t i = 0, j = 0, n = 0;
+
+	while (i < a->n && j < b->n) {
+		unsigned int x = a->b[i].index, y = b->b[j].index;
+
+		i += x <= y;
+		j += y <= x;
+		n++;
+	}
+	return n + (a->n - i) + (b->n - j);
+}
+
+/*
+ * Merges from the top down inside into's own array: the write position
+ * never falls below the read position, so no second array is needed.
+ */
+int dist_merge(struct dist *into, const struct dist *from)
+{
+	uint32_t i = into->n, j = from->n, k;
+
+	k = union_size(into, from);
+	if (dist_reserve(into, k))
+		return -1;
+	into->n = k;
+	while (j > 0) {
+		struct bucket f = from->b[j - 1];
+
+		if (i > 0 && into->b[i - 1].index > f.index) {
+			into->b[--k] = into->b[--i];
+			continue;
+		}
+		if (i > 0 && into->b[i - 1].index == f.index)
+			f.count += into->b[--i].count;
+		into->b[--k] = f;
+		j--;
+	}
+	/* what is left of into is below every bucket of from, already in place */
 	into->count += from->count;
 	into->sum += from->sum;
 	if (from->max > into->max)
 		into->max = from->max;
-	for (int b = 0; b < HIST_BUCKETS; b++)
-		into->buckets[b] += from->buckets[b];
+	return 0;
+}
+
+int dist_copy(struct dist *dst, const struct dist *src)
+{
+	*dst = *src;
+	dst->b = NULL;
+	dst->n = dst->cap = 0;
+	if (!src->n)
+		return 0;
+	dst->b = malloc(src->n * sizeof(*dst->b));
+	if (!dst->b) {
+		memset(dst, 0, sizeof(*dst));
+		return -1;
+	}
+	memcpy(dst->b, src->b, src->n * sizeof(*dst->b));
+	dst->n = dst->cap = src->n;
+	return 0;
+}
+
+void dist_free(struct dist *d)
+{
+	free(d->b);
+	memset(d, 0, sizeof(*d));
+}
+
+uint64_t dist_bucket_count(const struct dist *d, unsigned int index)
+{
+	uint32_t pos = dist_lower_bound(d, index);
+
+	return pos < d->n && d->b[pos].index == index ? d->b[pos].count : 0;
 }
 
 static uint64_t bucket_estimate(const struct dist *d, int b)
@@ -42,20 +173,20 @@ static uint64_t bucket_estimate(const struct dist *d, int b)
 	return d->max && mid > d->max ? d->max : mid;
 }
 
-/* Walks down from the max's bucket: a p99 is a few buckets away. */
+/* Walks down from the top bucket: a p99 is a few buckets away. */
 static int bucket_from_top(const struct dist *d, uint64_t rank)
 {
 	uint64_t from_top = d->count - rank + 1, seen = 0;
-	int b = d->max ? (int)hist_bucket(d->max) : HIST_BUCKETS - 1;
+	uint32_t i = d->n - 1;
 
-	while (b > 0 && seen + d->buckets[b] < from_top)
-		seen += d->buckets[b--];
-	return b;
+	while (i > 0 && seen + d->b[i].count < from_top)
+		seen += d->b[i--].count;
+	return (int)d->b[i].index;
 }
 
 /*
- * Ranks at or above the median are found from the top, where the max bounds
- * the walk instead of hundreds of buckets below. Needs every value <= max:
+ * Ranks at or above the median are found from the top, where the max
+ * bounds the walk instead of the buckets below. Needs every value <= max:
  * dist_add_value() keeps it so, collect.c's delta_dist() never leaves max
  * below the highest bucket touched, and report_read.c refuses files where
  * it does not hold.
@@ -63,13 +194,15 @@ static int bucket_from_top(const struct dist *d, uint64_t rank)
 int dist_rank_bucket(const struct dist *d, uint64_t rank)
 {
 	uint64_t seen = 0;
-	int b = 0;
+	uint32_t i = 0;
 
+	if (!d->n)
+		return 0;
 	if (rank >= d->count / 2)
 		return bucket_from_top(d, rank);
-	while (b < HIST_BUCKETS - 1 && seen + d->buckets[b] < rank)
-		seen += d->buckets[b++];
-	return b;
+	while (i < d->n - 1 && seen + d->b[i].count < rank)
+		seen += d->b[i++].count;
+	return (int)d->b[i].index;
 }
 
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out)
@@ -113,22 +246,61 @@ struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)
 	return r;
 }
 
+void row_free(struct row *r)
+{
+	free(r->path);
+	free(r->own_cgroup);
+	dist_free(&r->hold);
+	dist_free(&r->wait);
+	dist_free(&r->flush);
+	if (r->irqoff)
+		dist_free(r->irqoff);
+	free(r->irqoff);
+	memset(r, 0, sizeof(*r));
+}
+
+static int copy_str(char **dst, const char *src)
+{
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? -1 : 0;
+}
+
+int row_copy(struct row *dst, const struct row *src)
+{
+	*dst = *src;
+	dst->path = dst->own_cgroup = NULL;
+	dst->hold = dst->wait = dst->flush = (struct dist){ 0 };
+	dst->irqoff = NULL;
+	if (copy_str(&dst->path, src->path) || copy_str(&dst->own_cgroup, src->own_cgroup) ||
+	    dist_copy(&dst->hold, &src->hold) || dist_copy(&dst->wait, &src->wait) ||
+	    dist_copy(&dst->flush, &src->flush))
+		goto oom;
+	if (src->irqoff) {
+		dst->irqoff = calloc(1, sizeof(*dst->irqoff));
+		if (!dst->irqoff || dist_copy(dst->irqoff, src->irqoff))
+			goto oom;
+	}
+	return 0;
+oom:
+	row_free(dst);
+	return -1;
+}
+
 int row_merge(struct row *into, const struct row *from)
 {
 	into->locked += from->locked;
 	into->contended += from->contended;
-	dist_merge(&into->hold, &from->hold);
-	dist_merge(&into->wait, &from->wait);
-	dist_merge(&into->flush, &from->flush);
+	if (dist_merge(&into->hold, &from->hold) || dist_merge(&into->wait, &from->wait) ||
+	    dist_merge(&into->flush, &from->flush))
+		return -1;
 	into->flush_holds += from->flush_holds;
 	if (from->flush_holds_max > into->flush_holds_max)
 		into->flush_holds_max = from->flush_holds_max;
 	if (from->irqoff) {
 		if (!into->irqoff)
 			into->irqoff = calloc(1, sizeof(*into->irqoff));
-		if (!into->irqoff)
+		if (!into->irqoff || dist_merge(into->irqoff, from->irqoff))
 			return -1;
-		dist_merge(into->irqoff, from->irqoff);
 	}
 	return 0;
 }
@@ -207,11 +379,8 @@ void row_index_free(struct row_index *ix)
 
 static void rows_free(struct row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].path);
-		free(rows[i].own_cgroup);
-		free(rows[i].irqoff);
-	}
+	for (size_t i = 0; i < n; i++)
+		row_free(&rows[i]);
 	free(rows);
 }
 
@@ -219,6 +388,10 @@ void report_free(struct report *r)
 {
 	rows_free(r->cgroups, r->ncgroups);
 	rows_free(r->processes, r->nprocesses);
+	dist_free(&r->cpu_lock.hold);
+	dist_free(&r->cpu_lock.wait);
+	dist_free(&r->irqoff.other);
+	dist_free(&r->irqoff.late);
 	free(r->owned);
 	r->owned = NULL;
 	r->cgroups = r->processes = NULL;

@@ -13,18 +13,29 @@
 #include <linux/types.h>
 #include "rstatlat.h"
 
-/* One latency distribution, in ns. */
+/* One non-empty bucket of a distribution (hist.h layout). */
+struct bucket {
+	uint32_t index;		/* hist.h bucket index, < HIST_BUCKETS */
+	uint64_t count;		/* > 0 */
+};
+
+/*
+ * One latency distribution, in ns. Sparse: only non-empty buckets, in
+ * ascending index order. All-zero = empty and valid. Owns b[]: a struct
+ * assignment shares it, dist_copy() does not.
+ */
 struct dist {
-	uint64_t count;
+	uint64_t count;		/* sum of the bucket counts */
 	uint64_t sum;
 	uint64_t max;
-	uint64_t buckets[HIST_BUCKETS];
+	struct bucket *b;
+	uint32_t n, cap;
 };
 
 /*
  * A row: one flushed cgroup, or with -p one (flushing process, flushed
- * cgroup) pair. Strings are owned by the row and are raw kernel text:
- * views escape them.
+ * cgroup) pair. Strings, distributions and irqoff are owned by the row
+ * (row_free, row_copy); strings are raw kernel text: views escape them.
  */
 struct row {
 	uint64_t cgid;
@@ -38,8 +49,9 @@ struct row {
 	struct dist hold;
 	struct dist wait;
 	/*
-	 * Measured irqs-off intervals, or NULL when the report has none of
-	 * its own: the holds then stand for them (spin_lock_irq).
+	 * Measured irqs-off intervals, allocated on its own, or NULL when the
+	 * report has none of its own: the holds then stand for them
+	 * (spin_lock_irq).
 	 */
 	struct dist *irqoff;
 	/* whole flush calls: first acquisition (or wait) to last release */
@@ -104,8 +116,24 @@ struct report {
 
 extern const char *const lost_names[LOST_MAX];
 
-void dist_add_value(struct dist *d, uint64_t v);
-void dist_merge(struct dist *into, const struct dist *from);
+/*
+ * n more values in bucket index (count += n, sum and max untouched). n == 0
+ * is a no-op; an index beyond the layout counts in the last bucket, which
+ * holds everything beyond its range. Appending in ascending index order is
+ * O(1) amortized, inserting below the top bucket moves the ones above.
+ * Returns 0, or -1 out of memory (d unchanged).
+ */
+int dist_add(struct dist *d, unsigned int index, uint64_t n);
+/* One value: its bucket, count, sum and max. Returns 0 or -1 (d unchanged). */
+int dist_add_value(struct dist *d, uint64_t v);
+/* Adds from to into. Returns 0, or -1 out of memory (into unchanged). */
+int dist_merge(struct dist *into, const struct dist *from);
+/* Deep copy into dst, which must be empty (zeroed or freed). Returns 0 or -1. */
+int dist_copy(struct dist *dst, const struct dist *src);
+/* Frees the buckets; d is empty again. */
+void dist_free(struct dist *d);
+/* The count in bucket index, 0 when absent. */
+uint64_t dist_bucket_count(const struct dist *d, unsigned int index);
 /*
  * Nearest-rank quantile, estimated as its bucket's midpoint, <= max.
  * count must equal the sum of the buckets.
@@ -113,13 +141,20 @@ void dist_merge(struct dist *into, const struct dist *from);
 uint64_t dist_quantile(const struct dist *d, double q);
 /* Several quantiles at once. */
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out);
-/* The bucket holding the rank-th smallest value (1 <= rank <= count). */
+/* The bucket index holding the rank-th smallest value (1 <= rank <= count). */
 int dist_rank_bucket(const struct dist *d, uint64_t rank);
 
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap);
-/* Returns 0, or -1 when out of memory for the irqs-off distribution. */
+/* Frees what the row owns: strings, distributions, irqoff. r is zeroed. */
+void row_free(struct row *r);
+/* Deep copy; dst need not be initialised. Returns 0, or -1 (dst zeroed). */
+int row_copy(struct row *dst, const struct row *src);
+/*
+ * Adds from's figures to into (counts, distributions, irqoff), copying:
+ * into never shares memory with from. Identity and top flusher are left
+ * alone. Returns 0, or -1 out of memory.
+ */
 int row_merge(struct row *into, const struct row *from);
-
 /*
  * Finds cgroup rows by identity: hierarchy and path, or hierarchy and id
  * when the path is unknown (""). Indexes positions in a row array, so the
@@ -137,6 +172,7 @@ long row_index_find(const struct row_index *ix, const struct row *rows,
 /* Records rows[pos]. Returns 0 or -1 (out of memory). */
 int row_index_add(struct row_index *ix, const struct row *rows, size_t pos);
 void row_index_free(struct row_index *ix);
+/* Frees everything the report owns: rows, their distributions, the summaries'. */
 void report_free(struct report *r);
 
 #endif

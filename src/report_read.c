@@ -131,12 +131,13 @@ static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dis
 	if (count == 0 || count > UINT64_MAX - d->count)
 		return fail(rd, "%s: bad count", ctx);
 	*last = (int)idx;
-	d->buckets[idx] = count;
-	d->count += count;
+	/* in ascending order: an append */
+	if (dist_add(d, idx, count))
+		return fail(rd, "out of memory");
 	return 0;
 }
 
-/* A {count, sum, max, buckets} distribution whose buckets add up. */
+/* A {count, sum, max, buckets} distribution whose buckets add up; d is empty. */
 static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char *key,
 		     struct dist *d)
 {
@@ -156,8 +157,6 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 	buckets = get_typed(rd, v, sub, "buckets", true);
 	if (!buckets)
 		return -1;
-	memset(d->buckets, 0, sizeof(d->buckets));
-	d->count = 0;
 	json_array_foreach(buckets, i, b) {
 		snprintf(bctx, sizeof(bctx), "%s.buckets[%zu]", sub, i);
 		if (read_bucket(rd, b, bctx, d, &last))
@@ -210,13 +209,6 @@ static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row 
 	return 0;
 }
 
-static void row_clear(struct row *row)
-{
-	free(row->path);
-	free(row->irqoff);
-	memset(row, 0, sizeof(*row));
-}
-
 /* Adds one parsed row to the accumulator, merging rows of the same cgroup. */
 static int acc_add_row(struct reader *rd, struct acc *a, struct row *row)
 {
@@ -226,7 +218,7 @@ static int acc_add_row(struct reader *rd, struct acc *a, struct row *row)
 	if (pos >= 0) {
 		if (row_merge(&a->r.cgroups[pos], row))
 			return fail(rd, "out of memory");
-		row_clear(row);
+		row_free(row);
 		return 0;
 	}
 	dst = report_add_row(&a->r.cgroups, &a->r.ncgroups, &a->cap);
@@ -256,7 +248,7 @@ static int read_rows(struct reader *rd, json_t *obj, struct acc *a)
 		memset(&row, 0, sizeof(row));
 		snprintf(ctx, sizeof(ctx), "cgroups[%zu]", i);
 		if (read_row(rd, v, ctx, &row) || acc_add_row(rd, a, &row)) {
-			row_clear(&row);
+			row_free(&row);
 			return -1;
 		}
 	}

@@ -59,10 +59,11 @@ double top_k_p(uint64_t n_top, uint64_t n_other, uint64_t k)
 
 uint64_t count_above_max(const struct dist *a, const struct dist *b)
 {
+	unsigned int top = hist_bucket(b->max);
 	uint64_t n = 0;
 
-	for (int i = (int)hist_bucket(b->max) + 1; i < HIST_BUCKETS; i++)
-		n += a->buckets[i];
+	for (uint32_t i = a->n; i > 0 && a->b[i - 1].index > top; i--)
+		n += a->b[i - 1].count;
 	return n;
 }
 

@@ -203,13 +203,11 @@ static void print_dist_hist(FILE *f, const char *label, const struct dist *d)
 	uint64_t octave[64] = { 0 }, peak = 0;
 	int lo = 64, hi = -1;
 
-	for (int b = 0; b < HIST_BUCKETS; b++) {
-		uint64_t lower = hist_bucket_lower(b);
+	for (uint32_t i = 0; i < d->n; i++) {
+		uint64_t lower = hist_bucket_lower(d->b[i].index);
 		int o = lower ? 63 - __builtin_clzll(lower) : 0;
 
-		if (!d->buckets[b])
-			continue;
-		octave[o] += d->buckets[b];
+		octave[o] += d->b[i].count;
 		lo = o < lo ? o : lo;
 		hi = o > hi ? o : hi;
 	}

@@ -51,6 +51,14 @@ static void fill(struct row *row, const char *path, uint64_t n, double scale,
 	}
 }
 
+/* The figures a test row owns (its path is a literal). */
+static void figures_free(struct row *row)
+{
+	dist_free(&row->hold);
+	dist_free(&row->wait);
+	dist_free(&row->flush);
+}
+
 /* Builds BEFORE (scale 1) and AFTER (scale), n values each, and gates. */
 static void build(struct pair *p, uint64_t n, double scale, double cb, double ca,
 		  const char *const *gate_texts, size_t ngates, struct gate *gates)
@@ -76,6 +84,8 @@ static void build(struct pair *p, uint64_t n, double scale, double cb, double ca
 static void release(struct pair *p, struct gate *gates, size_t ngates)
 {
 	compare_free(&p->c);
+	figures_free(&p->rb);
+	figures_free(&p->ra);
 	for (size_t i = 0; i < ngates; i++)
 		free(gates[i].text);
 }
@@ -113,10 +123,11 @@ static void test_stats(void)
 	CHECK(quantile_ci(&d, 0.99, 0.01, &lo, &hi), "p99 of 1000");
 	CHECK(lo <= 99000 && hi >= 99000, "p99 CI [%lu, %lu]", (unsigned long)lo,
 	      (unsigned long)hi);
-	memset(&d, 0, sizeof(d));
+	dist_free(&d);
 	for (uint64_t v = 1; v <= 100; v++)
 		dist_add_value(&d, v * 100);
 	CHECK(!quantile_ci(&d, 0.99, 0.01, &lo, &hi), "p99 of 100 values: too few");
+	dist_free(&d);
 }
 
 /* Shifts below the gate's limit never fire; shifts above it always do. */
@@ -212,7 +223,10 @@ static void test_identical(void)
 	build(&p, 5000, 1.0, 0.1, 0.1, texts, 4, gates);
 	/* make AFTER an exact copy of BEFORE */
 	compare_free(&p.c);
-	p.ra = p.rb;
+	figures_free(&p.ra);
+	CHECK(row_copy(&p.ra, &p.rb) == 0, "copy");
+	free(p.ra.path);
+	p.ra.path = p.rb.path;
 	CHECK(compare_build(&p.c, gates, 4, NULL, (char[64]){ 0 }, 64) == 0, "rebuild");
 	for (int m = 0; m < NMETRICS; m++) {
 		enum verdict v = p.c.total.cells[m].verdict;
@@ -363,6 +377,10 @@ static void test_sorting(void)
 	CHECK_STR(row_label(&c.rows[1]), "/worse");
 	CHECK_STR(row_label(&c.rows[2]), "/steady");
 	compare_free(&c);
+	for (int i = 0; i < 3; i++) {
+		figures_free(&b[i]);
+		figures_free(&a[i]);
+	}
 }
 
 int main(void)

@@ -70,6 +70,13 @@ int main(void)
 		CHECK(strstr(out, "tick lateness: 1994 ticks at 997 Hz") != NULL &&
 		      strstr(out, "vCPU stalls look the same") != NULL, "sample line: %s", out);
 		row.irqoff = NULL;
+		dist_free(&irq);
 	}
+	dist_free(&row.hold);
+	dist_free(&row.flush);
+	row.path = NULL;	/* a literal */
+	r.cgroups = NULL;
+	r.ncgroups = 0;
+	report_free(&r);	/* the summaries' distributions */
 	return check_done("test_table");
 }
