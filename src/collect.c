@@ -433,11 +433,15 @@ static int add_slot_row(struct builder *bd, const struct slot *s, const struct r
 	return err;
 }
 
-static void report_begin(struct report *r, enum report_type type, bool per_process)
+static void report_begin(const struct collector *c, struct report *r, enum report_type type)
 {
 	memset(r, 0, sizeof(*r));
 	r->type = type;
-	r->per_process = per_process;
+	r->per_process = c->per_process;
+	if (c->irq_lock)
+		r->irqoff_rows = IRQOFF_ROWS_HOLDS;
+	else if (c->irq_trace)
+		r->irqoff_rows = IRQOFF_ROWS_TRACED;
 }
 
 /* Step 1: unhook the slot so no new event can reach it. */
@@ -542,13 +546,10 @@ static int read_irq(struct collector *c, uint64_t epoch, struct report *interval
 	return 0;
 }
 
-/* The irqs-off figures of a slot's row: traced, or the holds themselves. */
-static const struct dist *slot_irqoff(const struct collector *c, const struct row *row,
-				      const struct dist *traced)
+/* A slot's measured irqs-off figures (with lock, row_irqoff() gives the holds). */
+static const struct dist *slot_irqoff(const struct collector *c, const struct dist *traced)
 {
-	if (c->irq_lock)
-		return &row->hold;
-	return c->irq_trace ? traced : NULL;
+	return c->irq_trace && !c->irq_lock ? traced : NULL;
 }
 
 /* The per-CPU lock's figures: whole run into total, the change into interval. */
@@ -625,16 +626,16 @@ static int collect_slot(struct collector *c, unsigned int i, uint64_t epoch,
 		    delta_dist(&irq_delta, &irq_cur, s->irq_prev ? s->irq_prev : &none, im.irqoff))
 			err = -ENOMEM;
 		if (!err)
-			err = add_slot_row(bi, s, &delta, slot_irqoff(c, &delta, &irq_delta));
+			err = add_slot_row(bi, s, &delta, slot_irqoff(c, &irq_delta));
 		if (err)
 			goto out;
 	}
 	if (s->retiring) {
-		retire_end(c, i, s->excluded ? NULL : &cur, slot_irqoff(c, &cur, &irq_cur));
+		retire_end(c, i, s->excluded ? NULL : &cur, slot_irqoff(c, &irq_cur));
 		goto out;
 	}
 	if (!s->excluded && bt->r && (cur.locked || cur.hold.count)) {
-		err = add_slot_row(bt, s, &cur, slot_irqoff(c, &cur, &irq_cur));
+		err = add_slot_row(bt, s, &cur, slot_irqoff(c, &irq_cur));
 		if (err)
 			goto out;
 	}
@@ -677,9 +678,9 @@ int collector_read(struct collector *c, struct report *interval, struct report *
 	if (n > c->max_slots)
 		n = c->max_slots;
 	if (interval)
-		report_begin(interval, REPORT_INTERVAL, c->per_process);
+		report_begin(c, interval, REPORT_INTERVAL);
 	if (total)
-		report_begin(total, REPORT_SUMMARY, c->per_process);
+		report_begin(c, total, REPORT_SUMMARY);
 	for (unsigned int i = 0; i < n && !err; i++) {
 		struct slot *s = &c->slots[i];
 

@@ -46,15 +46,21 @@ int metric_find(const char *s)
 	return -1;
 }
 
-/* Irqs-off intervals, or the holds, which are irqs-off (spin_lock_irq). */
-static const struct dist *dist_of(const struct row *row, enum dist_kind k)
+/* A row's distribution of kind k; irqs-off as the report has them, or NULL. */
+static const struct dist *dist_of(const struct report *r, const struct row *row,
+				  enum dist_kind k)
 {
-	if (k == DK_WAIT)
+	switch (k) {
+	case DK_WAIT:
 		return &row->wait;
-	if (k == DK_FLUSH)
+	case DK_FLUSH:
 		return &row->flush;
-	if (k == DK_IRQOFF && row->irqoff)
-		return row->irqoff;
+	case DK_IRQOFF:
+		return row_irqoff(r, row);
+	case DK_HOLD:
+	case DK_MAX:
+		break;
+	}
 	return &row->hold;
 }
 
@@ -83,7 +89,9 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 		return row->locked > 0;
 	case MK_QUANTILE:
 	case MK_MAX:
-		d = dist_of(row, m->dist);
+		d = dist_of(r, row, m->dist);
+		if (!d)
+			return false;
 		*v = m->kind == MK_MAX ? (double)d->max : (double)dist_quantile(d, m->q);
 		return d->count > 0;
 	case MK_MEAN_HOLDS:
@@ -135,6 +143,9 @@ static enum verdict max_test(const struct dist *b, const struct dist *a, double 
 static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 				const struct row *a, const struct comparison *c, double alpha)
 {
+	const struct dist *db = dist_of(c->before.r, b, m->dist);
+	const struct dist *da = dist_of(c->after.r, a, m->dist);
+
 	switch (m->kind) {
 	case MK_COUNT:
 	case MK_MEAN_HOLDS:
@@ -148,9 +159,9 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 		return by_p(two_proportion_p(b->contended, b->locked, a->contended, a->locked),
 			    alpha);
 	case MK_QUANTILE:
-		return quantile_test(dist_of(b, m->dist), dist_of(a, m->dist), m->q, alpha);
+		return db && da ? quantile_test(db, da, m->q, alpha) : V_NA;
 	case MK_MAX:
-		return max_test(dist_of(b, m->dist), dist_of(a, m->dist), alpha);
+		return db && da ? max_test(db, da, alpha) : V_NA;
 	}
 	return V_NA;
 }
@@ -279,6 +290,7 @@ static enum gate_outcome absolute_gate(const struct gate *g, const struct compar
 				       const struct cmp_row *row, double *value)
 {
 	const struct metric_def *m = &metrics[g->metric];
+	const struct dist *d = dist_of(c->after.r, row->after, m->dist);
 	const struct row *a = row->after;
 	double v = row->cells[g->metric].after, z = z_two_sided(c->gate_alpha), lo, hi;
 	uint64_t qlo, qhi;
@@ -291,7 +303,7 @@ static enum gate_outcome absolute_gate(const struct gate *g, const struct compar
 		/* a maximum is a measured event, not an estimate */
 		return G_FAIL;
 	case MK_QUANTILE:
-		if (!quantile_ci(dist_of(a, m->dist), m->q, c->gate_alpha, &qlo, &qhi))
+		if (!d || !quantile_ci(d, m->q, c->gate_alpha, &qlo, &qhi))
 			return G_TOO_FEW;
 		lo = (double)qlo;
 		hi = (double)qhi;

@@ -180,11 +180,9 @@ static void read_side(const char *file, struct report *r, struct read_info *info
 	s->r = r;
 	s->summaries = info->summaries;
 	s->intervals = info->intervals;
-	/* rows without irqoff_ns (lock or sample files, older files) use the holds */
-	s->irqoff_source = "hold";
-	for (size_t i = 0; i < r->ncgroups; i++)
-		if (r->cgroups[i].irqoff && info->irqoff_source[0])
-			s->irqoff_source = info->irqoff_source;
+	/* files without irqoff_ns (sample, off, older files) use the holds */
+	s->irqoff_source = r->irqoff_rows == IRQOFF_ROWS_TRACED && info->irqoff_source[0] ?
+			   info->irqoff_source : "hold";
 }
 
 int compare_main(int argc, char **argv)

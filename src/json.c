@@ -34,16 +34,18 @@ static void print_dist(FILE *f, const char *key, const struct dist *d)
 	print_dist_value(f, d);
 }
 
-static void print_counts(FILE *f, const struct row *row)
+static void print_counts(FILE *f, const struct report *r, const struct row *row)
 {
+	const struct dist *irqoff = row_irqoff(r, row);
+
 	fprintf(f, "\"locked\":%" PRIu64 ",\"contended\":%" PRIu64 ",",
 		row->locked, row->contended);
 	print_dist(f, "hold_ns", &row->hold);
 	fputc(',', f);
 	print_dist(f, "wait_ns", &row->wait);
-	if (row->irqoff) {
+	if (irqoff) {
 		fputc(',', f);
-		print_dist(f, "irqoff_ns", row->irqoff);
+		print_dist(f, "irqoff_ns", irqoff);
 	}
 	fputc(',', f);
 	print_dist(f, "flush_ns", &row->flush);
@@ -89,12 +91,12 @@ static void print_cgroup_ref(FILE *f, const struct row *row)
 	json_write_string(f, row->path ? row->path : "");
 }
 
-static void print_cgroup_row(FILE *f, const struct row *row)
+static void print_cgroup_row(FILE *f, const struct report *r, const struct row *row)
 {
 	fputc('{', f);
 	print_cgroup_ref(f, row);
 	fputc(',', f);
-	print_counts(f, row);
+	print_counts(f, r, row);
 	fputs(",\"top_flusher\":", f);
 	if (row->top_tgid || row->top_comm[0]) {
 		fprintf(f, "{\"pid\":%u,\"comm\":", row->top_tgid);
@@ -106,7 +108,7 @@ static void print_cgroup_row(FILE *f, const struct row *row)
 	fputc('}', f);
 }
 
-static void print_process_row(FILE *f, const struct row *row)
+static void print_process_row(FILE *f, const struct report *r, const struct row *row)
 {
 	fprintf(f, "{\"pid\":%u,\"comm\":", row->tgid);
 	json_write_string(f, row->comm);
@@ -118,18 +120,19 @@ static void print_process_row(FILE *f, const struct row *row)
 	fputs(",\"cgroup\":{", f);
 	print_cgroup_ref(f, row);
 	fputs("},", f);
-	print_counts(f, row);
+	print_counts(f, r, row);
 	fputc('}', f);
 }
 
-static void print_list(FILE *f, const char *key, const struct row *rows, size_t n,
-		       void (*print_row)(FILE *, const struct row *))
+static void print_list(FILE *f, const struct report *r, const char *key,
+		       const struct row *rows, size_t n,
+		       void (*print_row)(FILE *, const struct report *, const struct row *))
 {
 	fprintf(f, ",\"%s\":[", key);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputc(',', f);
-		print_row(f, &rows[i]);
+		print_row(f, r, &rows[i]);
 	}
 	fputc(']', f);
 }
@@ -152,9 +155,9 @@ void json_print(FILE *f, const struct report *r)
 	fputc(']', f);
 	print_cpu_lock(f, &r->cpu_lock);
 	print_irqoff(f, &r->irqoff);
-	print_list(f, "cgroups", r->cgroups, r->ncgroups, print_cgroup_row);
+	print_list(f, r, "cgroups", r->cgroups, r->ncgroups, print_cgroup_row);
 	if (r->per_process)
-		print_list(f, "processes", r->processes, r->nprocesses, print_process_row);
+		print_list(f, r, "processes", r->processes, r->nprocesses, print_process_row);
 	fputs(",\"lost\":{", f);
 	for (int i = 0; i < LOST_MAX; i++)
 		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", lost_names[i], r->lost[i]);

@@ -305,6 +305,22 @@ int row_merge(struct row *into, const struct row *from)
 	return 0;
 }
 
+/* The one place that knows a hold under spin_lock_irq is an irqs-off interval. */
+const struct dist *row_irqoff(const struct report *r, const struct row *row)
+{
+	static const struct dist none;
+
+	switch (r->irqoff_rows) {
+	case IRQOFF_ROWS_HOLDS:
+		return &row->hold;
+	case IRQOFF_ROWS_TRACED:
+		return row->irqoff ? row->irqoff : &none;
+	case IRQOFF_ROWS_NONE:
+		break;
+	}
+	return NULL;
+}
+
 static bool row_has_path(const struct row *r)
 {
 	return r->path && r->path[0];

@@ -49,9 +49,8 @@ struct row {
 	struct dist hold;
 	struct dist wait;
 	/*
-	 * Measured irqs-off intervals, allocated on its own, or NULL when the
-	 * report has none of its own: the holds then stand for them
-	 * (spin_lock_irq).
+	 * Measured irqs-off intervals (IRQOFF_ROWS_TRACED), allocated on its
+	 * own, never an alias; or NULL. Views read it through row_irqoff().
 	 */
 	struct dist *irqoff;
 	/* whole flush calls: first acquisition (or wait) to last release */
@@ -87,6 +86,13 @@ struct irqoff_summary {
 	bool virtual_machine;	/* vCPU stalls look like irqs-off */
 };
 
+/* Where rows' irqs-off intervals come from. */
+enum irqoff_rows {
+	IRQOFF_ROWS_NONE,	/* none per row (sources off, sample) */
+	IRQOFF_ROWS_HOLDS,	/* the holds themselves: spin_lock_irq keeps irqs off while held */
+	IRQOFF_ROWS_TRACED,	/* row->irqoff, measured (NULL = none seen) */
+};
+
 #define MAX_ATTACH_POINTS 16
 
 struct kernel_info {
@@ -105,6 +111,7 @@ struct report {
 	int nattach_points;
 	struct lock_summary cpu_lock;
 	struct irqoff_summary irqoff;
+	enum irqoff_rows irqoff_rows;
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	struct row *cgroups;
@@ -155,6 +162,11 @@ int row_copy(struct row *dst, const struct row *src);
  * alone. Returns 0, or -1 out of memory.
  */
 int row_merge(struct row *into, const struct row *from);
+/*
+ * The irqs-off distribution of a row, or NULL under IRQOFF_ROWS_NONE.
+ * Under TRACED a NULL row->irqoff gives an empty distribution.
+ */
+const struct dist *row_irqoff(const struct report *r, const struct row *row);
 /*
  * Finds cgroup rows by identity: hierarchy and path, or hierarchy and id
  * when the path is unknown (""). Indexes positions in a row array, so the

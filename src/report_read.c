@@ -432,6 +432,11 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	info->intervals = rd.acc[0].objects;
 	*r = use->r;
 	memset(&use->r, 0, sizeof(use->r));
+	/* rows without irqoff_ns: the holds, which are irqs-off under spin_lock_irq */
+	r->irqoff_rows = IRQOFF_ROWS_HOLDS;
+	for (size_t i = 0; i < r->ncgroups; i++)
+		if (r->cgroups[i].irqoff)
+			r->irqoff_rows = IRQOFF_ROWS_TRACED;
 	r->kernel = rd.kernel;
 	r->owned = strdup(rd.attach);
 	r->attach = r->owned ? r->owned : "";

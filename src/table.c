@@ -65,7 +65,14 @@ static int cmp_rows(const void *pa, const void *pb)
 	return c;
 }
 
-static struct sorted_row *sort_rows(const struct row *rows, size_t n, enum sort_key key)
+/* The irqs-off columns only when measured: with the holds they repeat them. */
+static bool irq_columns(const struct report *r)
+{
+	return r->irqoff_rows == IRQOFF_ROWS_TRACED;
+}
+
+static struct sorted_row *sort_rows(const struct report *r, const struct row *rows, size_t n,
+				    enum sort_key key)
 {
 	struct sorted_row *s = calloc(n ? n : 1, sizeof(*s));
 
@@ -81,7 +88,8 @@ static struct sorted_row *sort_rows(const struct row *rows, size_t n, enum sort_
 		s[i].hold_p99 = hold[1];
 		s[i].wait_p99 = dist_quantile(&rows[i].wait, 0.99);
 		s[i].flush_p99 = dist_quantile(&rows[i].flush, 0.99);
-		s[i].irq_p99 = rows[i].irqoff ? dist_quantile(rows[i].irqoff, 0.99) : 0;
+		if (irq_columns(r))
+			s[i].irq_p99 = dist_quantile(row_irqoff(r, &rows[i]), 0.99);
 	}
 	active_sort = key;
 	qsort(s, n, sizeof(*s), cmp_rows);
@@ -159,13 +167,10 @@ static char *put_col(char *p, const char *s, size_t width)
 	return p + n + 1;
 }
 
-/*
- * The figures of a row, built by hand: one fputs instead of a printf. The
- * irqs-off columns only when traced: otherwise they repeat the holds.
- */
-static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t duration_ns,
-			    bool irq_cols)
+/* The figures of a row, built by hand: one fputs instead of a printf. */
+static void print_stat_cols(FILE *f, const struct report *r, const struct sorted_row *s)
 {
+	uint64_t duration_ns = r->duration_ns;
 	const struct row *row = s->row;
 	char line[160], *p = line, num[24];
 	const uint64_t durations[] = { s->hold_p50, s->hold_p99, row->hold.max, s->wait_p99,
@@ -177,9 +182,9 @@ static void print_stat_cols(FILE *f, const struct sorted_row *s, uint64_t durati
 		p = put_col(p, fmt_duration(num, sizeof(num), durations[i]), 8);
 	p = put_col(p, row->flush.count ?
 		    fmt_tenths(num, ratio_tenths(row->flush_holds, row->flush.count, 10)) : "-", 5);
-	if (irq_cols) {
+	if (irq_columns(r)) {
 		p = put_col(p, fmt_duration(num, sizeof(num), s->irq_p99), 8);
-		p = put_col(p, fmt_duration(num, sizeof(num), row->irqoff ? row->irqoff->max : 0), 8);
+		p = put_col(p, fmt_duration(num, sizeof(num), row_irqoff(r, row)->max), 8);
 	}
 	p[-1] = '\0';	/* the caller prints the separator */
 	fputs(line, f);
@@ -234,7 +239,7 @@ static void print_dist_hist(FILE *f, const char *label, const struct dist *d)
 static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		       size_t n, bool process_rows, const struct view_opts *o)
 {
-	struct sorted_row *s = sort_rows(rows, n, o->sort);
+	struct sorted_row *s = sort_rows(r, rows, n, o->sort);
 	size_t shown = o->rows && o->rows < n ? o->rows : n;
 	char who[96], path[4096];
 
@@ -244,7 +249,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		fprintf(f, "%-24s ", "FLUSHER");
 	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s ", "LOCKS/s", "%CONT", "HOLDp50",
 		"HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL");
-	if (r->irqoff.trace)
+	if (irq_columns(r))
 		fprintf(f, "%8s %8s ", "IRQp99", "IRQmax");
 	fprintf(f, "%-24s %s\n", process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
 	for (size_t i = 0; i < shown; i++) {
@@ -254,7 +259,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 			flusher_label(who, sizeof(who), row->comm, row->tgid);
 			fprintf(f, "%-24s ", who);
 		}
-		print_stat_cols(f, &s[i], r->duration_ns, r->irqoff.trace);
+		print_stat_cols(f, r, &s[i]);
 		if (process_rows)
 			term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
 		else
@@ -265,8 +270,8 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 			print_dist_hist(f, "hold (ns)", &row->hold);
 			print_dist_hist(f, "wait (ns)", &row->wait);
 			print_dist_hist(f, "flush (ns)", &row->flush);
-			if (r->irqoff.trace && row->irqoff)
-				print_dist_hist(f, "irqs-off (ns)", row->irqoff);
+			if (irq_columns(r))
+				print_dist_hist(f, "irqs-off (ns)", row_irqoff(r, row));
 		}
 	}
 	if (shown < n)

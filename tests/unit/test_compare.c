@@ -67,8 +67,9 @@ static void build(struct pair *p, uint64_t n, double scale, double cb, double ca
 
 	fill(&p->rb, "/w", n, 1, cb);
 	fill(&p->ra, "/w", n, scale, ca);
+	/* as the reader gives files without irqoff_ns: the holds are irqs-off */
 	p->b = (struct report){ .duration_ns = 1000000000, .cgroups = &p->rb, .ncgroups = 1,
-				.attach = "tracepoint" };
+				.attach = "tracepoint", .irqoff_rows = IRQOFF_ROWS_HOLDS };
 	p->a = p->b;
 	p->a.cgroups = &p->ra;
 	memset(&p->c, 0, sizeof(p->c));
@@ -325,7 +326,7 @@ static void test_matching(void)
 		{ .cgid = 5, .hierarchy = 0, .path = "/new", .locked = 1 },
 	};
 	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 3,
-			     .attach = "" };
+			     .attach = "", .irqoff_rows = IRQOFF_ROWS_HOLDS };
 	struct report ra = rb;
 	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
 	int both = 0, only_b = 0, only_a = 0;
@@ -357,7 +358,7 @@ static void test_sorting(void)
 {
 	struct row b[3], a[3];
 	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 3,
-			     .attach = "" };
+			     .attach = "", .irqoff_rows = IRQOFF_ROWS_HOLDS };
 	struct report ra = rb;
 	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
 	char err[128];

@@ -96,6 +96,7 @@ static void test_round_trip(void)
 	CHECK_STR(back.attach, "tracepoint");
 	CHECK(info.summaries == 1 && info.intervals == 0, "one summary");
 	CHECK(back.cgroups[0].irqoff == NULL, "no irqoff data: none invented");
+	CHECK(back.irqoff_rows == IRQOFF_ROWS_HOLDS, "without irqoff_ns the holds stand for it");
 	CHECK_STR(info.irqoff_source, "off");
 	report_free(&back);
 	free(text);
@@ -108,10 +109,14 @@ static void test_round_trip(void)
 		rows[0].irqoff = &irq;
 		r.irqoff.source = "trace";
 		r.irqoff.trace = true;
+		r.irqoff_rows = IRQOFF_ROWS_TRACED;
 		text = print_report(&r);
 		CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
 		CHECK(back.cgroups[0].irqoff && same_dist(back.cgroups[0].irqoff, &irq),
 		      "irqoff_ns read back");
+		CHECK(back.irqoff_rows == IRQOFF_ROWS_TRACED, "irqoff_ns: traced");
+		CHECK(back.cgroups[1].irqoff && back.cgroups[1].irqoff->count == 0,
+		      "a traced row without intervals: empty irqoff_ns read back");
 		CHECK_STR(info.irqoff_source, "trace");
 		report_free(&back);
 		free(text);

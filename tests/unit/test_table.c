@@ -55,6 +55,7 @@ int main(void)
 
 		dist_add_value(&irq, 2000000);
 		row.irqoff = &irq;
+		r.irqoff_rows = IRQOFF_ROWS_TRACED;
 		r.irqoff.trace = true;
 		r.irqoff.sample = true;
 		r.irqoff.virtual_machine = true;
