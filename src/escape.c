@@ -34,26 +34,67 @@ static size_t utf8_seq_len(const unsigned char *s)
 	return n;
 }
 
+/*
+ * Escapes the character (or UTF-8 sequence) at *ps into out (at most 6
+ * bytes) and steps *ps past it. Returns the bytes written. The one rule
+ * behind both JSON string writers.
+ */
+static size_t json_escape_unit(const unsigned char **ps, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = *ps;
+	size_t n;
+
+	if (*p == '"' || *p == '\\') {
+		out[0] = '\\';
+		out[1] = (char)*p;
+		*ps = p + 1;
+		return 2;
+	}
+	if (*p < 0x20 || *p == 0x7f || (n = utf8_seq_len(p)) == 0) {
+		memcpy(out, "\\u00", 4);
+		out[4] = hex[*p >> 4];
+		out[5] = hex[*p & 15];
+		*ps = p + 1;
+		return 6;
+	}
+	memcpy(out, p, n);
+	*ps = p + n;
+	return n;
+}
+
+char *json_put_string(char *dst, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	*dst++ = '"';
+	while (p && *p) {
+		/* most names are plain ASCII: copied without a call */
+		if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			*dst++ = (char)*p++;
+		else
+			dst += json_escape_unit(&p, dst);
+	}
+	*dst++ = '"';
+	return dst;
+}
+
 void json_write_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
+	char buf[256];
+	size_t n = 0;
 
-	fputc('"', f);
+	buf[n++] = '"';
 	while (p && *p) {
-		if (*p == '"' || *p == '\\') {
-			fputc('\\', f);
-			fputc(*p++, f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p++);
-		} else if ((n = utf8_seq_len(p)) > 0) {
-			fwrite(p, 1, n, f);
-			p += n;
-		} else {
-			fprintf(f, "\\u%04x", *p++);
+		if (n > sizeof(buf) - 8) {
+			fwrite(buf, 1, n, f);
+			n = 0;
 		}
+		n += json_escape_unit(&p, buf + n);
 	}
-	fputc('"', f);
+	buf[n++] = '"';
+	fwrite(buf, 1, n, f);
 }
 
 static size_t put_hex(char *dst, size_t room, unsigned char c)

@@ -15,6 +15,12 @@
  * the same value, so the output is always valid UTF-8 JSON.
  */
 void json_write_string(FILE *f, const char *s);
+/*
+ * The same into a buffer: writes at dst, which has room for
+ * JSON_STRING_ROOM(strlen(s)) bytes, and returns the end.
+ */
+char *json_put_string(char *dst, const char *s);
+#define JSON_STRING_ROOM(len) (6 * (size_t)(len) + 2)
 
 /*
  * Copies s into dst (always NUL-terminated, truncated to fit) with every

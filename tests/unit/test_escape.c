@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hostile cgroup names and comms: JSON stays valid, terminals stay inert. */
+#include <stdint.h>
 #include <stdlib.h>
 #include "check.h"
 #include "escape.h"
@@ -69,9 +70,48 @@ static void test_term(void)
 	}
 }
 
+/* The buffer writer the JSON view uses gives exactly json_write_string's bytes. */
+static void test_json_buffer(void)
+{
+	static const char *const fixed[] = {
+		"plain/path", "q\"b\\s", "\x1b[31mred\n\t", "del\x7f", "caf\xc3\xa9", "\xff\xfe",
+		"\xc0\xaf", "\xed\xa0\x80", "\xe2\x82", "", "\xf0\x9f\x98\x80 \xf4\x90\x80\x80",
+	};
+	uint64_t x = 0x9E3779B97F4A7C15ULL;
+	char in[700], *buf = malloc(JSON_STRING_ROOM(sizeof(in)) + 1), *end;
+	int same = 0, tries = 0;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++) {
+		end = json_put_string(buf, fixed[i]);
+		*end = '\0';
+		CHECK_STR(buf, json_of(fixed[i]));
+		CHECK((size_t)(end - buf) <= JSON_STRING_ROOM(strlen(fixed[i])), "room %zu", i);
+	}
+	/* random bytes, short and long (past json_write_string's 256-byte chunks) */
+	for (int i = 0; i < 20000; i++) {
+		size_t len = (size_t)(i % 10 ? i % 40 : i % 650);
+
+		for (size_t j = 0; j < len; j++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* mostly UTF-8 lead and continuation bytes, some ASCII and controls */
+			in[j] = (char)(x % 3 ? 0x80 + x % 0x78 : 1 + x % 0x7f);
+		}
+		in[len] = '\0';
+		end = json_put_string(buf, in);
+		*end = '\0';
+		same += !strcmp(buf, json_of(in)) && (size_t)(end - buf) <= JSON_STRING_ROOM(len);
+		tries++;
+	}
+	CHECK(same == tries, "%d of %d random strings written alike", same, tries);
+	free(buf);
+}
+
 int main(void)
 {
 	test_json();
+	test_json_buffer();
 	test_term();
 	return check_done("test_escape");
 }

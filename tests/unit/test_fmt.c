@@ -45,6 +45,36 @@ static void test_format(void)
 	CHECK_STR(fmt_duration(b, sizeof(b), 12345678), "12.3ms");
 	CHECK_STR(fmt_duration(b, sizeof(b), 123456789), "123ms");
 	CHECK_STR(fmt_duration(b, sizeof(b), 2000000000ULL), "2.00s");
+	CHECK_STR(fmt_duration(b, 4, 12345678), "12.");	/* cut as snprintf would */
+}
+
+static void test_put_uint(void)
+{
+	static const uint64_t edges[] = {
+		0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 99999999, 100000000,
+		9999999999999999999ULL, 10000000000000000000ULL, UINT64_MAX - 1, UINT64_MAX,
+	};
+	uint64_t x = 88172645463325252ULL;
+	char got[24], want[24];
+	int same = 0;
+
+	for (size_t i = 0; i < sizeof(edges) / sizeof(*edges); i++) {
+		*fmt_put_uint(got, edges[i]) = '\0';
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)edges[i]);
+		CHECK_STR(got, want);
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = x >> (x % 64);	/* every length */
+		*fmt_put_uint(got, v) = '\0';
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		same += !strcmp(got, want);
+	}
+	CHECK(same == 100000, "%d of 100000 random numbers", same);
 }
 
 static void test_ksym(void)
@@ -74,6 +104,7 @@ int main(void)
 {
 	test_parse();
 	test_format();
+	test_put_uint();
 	test_ksym();
 	return check_done("test_fmt");
 }
