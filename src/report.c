@@ -205,18 +205,47 @@ int dist_rank_bucket(const struct dist *d, uint64_t rank)
 	return (int)d->b[i].index;
 }
 
+/* A walk down from the top bucket: seen values lie above bucket b[i]. */
+struct top_walk {
+	uint32_t i;
+	uint64_t seen;
+};
+
+/* As bucket_from_top(), resuming w when rank is no higher than w's last. */
+static int walk_from_top(const struct dist *d, struct top_walk *w, uint64_t rank)
+{
+	uint64_t from_top = d->count - rank + 1;
+
+	if (!d->n)
+		return 0;
+	if (w->seen >= from_top) {	/* the last rank was lower: start over */
+		w->i = d->n - 1;
+		w->seen = 0;
+	}
+	while (w->i > 0 && w->seen + d->b[w->i].count < from_top)
+		w->seen += d->b[w->i--].count;
+	return (int)d->b[w->i].index;
+}
+
+/*
+ * Highest quantile first, so that p99, p90 and p50 share one walk down
+ * from the top: the table and JSON ask for those on every row.
+ */
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out)
 {
+	struct top_walk w = { .i = d->n ? d->n - 1 : 0 };
 	uint64_t rank;
+	int b;
 
-	for (int i = 0; i < n; i++) {
+	for (int k = n - 1; k >= 0; k--) {
 		if (d->count == 0) {
-			out[i] = 0;
+			out[k] = 0;
 			continue;
 		}
-		rank = (uint64_t)ceil(qs[i] * (double)d->count);
+		rank = (uint64_t)ceil(qs[k] * (double)d->count);
 		rank = rank < 1 ? 1 : rank > d->count ? d->count : rank;
-		out[i] = bucket_estimate(d, dist_rank_bucket(d, rank));
+		b = rank >= d->count / 2 ? walk_from_top(d, &w, rank) : dist_rank_bucket(d, rank);
+		out[k] = bucket_estimate(d, b);
 	}
 }
 
