@@ -120,6 +120,13 @@ size_t term_escape(char *dst, size_t dstlen, const char *s)
 	while (p && *p) {
 		size_t room = dstlen - out;
 
+		/* most names are plain ASCII: copied without a call */
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+			if (room < 2)
+				break;
+			dst[out++] = (char)*p++;
+			continue;
+		}
 		n = utf8_seq_len(p);
 		if (*p == '\\') {
 			if (room < 3)

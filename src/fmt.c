@@ -54,12 +54,11 @@ char *fmt_put_uint(char *p, uint64_t v)
  * printf (its floating point first, then its parsing) made a 10 000-row
  * table miss its 20 ms budget.
  */
-const char *fmt_duration(char *buf, size_t len, uint64_t ns)
+char *fmt_put_duration(char *p, uint64_t ns)
 {
-	static const struct { uint64_t div; const char *unit; } units[] = {
+	static const struct { uint64_t div; char unit[3]; } units[] = {
 		{ 1000000000ULL, "s" }, { 1000000ULL, "ms" }, { 1000ULL, "us" }, { 1, "ns" },
 	};
-	char tmp[40], *p = tmp;
 	size_t i;
 
 	for (i = 0; i < sizeof(units) / sizeof(units[0]) - 1 && ns < units[i].div; i++)
@@ -83,11 +82,20 @@ const char *fmt_duration(char *buf, size_t len, uint64_t ns)
 			*p++ = (char)('0' + v % 10);
 		}
 	}
-	strcpy(p, units[i].unit);
-	/* as snprintf(buf, len, "%s", tmp) would, without its cost per call */
-	if (len) {
-		size_t n = strlen(tmp) < len - 1 ? strlen(tmp) : len - 1;
+	*p++ = units[i].unit[0];
+	if (units[i].unit[1])
+		*p++ = units[i].unit[1];
+	return p;
+}
 
+const char *fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	char tmp[40];
+	size_t n = (size_t)(fmt_put_duration(tmp, ns) - tmp);
+
+	/* as snprintf(buf, len, "%s", tmp) would */
+	if (len) {
+		n = n < len - 1 ? n : len - 1;
 		memcpy(buf, tmp, n);
 		buf[n] = '\0';
 	}

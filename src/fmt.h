@@ -9,6 +9,8 @@
 char *fmt_put_uint(char *p, uint64_t v);
 /* A duration in ns as a short human string: "850ns", "1.23us", "12.3ms". */
 const char *fmt_duration(char *buf, size_t len, uint64_t ns);
+/* The same at p (at most 24 bytes, no NUL); returns the end. */
+char *fmt_put_duration(char *p, uint64_t ns);
 /*
  * Parses "<number>[ns|us|ms|s]" into ns; a bare number is taken in
  * default_unit_ns. Returns 0, or -1 on bad input.

@@ -30,39 +30,38 @@ int sort_key_parse(const char *s, enum sort_key *key)
 	return -1;
 }
 
-/* Quantiles are computed once per row, not in every comparison. */
+/* Quantiles and the sort key are computed once per row, not per comparison. */
 struct sorted_row {
 	const struct row *row;
+	const char *path;	/* the tie-break, without a trip to the row */
+	uint64_t key;		/* descending */
 	uint64_t hold_p50, hold_p99, wait_p99, flush_p99, irq_p99;
 };
 
-static enum sort_key active_sort;
-
-static int cmp_u64_desc(uint64_t a, uint64_t b)
+static uint64_t sort_value(const struct sorted_row *s, enum sort_key key)
 {
-	return a < b ? 1 : a > b ? -1 : 0;
+	switch (key) {
+	case SORT_HOLD_P99: return s->hold_p99;
+	case SORT_HOLD_P50: return s->hold_p50;
+	case SORT_HOLD_MAX: return s->row->hold.max;
+	case SORT_WAIT_P99: return s->wait_p99;
+	case SORT_WAIT_MAX: return s->row->wait.max;
+	case SORT_FLUSHES: return s->row->locked;
+	case SORT_FLUSH_P99: return s->flush_p99;
+	case SORT_CONTENDED: return s->row->contended;
+	case SORT_PATH: break;
+	case SORT_MAX_KEY: break;
+	}
+	return 0;
 }
 
 static int cmp_rows(const void *pa, const void *pb)
 {
 	const struct sorted_row *a = pa, *b = pb;
-	int c = 0;
 
-	switch (active_sort) {
-	case SORT_HOLD_P99: c = cmp_u64_desc(a->hold_p99, b->hold_p99); break;
-	case SORT_HOLD_P50: c = cmp_u64_desc(a->hold_p50, b->hold_p50); break;
-	case SORT_HOLD_MAX: c = cmp_u64_desc(a->row->hold.max, b->row->hold.max); break;
-	case SORT_WAIT_P99: c = cmp_u64_desc(a->wait_p99, b->wait_p99); break;
-	case SORT_WAIT_MAX: c = cmp_u64_desc(a->row->wait.max, b->row->wait.max); break;
-	case SORT_FLUSHES: c = cmp_u64_desc(a->row->locked, b->row->locked); break;
-	case SORT_FLUSH_P99: c = cmp_u64_desc(a->flush_p99, b->flush_p99); break;
-	case SORT_CONTENDED: c = cmp_u64_desc(a->row->contended, b->row->contended); break;
-	case SORT_PATH: break;
-	case SORT_MAX_KEY: break;
-	}
-	if (!c)
-		c = strcmp(a->row->path ? a->row->path : "", b->row->path ? b->row->path : "");
-	return c;
+	if (a->key != b->key)
+		return a->key < b->key ? 1 : -1;
+	return strcmp(a->path, b->path);
 }
 
 /* The irqs-off columns only when measured: with the holds they repeat them. */
@@ -90,8 +89,9 @@ static struct sorted_row *sort_rows(const struct report *r, const struct row *ro
 		s[i].flush_p99 = dist_quantile(&rows[i].flush, 0.99);
 		if (irq_columns(r))
 			s[i].irq_p99 = dist_quantile(row_irqoff(r, &rows[i]), 0.99);
+		s[i].path = rows[i].path ? rows[i].path : "";
+		s[i].key = sort_value(&s[i], key);
 	}
-	active_sort = key;
 	qsort(s, n, sizeof(*s), cmp_rows);
 	return s;
 }
@@ -133,13 +133,17 @@ static void print_lost(FILE *f, const struct report *r)
 }
 
 /* v as a decimal with one digit after the point, without printf's floats. */
-static const char *fmt_tenths(char *buf, uint64_t tenths)
+static char *put_tenths(char *p, uint64_t tenths)
 {
-	char *p = fmt_put_uint(buf, tenths / 10);
-
+	p = fmt_put_uint(p, tenths / 10);
 	*p++ = '.';
 	*p++ = (char)('0' + tenths % 10);
-	*p = '\0';
+	return p;
+}
+
+static const char *fmt_tenths(char *buf, uint64_t tenths)
+{
+	*put_tenths(buf, tenths) = '\0';
 	return buf;
 }
 
@@ -155,11 +159,9 @@ static uint64_t ratio_tenths(uint64_t part, uint64_t whole, uint64_t scale)
 	return whole ? (part * scale + whole / 2) / whole : 0;
 }
 
-/* Appends s right-aligned in width columns, then a space. */
-static char *put_col(char *p, const char *s, size_t width)
+/* Appends the n bytes at s right-aligned in width columns, then a space. */
+static char *put_col(char *p, const char *s, size_t n, size_t width)
 {
-	size_t n = strlen(s);
-
 	for (; n < width; width--)
 		*p++ = ' ';
 	memcpy(p, s, n);
@@ -167,39 +169,94 @@ static char *put_col(char *p, const char *s, size_t width)
 	return p + n + 1;
 }
 
-/* The figures of a row, built by hand: one fputs instead of a printf. */
-static void print_stat_cols(FILE *f, const struct report *r, const struct sorted_row *s)
+static char *put_tenths_col(char *p, uint64_t tenths, size_t width)
 {
-	uint64_t duration_ns = r->duration_ns;
+	char num[24];
+
+	return put_col(p, num, (size_t)(put_tenths(num, tenths) - num), width);
+}
+
+static char *put_duration_col(char *p, uint64_t ns)
+{
+	char num[24];
+
+	return put_col(p, num, (size_t)(fmt_put_duration(num, ns) - num), 8);
+}
+
+/* Appends n bytes at s left-aligned in width columns (never cut), then a space. */
+static char *put_left(char *p, const char *s, size_t n, size_t width)
+{
+	memcpy(p, s, n);
+	for (p += n; n < width; n++)
+		*p++ = ' ';
+	*p = ' ';
+	return p + 1;
+}
+
+/* The figures of a row, each followed by a space. */
+static char *put_stat_cols(char *p, const struct report *r, const struct sorted_row *s)
+{
 	const struct row *row = s->row;
-	char line[160], *p = line, num[24];
 	const uint64_t durations[] = { s->hold_p50, s->hold_p99, row->hold.max, s->wait_p99,
 				       row->wait.max, s->flush_p99 };
 
-	p = put_col(p, fmt_tenths(num, rate_tenths(row->locked, duration_ns)), 10);
-	p = put_col(p, fmt_tenths(num, ratio_tenths(row->contended, row->locked, 1000)), 6);
+	p = put_tenths_col(p, rate_tenths(row->locked, r->duration_ns), 10);
+	p = put_tenths_col(p, ratio_tenths(row->contended, row->locked, 1000), 6);
 	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++)
-		p = put_col(p, fmt_duration(num, sizeof(num), durations[i]), 8);
-	p = put_col(p, row->flush.count ?
-		    fmt_tenths(num, ratio_tenths(row->flush_holds, row->flush.count, 10)) : "-", 5);
+		p = put_duration_col(p, durations[i]);
+	if (row->flush.count)
+		p = put_tenths_col(p, ratio_tenths(row->flush_holds, row->flush.count, 10), 5);
+	else
+		p = put_col(p, "-", 1, 5);
 	if (irq_columns(r)) {
-		p = put_col(p, fmt_duration(num, sizeof(num), s->irq_p99), 8);
-		p = put_col(p, fmt_duration(num, sizeof(num), row_irqoff(r, row)->max), 8);
+		p = put_duration_col(p, s->irq_p99);
+		p = put_duration_col(p, row_irqoff(r, row)->max);
 	}
-	p[-1] = '\0';	/* the caller prints the separator */
-	fputs(line, f);
+	return p;
 }
 
-static void flusher_label(char *buf, size_t len, const char *comm, uint32_t tgid)
+#define LABEL_LEN 96	/* an escaped comm and its [pid] fit with room to spare */
+
+/* comm[pid], or "-" when none is known. Returns its length. */
+static size_t flusher_label(char *buf, const char *comm, uint32_t tgid)
 {
-	char esc[4 * RSL_COMM_LEN + 1];
+	char *p = buf;
 
 	if (!tgid && !comm[0]) {
-		snprintf(buf, len, "-");
-		return;
+		strcpy(buf, "-");
+		return 1;
 	}
-	term_escape(esc, sizeof(esc), comm);
-	snprintf(buf, len, "%s[%u]", esc, tgid);
+	p += term_escape(p, 4 * RSL_COMM_LEN + 1, comm);
+	*p++ = '[';
+	p = fmt_put_uint(p, tgid);
+	*p++ = ']';
+	*p = '\0';
+	return (size_t)(p - buf);
+}
+
+/* An escaped path of up to 4095 bytes, and what surrounds it. */
+#define PATH_LEN 4096
+#define LINE_LEN (2 * (LABEL_LEN + 1) + 160 + PATH_LEN + 1)
+
+/* One row, built by hand into one line: printf per row missed the budget. */
+static void print_row(FILE *f, const struct report *r, const struct sorted_row *s,
+		      bool process_rows)
+{
+	const struct row *row = s->row;
+	char line[LINE_LEN], who[LABEL_LEN], *p = line;
+	size_t n;
+
+	if (process_rows)
+		p = put_left(p, who, flusher_label(who, row->comm, row->tgid), 24);
+	p = put_stat_cols(p, r, s);
+	if (process_rows)
+		n = term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
+	else
+		n = flusher_label(who, row->top_comm, row->top_tgid);
+	p = put_left(p, who, n, 24);
+	p += term_escape(p, PATH_LEN, row->path ? row->path : "?");
+	*p++ = '\n';
+	fwrite(line, 1, (size_t)(p - line), f);
 }
 
 /* Collapses the log-linear buckets into powers of two, libbpf-tools style. */
@@ -241,7 +298,6 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 {
 	struct sorted_row *s = sort_rows(r, rows, n, o->sort);
 	size_t shown = o->rows && o->rows < n ? o->rows : n;
-	char who[96], path[4096];
 
 	if (!s)
 		return;
@@ -255,17 +311,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *row = s[i].row;
 
-		if (process_rows) {
-			flusher_label(who, sizeof(who), row->comm, row->tgid);
-			fprintf(f, "%-24s ", who);
-		}
-		print_stat_cols(f, r, &s[i]);
-		if (process_rows)
-			term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
-		else
-			flusher_label(who, sizeof(who), row->top_comm, row->top_tgid);
-		term_escape(path, sizeof(path), row->path ? row->path : "?");
-		fprintf(f, " %-24s %s\n", who, path);
+		print_row(f, r, &s[i], process_rows);
 		if (o->histograms) {
 			print_dist_hist(f, "hold (ns)", &row->hold);
 			print_dist_hist(f, "wait (ns)", &row->wait);
