@@ -32,7 +32,7 @@ static void out_flush(struct out *o)
 }
 
 /* Room for n more bytes (n <= OUT_SIZE): write at the result, then set o->p. */
-static char *out_room(struct out *o, size_t n)
+static inline char *out_room(struct out *o, size_t n)
 {
 	if ((size_t)(o->end - o->p) < n)
 		out_flush(o);
@@ -60,20 +60,29 @@ static char *put_int(char *p, int v)
 	return fmt_put_uint(p, (uint64_t)v);
 }
 
-static void put_lit(struct out *o, const char *s)
+static inline void put_mem(struct out *o, const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	char *p = out_room(o, n);
 
 	memcpy(p, s, n);
 	o->p = p + n;
 }
 
-static void put_u64_lit(struct out *o, uint64_t v, const char *then)
+/* A string literal, its length known at compile time. */
+#define put_lit(o, s) put_mem(o, "" s, sizeof(s) - 1)
+
+static void put_cstr(struct out *o, const char *s)
+{
+	put_mem(o, s, strlen(s));
+}
+
+static void put_num(struct out *o, uint64_t v)
 {
 	o->p = put_u64(out_room(o, NUM_MAX), v);
-	put_lit(o, then);
 }
+
+/* A number, then a literal. */
+#define put_u64_lit(o, v, then) (put_num(o, v), put_lit(o, then))
 
 /* A JSON string literal; one longer than the buffer goes to the FILE as is. */
 static void put_str(struct out *o, const char *s)
@@ -193,7 +202,7 @@ static void put_dist_value(struct out *o, const struct dist *d)
 static void put_dist(struct out *o, const char *key, const struct dist *d)
 {
 	put_lit(o, "\"");
-	put_lit(o, key);
+	put_cstr(o, key);
 	put_lit(o, "\":");
 	put_dist_value(o, d);
 }
@@ -216,7 +225,7 @@ static void put_counts(struct out *o, const struct report *r, const struct row *
 	put_dist(o, "flush_ns", &row->flush);
 	put_lit(o, ",\"flush_holds\":");
 	put_u64_lit(o, row->flush_holds, ",\"flush_holds_max\":");
-	o->p = put_u64(out_room(o, NUM_MAX), row->flush_holds_max);
+	put_num(o, row->flush_holds_max);
 }
 
 static void put_irqoff(struct out *o, const struct irqoff_summary *q)
@@ -225,8 +234,10 @@ static void put_irqoff(struct out *o, const struct irqoff_summary *q)
 
 	put_lit(o, ",\"irqoff\":{\"source\":");
 	put_str(o, q->source ? q->source : "off");
-	put_lit(o, q->virtual_machine ? ",\"virtual_machine\":true,\"other_ns\":" :
-		",\"virtual_machine\":false,\"other_ns\":");
+	if (q->virtual_machine)
+		put_lit(o, ",\"virtual_machine\":true,\"other_ns\":");
+	else
+		put_lit(o, ",\"virtual_machine\":false,\"other_ns\":");
 	if (q->trace)
 		put_dist_value(o, &q->other);
 	else
@@ -313,7 +324,7 @@ static void put_list(struct out *o, const struct report *r, const char *key,
 		     void (*put_row)(struct out *, const struct report *, const struct row *))
 {
 	put_lit(o, ",\"");
-	put_lit(o, key);
+	put_cstr(o, key);
 	put_lit(o, "\":[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -327,8 +338,10 @@ static void put_header(struct out *o, const struct report *r)
 {
 	char *p;
 
-	put_lit(o, r->type == REPORT_SUMMARY ? "{\"schema\":\"rstatlat/1\",\"type\":\"summary\"" :
-		"{\"schema\":\"rstatlat/1\",\"type\":\"interval\"");
+	if (r->type == REPORT_SUMMARY)
+		put_lit(o, "{\"schema\":\"rstatlat/1\",\"type\":\"summary\"");
+	else
+		put_lit(o, "{\"schema\":\"rstatlat/1\",\"type\":\"interval\"");
 	put_lit(o, ",\"start_ns\":");
 	put_u64_lit(o, r->start_ns, ",\"duration_ns\":");
 	put_u64_lit(o, r->duration_ns, ",\"kernel\":{\"release\":");
@@ -353,10 +366,12 @@ static void put_lost(struct out *o, const struct report *r)
 {
 	put_lit(o, ",\"lost\":{");
 	for (int i = 0; i < LOST_MAX; i++) {
-		put_lit(o, i ? ",\"" : "\"");
-		put_lit(o, lost_names[i]);
+		if (i)
+			put_lit(o, ",");
+		put_lit(o, "\"");
+		put_cstr(o, lost_names[i]);
 		put_lit(o, "\":");
-		o->p = put_u64(out_room(o, NUM_MAX), r->lost[i]);
+		put_num(o, r->lost[i]);
 	}
 	put_lit(o, "}");
 }
