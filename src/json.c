@@ -299,6 +299,10 @@ static void put_cgroup_row(struct out *o, const struct report *r, const struct r
 	} else {
 		put_lit(o, "null");
 	}
+	if (row->removed_cgroups) {
+		put_lit(o, ",\"removed_cgroups\":");
+		put_num(o, row->removed_cgroups);
+	}
 	put_lit(o, "}");
 }
 
@@ -316,6 +320,10 @@ static void put_process_row(struct out *o, const struct report *r, const struct 
 	put_cgroup_ref(o, row);
 	put_lit(o, "},");
 	put_counts(o, r, row);
+	if (row->exited) {
+		put_lit(o, ",\"exited\":");
+		put_num(o, row->exited);
+	}
 	put_lit(o, "}");
 }
 
@@ -376,6 +384,32 @@ static void put_lost(struct out *o, const struct report *r)
 	put_lit(o, "}");
 }
 
+/* A number, or null when unknown. */
+static void put_num_or_null(struct out *o, bool known, uint64_t v)
+{
+	if (known)
+		put_num(o, v);
+	else
+		put_lit(o, "null");
+}
+
+static void put_self(struct out *o, const struct self_costs *c)
+{
+	if (!c->present)
+		return;
+	put_lit(o, ",\"self\":{\"map_bytes\":");
+	put_u64_lit(o, c->map_bytes, ",\"entries\":");
+	put_u64_lit(o, c->entries, ",\"entries_used\":");
+	put_u64_lit(o, c->entries_used, ",\"cpu_user_ns\":");
+	put_u64_lit(o, c->cpu_user_ns, ",\"cpu_system_ns\":");
+	put_u64_lit(o, c->cpu_system_ns, ",\"bpf_ns\":");
+	put_num_or_null(o, c->bpf_stats, c->bpf_ns);
+	put_lit(o, ",\"bpf_runs\":");
+	put_num_or_null(o, c->bpf_stats, c->bpf_runs);
+	put_lit(o, ",\"rss_max_bytes\":");
+	put_u64_lit(o, c->rss_max_bytes, "}");
+}
+
 void json_print(FILE *f, const struct report *r)
 {
 	struct out o = { .f = f, .p = out_buf, .end = out_buf + OUT_SIZE };
@@ -387,6 +421,7 @@ void json_print(FILE *f, const struct report *r)
 	if (r->per_process)
 		put_list(&o, r, "processes", r->processes, r->nprocesses, put_process_row);
 	put_lost(&o, r);
+	put_self(&o, &r->self);
 	put_lit(&o, "}\n");
 	out_flush(&o);
 	fflush(f);

@@ -325,6 +325,8 @@ int row_merge(struct row *into, const struct row *from)
 	into->flush_holds += from->flush_holds;
 	if (from->flush_holds_max > into->flush_holds_max)
 		into->flush_holds_max = from->flush_holds_max;
+	into->exited += from->exited;
+	into->removed_cgroups += from->removed_cgroups;
 	if (from->irqoff) {
 		if (!into->irqoff)
 			into->irqoff = calloc(1, sizeof(*into->irqoff));

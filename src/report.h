@@ -60,6 +60,16 @@ struct row {
 	uint32_t top_tgid;	/* flusher with most acquisitions */
 	char top_comm[RSL_COMM_LEN];
 	uint64_t top_locked;	/* its acquisitions, when known (-p) */
+	/*
+	 * Process rows: exited processes folded into this row (tgid 0, comm
+	 * kept); 0 for a live process.
+	 */
+	uint32_t exited;
+	/*
+	 * Cgroup rows: removed cgroups folded into this aggregate row (path
+	 * "(removed cgroups)", id 0, hierarchy 0); 0 otherwise.
+	 */
+	uint32_t removed_cgroups;
 };
 
 enum report_type { REPORT_INTERVAL, REPORT_SUMMARY };
@@ -93,6 +103,18 @@ enum irqoff_rows {
 	IRQOFF_ROWS_TRACED,	/* row->irqoff, measured (NULL = none seen) */
 };
 
+/* rstatlat's own costs. */
+struct self_costs {
+	bool present;		/* live reports; false when a parsed file has none */
+	uint64_t map_bytes;	/* kernel memory of rstatlat's BPF maps */
+	uint32_t entries;	/* --max-entries */
+	uint32_t entries_used;	/* slots in use at the end of the window */
+	uint64_t cpu_user_ns, cpu_system_ns;	/* rstatlat's CPU time in this window */
+	bool bpf_stats;		/* kernel.bpf_stats_enabled was on: bpf_* are known */
+	uint64_t bpf_ns, bpf_runs;	/* its BPF programs' run time and runs in this window */
+	uint64_t rss_max_bytes;	/* peak resident memory so far */
+};
+
 #define MAX_ATTACH_POINTS 16
 
 struct kernel_info {
@@ -112,6 +134,7 @@ struct report {
 	struct lock_summary cpu_lock;
 	struct irqoff_summary irqoff;
 	enum irqoff_rows irqoff_rows;
+	struct self_costs self;
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	struct row *cgroups;
@@ -157,9 +180,9 @@ void row_free(struct row *r);
 /* Deep copy; dst need not be initialised. Returns 0, or -1 (dst zeroed). */
 int row_copy(struct row *dst, const struct row *src);
 /*
- * Adds from's figures to into (counts, distributions, irqoff), copying:
- * into never shares memory with from. Identity and top flusher are left
- * alone. Returns 0, or -1 out of memory.
+ * Adds from's figures to into (counts, distributions, irqoff, exited,
+ * removed_cgroups), copying: into never shares memory with from. Identity
+ * and top flusher are left alone. Returns 0, or -1 out of memory.
  */
 int row_merge(struct row *into, const struct row *from);
 /*

@@ -22,6 +22,7 @@ struct acc {
 	struct row_index ix;
 	size_t cap;
 	size_t objects;
+	size_t self_objects;	/* objects that carried "self" */
 };
 
 struct reader {
@@ -198,6 +199,10 @@ static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row 
 	     get_u64(rd, obj, ctx, "flush_holds", &row->flush_holds) ||
 	     get_u64(rd, obj, ctx, "flush_holds_max", &row->flush_holds_max)))
 		return -1;
+	/* the aggregate row of removed cgroups (optional: 0 is not written) */
+	if (json_object_get(obj, "removed_cgroups") &&
+	    get_u32(rd, obj, ctx, "removed_cgroups", &row->removed_cgroups))
+		return -1;
 	irq = json_object_get(obj, "irqoff_ns");
 	if (irq && !json_is_null(irq)) {
 		row->irqoff = calloc(1, sizeof(*row->irqoff));
@@ -270,6 +275,70 @@ static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
 			return -1;
 		a->r.lost[i] += v;
 	}
+	return 0;
+}
+
+/* A number, or null for unknown; *known says which. */
+static int get_u64_or_null(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+			   uint64_t *out, bool *known)
+{
+	json_t *v = get(rd, obj, ctx, key);
+
+	if (!v)
+		return -1;
+	*known = !json_is_null(v);
+	*out = 0;
+	return *known ? get_u64(rd, obj, ctx, key, out) : 0;
+}
+
+static int add_u64(struct reader *rd, uint64_t *into, uint64_t v, const char *key)
+{
+	if (v > UINT64_MAX - *into)
+		return fail(rd, "self: \"%s\" overflows", key);
+	*into += v;
+	return 0;
+}
+
+/*
+ * rstatlat's own costs, when the object has them. Merged objects add
+ * their CPU and BPF time; the last one says how many entries were in use.
+ */
+static int read_self(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *v = json_object_get(obj, "self");
+	struct self_costs c = { .present = true }, *into = &a->r.self;
+	bool runs_known;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return fail(rd, "\"self\" is not an object");
+	if (get_u64(rd, v, "self", "map_bytes", &c.map_bytes) ||
+	    get_u32(rd, v, "self", "entries", &c.entries) ||
+	    get_u32(rd, v, "self", "entries_used", &c.entries_used) ||
+	    get_u64(rd, v, "self", "cpu_user_ns", &c.cpu_user_ns) ||
+	    get_u64(rd, v, "self", "cpu_system_ns", &c.cpu_system_ns) ||
+	    get_u64_or_null(rd, v, "self", "bpf_ns", &c.bpf_ns, &c.bpf_stats) ||
+	    get_u64_or_null(rd, v, "self", "bpf_runs", &c.bpf_runs, &runs_known) ||
+	    get_u64(rd, v, "self", "rss_max_bytes", &c.rss_max_bytes))
+		return -1;
+	if (c.bpf_stats != runs_known)
+		return fail(rd, "self: \"bpf_ns\" and \"bpf_runs\" must both be numbers or both null");
+	if (!a->self_objects++) {
+		*into = c;
+		return 0;
+	}
+	if (add_u64(rd, &into->cpu_user_ns, c.cpu_user_ns, "cpu_user_ns") ||
+	    add_u64(rd, &into->cpu_system_ns, c.cpu_system_ns, "cpu_system_ns") ||
+	    add_u64(rd, &into->bpf_ns, c.bpf_ns, "bpf_ns") ||
+	    add_u64(rd, &into->bpf_runs, c.bpf_runs, "bpf_runs"))
+		return -1;
+	into->bpf_stats = into->bpf_stats && c.bpf_stats;
+	into->map_bytes = c.map_bytes;
+	into->entries = c.entries;
+	into->entries_used = c.entries_used;
+	if (c.rss_max_bytes > into->rss_max_bytes)
+		into->rss_max_bytes = c.rss_max_bytes;
 	return 0;
 }
 
@@ -351,7 +420,8 @@ static int read_object(struct reader *rd, json_t *obj)
 	a = &rd->acc[!strcmp(type, "summary")];
 	if (get_u64(rd, obj, "", "start_ns", &start) ||
 	    get_u64(rd, obj, "", "duration_ns", &dur) || read_kernel(rd, obj) ||
-	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a))
+	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a) ||
+	    read_self(rd, obj, a))
 		return -1;
 	if (dur > UINT64_MAX - a->r.duration_ns)
 		return fail(rd, "durations overflow");
@@ -437,6 +507,9 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	for (size_t i = 0; i < r->ncgroups; i++)
 		if (r->cgroups[i].irqoff)
 			r->irqoff_rows = IRQOFF_ROWS_TRACED;
+	/* costs of part of the window only would mislead */
+	if (use->self_objects != use->objects)
+		memset(&r->self, 0, sizeof(r->self));
 	r->kernel = rd.kernel;
 	r->owned = strdup(rd.attach);
 	r->attach = r->owned ? r->owned : "";

@@ -216,27 +216,48 @@ static char *put_stat_cols(char *p, const struct report *r, const struct sorted_
 }
 
 #define LABEL_LEN 96	/* an escaped comm and its [pid] fit with room to spare */
+/* An escaped path of up to 4095 bytes, and what surrounds it. */
+#define PATH_LEN 4096
+#define LINE_LEN (2 * (LABEL_LEN + 1) + 160 + PATH_LEN + 1)
 
-/* comm[pid], or "-" when none is known. Returns its length. */
-static size_t flusher_label(char *buf, const char *comm, uint32_t tgid)
+/*
+ * comm[pid]; "comm (exited: N)" for N exited processes folded into one
+ * row; "-" when none is known. Returns its length.
+ */
+static size_t flusher_label(char *buf, const char *comm, uint32_t tgid, uint32_t exited)
 {
 	char *p = buf;
 
-	if (!tgid && !comm[0]) {
+	if (!tgid && !comm[0] && !exited) {
 		strcpy(buf, "-");
 		return 1;
 	}
 	p += term_escape(p, 4 * RSL_COMM_LEN + 1, comm);
-	*p++ = '[';
-	p = fmt_put_uint(p, tgid);
-	*p++ = ']';
+	if (exited) {
+		memcpy(p, " (exited: ", 10);
+		p = fmt_put_uint(p + 10, exited);
+		*p++ = ')';
+	} else {
+		*p++ = '[';
+		p = fmt_put_uint(p, tgid);
+		*p++ = ']';
+	}
 	*p = '\0';
 	return (size_t)(p - buf);
 }
 
-/* An escaped path of up to 4095 bytes, and what surrounds it. */
-#define PATH_LEN 4096
-#define LINE_LEN (2 * (LABEL_LEN + 1) + 160 + PATH_LEN + 1)
+/* The CGROUP column: the path, or how many removed cgroups the row holds. */
+static char *put_path(char *p, const struct row *row)
+{
+	if (row->removed_cgroups) {
+		memcpy(p, "(removed cgroups: ", 18);
+		p = fmt_put_uint(p + 18, row->removed_cgroups);
+		*p++ = ')';
+		return p;
+	}
+	return p + term_escape(p, PATH_LEN, row->path ? row->path : "?");
+}
+
 
 /* One row, built by hand into one line: printf per row missed the budget. */
 static void print_row(FILE *f, const struct report *r, const struct sorted_row *s,
@@ -247,14 +268,14 @@ static void print_row(FILE *f, const struct report *r, const struct sorted_row *
 	size_t n;
 
 	if (process_rows)
-		p = put_left(p, who, flusher_label(who, row->comm, row->tgid), 24);
+		p = put_left(p, who, flusher_label(who, row->comm, row->tgid, row->exited), 24);
 	p = put_stat_cols(p, r, s);
 	if (process_rows)
 		n = term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
 	else
-		n = flusher_label(who, row->top_comm, row->top_tgid);
+		n = flusher_label(who, row->top_comm, row->top_tgid, 0);
 	p = put_left(p, who, n, 24);
-	p += term_escape(p, PATH_LEN, row->path ? row->path : "?");
+	p = put_path(p, row);
 	*p++ = '\n';
 	fwrite(line, 1, (size_t)(p - line), f);
 }
@@ -360,6 +381,44 @@ static void print_irqoff(FILE *f, const struct report *r)
 			" (a virtual machine: vCPU stalls look the same as irqs-off)" : "");
 }
 
+/* 12345678 as "12.3M": three significant digits, k, M or G. */
+static const char *fmt_count(char *buf, size_t len, uint64_t n)
+{
+	static const char units[] = "kMG";
+	double v = (double)n;
+	int u = -1;
+
+	while (u < 2 && (u < 0 ? v >= 1000 : v >= 999.5)) {
+		v /= 1000;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+	else
+		snprintf(buf, len, v < 9.995 ? "%.2f%c" : v < 99.95 ? "%.1f%c" : "%.0f%c", v,
+			 units[u]);
+	return buf;
+}
+
+/* rstatlat's own costs: the summary's last line. */
+static void print_self(FILE *f, const struct report *r)
+{
+	const struct self_costs *c = &r->self;
+	double cpu = (double)(c->cpu_user_ns + c->cpu_system_ns);
+	char runs[24];
+
+	if (!c->present)
+		return;
+	fprintf(f, "self: kernel maps %.1f MiB (%u entries, %u in use), CPU %.2f s user + "
+		"%.2f s system (%.2f%% of one CPU)", (double)c->map_bytes / (1 << 20), c->entries,
+		c->entries_used, (double)c->cpu_user_ns / 1e9, (double)c->cpu_system_ns / 1e9,
+		r->duration_ns ? cpu * 100 / (double)r->duration_ns : 0.0);
+	if (c->bpf_stats)
+		fprintf(f, ", BPF %.2f s in %s runs", (double)c->bpf_ns / 1e9,
+			fmt_count(runs, sizeof(runs), c->bpf_runs));
+	fputc('\n', f);
+}
+
 void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 {
 	if (o->clear && r->type == REPORT_INTERVAL)
@@ -373,6 +432,8 @@ void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 	print_cpu_lock(f, r);
 	print_irqoff(f, r);
 	print_lost(f, r);
+	if (r->type == REPORT_SUMMARY)
+		print_self(f, r);
 	if (r->type == REPORT_SUMMARY || !o->clear)
 		fputc('\n', f);
 	fflush(f);

@@ -126,6 +126,158 @@ static void test_round_trip(void)
 	sample_free(rows);
 }
 
+static const struct self_costs sample_self = {
+	.present = true, .map_bytes = 64172032, .entries = 10000, .entries_used = 12,
+	.cpu_user_ns = 50000000, .cpu_system_ns = 20000000, .bpf_stats = true,
+	.bpf_ns = 1230000000, .bpf_runs = 12300000, .rss_max_bytes = 15204352,
+};
+
+static bool same_self(const struct self_costs *a, const struct self_costs *b)
+{
+	return a->present == b->present && a->map_bytes == b->map_bytes &&
+	       a->entries == b->entries && a->entries_used == b->entries_used &&
+	       a->cpu_user_ns == b->cpu_user_ns && a->cpu_system_ns == b->cpu_system_ns &&
+	       a->bpf_stats == b->bpf_stats && a->bpf_ns == b->bpf_ns &&
+	       a->bpf_runs == b->bpf_runs && a->rss_max_bytes == b->rss_max_bytes;
+}
+
+static int occurrences(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* rstatlat's own costs, the folded rows of exited processes and removed cgroups. */
+static void test_self_and_folds(void)
+{
+	struct report r, back;
+	struct row rows[2], proc = { .comm = "cat", .exited = 731, .locked = 1, .path = "/x" };
+	struct read_info info;
+	char err[256] = "", *text;
+	json_error_t jerr;
+	json_t *j;
+
+	sample_report(&r, rows);
+	r.self = sample_self;
+	rows[1].path = "(removed cgroups)";
+	rows[1].cgid = 0;
+	rows[1].hierarchy = 0;
+	rows[1].removed_cgroups = 1976;
+	r.per_process = true;
+	r.processes = &proc;
+	r.nprocesses = 1;
+	text = print_report(&r);
+	j = json_loads(text, 0, &jerr);
+	CHECK(j != NULL, "valid JSON: %s", jerr.text);
+	json_decref(j);
+	CHECK(strstr(text, ",\"retired_dropped\":0},\"self\":{\"map_bytes\":64172032,"
+		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
+		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
+		      "\"rss_max_bytes\":15204352}}\n") != NULL, "self after lost: %s", text);
+	CHECK(occurrences(text, "\"removed_cgroups\":") == 1 &&
+	      strstr(text, "\"top_flusher\":null,\"removed_cgroups\":1976}") != NULL,
+	      "removed_cgroups on the aggregate row only");
+	CHECK(occurrences(text, "\"exited\":") == 1 &&
+	      strstr(text, "\"flush_holds_max\":0,\"exited\":731}]") != NULL,
+	      "exited on the folded process row only");
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(same_self(&back.self, &sample_self), "self read back");
+	CHECK(back.ncgroups == 2 && back.cgroups[1].removed_cgroups == 1976 &&
+	      back.cgroups[0].removed_cgroups == 0 && !strcmp(back.cgroups[1].path,
+							     "(removed cgroups)"),
+	      "removed_cgroups read back");
+	report_free(&back);
+	free(text);
+
+	/* BPF run time unknown: null, read back as unknown */
+	r.self.bpf_stats = false;
+	text = print_report(&r);
+	CHECK(strstr(text, "\"bpf_ns\":null,\"bpf_runs\":null,") != NULL, "nulls: %s", text);
+	CHECK(read_text(text, &back, &info, err) == 0 && back.self.present &&
+	      !back.self.bpf_stats && back.self.bpf_ns == 0 && back.self.bpf_runs == 0 &&
+	      back.self.cpu_user_ns == 50000000, "%s", err);
+	report_free(&back);
+	free(text);
+
+	/* none: no key, nothing read back */
+	memset(&r.self, 0, sizeof(r.self));
+	rows[1].removed_cgroups = 0;
+	proc.exited = 0;
+	text = print_report(&r);
+	CHECK(!strstr(text, "\"self\"") && !strstr(text, "removed_cgroups") &&
+	      !strstr(text, "exited"), "nothing when absent or zero: %s", text);
+	CHECK(read_text(text, &back, &info, err) == 0 && !back.self.present, "%s", err);
+	report_free(&back);
+	free(text);
+	sample_free(rows);
+}
+
+/* Intervals merge their costs: CPU and BPF time add, the last says what is in use. */
+static void test_self_merge(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *one, *two, *all;
+
+	sample_report(&r, rows);
+	r.type = REPORT_INTERVAL;
+	r.self = sample_self;
+	rows[1].removed_cgroups = 5;
+	one = print_report(&r);
+	r.self.entries_used = 30;
+	r.self.rss_max_bytes = 1000;
+	r.self.bpf_runs = 1;
+	rows[1].removed_cgroups = 7;
+	two = print_report(&r);
+	all = malloc(strlen(one) + strlen(two) + 1);
+	strcat(strcpy(all, one), two);
+	CHECK(read_text(all, &back, &info, err) == 0, "%s", err);
+	CHECK(back.self.present && back.self.cpu_user_ns == 100000000 &&
+	      back.self.cpu_system_ns == 40000000 && back.self.bpf_ns == 2460000000ULL &&
+	      back.self.bpf_runs == 12300001 && back.self.entries_used == 30 &&
+	      back.self.entries == 10000 && back.self.rss_max_bytes == 15204352 &&
+	      back.self.bpf_stats, "merged costs");
+	CHECK(back.cgroups[1].removed_cgroups == 12, "removed cgroups add up");
+	report_free(&back);
+	/* an object without costs: the merged window's are not known */
+	free(two);
+	memset(&r.self, 0, sizeof(r.self));
+	two = print_report(&r);
+	strcat(strcpy(all, one), two);
+	CHECK(read_text(all, &back, &info, err) == 0 && !back.self.present, "%s", err);
+	report_free(&back);
+	free(one);
+	free(two);
+	free(all);
+	sample_free(rows);
+}
+
+/* A name longer than the JSON view's buffer is written whole, escaped alike. */
+static void test_long_name(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *path = malloc(100001);
+
+	for (int i = 0; i < 100000; i++)
+		path[i] = i % 1000 == 7 ? '"' : (char)('a' + i % 26);
+	path[100000] = '\0';
+	sample_report(&r, rows);
+	rows[0].path = path;
+	text = print_report(&r);
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(back.ncgroups == 2 && !strcmp(back.cgroups[0].path, path), "long path read back");
+	report_free(&back);
+	free(text);
+	free(path);
+	sample_free(rows);
+}
+
 /* Intervals merge row by row; a summary, when present, wins. */
 static void test_merge(void)
 {
@@ -210,9 +362,19 @@ static void test_bad_input(void)
 		{ "\"cgroups\":[", "\"cgroups\":7,\"x\":[", "\"cgroups\" is not an array" },
 		{ "\"kernel\":{", "\"kernel\":{\"release\":\"x\",", "duplicate" },
 		{ "\"lost\":{", "\"lost\":[{", "not JSON" },
+		{ "\"self\":{", "\"self\":7,\"x\":{", "\"self\" is not an object" },
+		{ "\"map_bytes\":64172032,", "", "self: missing key \"map_bytes\"" },
+		{ "\"entries\":10000", "\"entries\":-1", "self: \"entries\" is not a non-negative" },
+		{ "\"entries_used\":12", "\"entries_used\":4294967296", "\"entries_used\" is out of range" },
+		{ "\"cpu_user_ns\":50000000", "\"cpu_user_ns\":0.5", "\"cpu_user_ns\" is not a non-negative" },
+		{ "\"bpf_ns\":1230000000", "\"bpf_ns\":null", "must both be numbers or both null" },
+		{ "\"bpf_runs\":12300000", "\"bpf_runs\":\"many\"", "\"bpf_runs\" is not a non-negative" },
+		{ "\"removed_cgroups\":3", "\"removed_cgroups\":\"3\"", "cgroups[1]: \"removed_cgroups\" is not" },
 	};
 
 	sample_report(&r, rows);
+	r.self = sample_self;
+	rows[1].removed_cgroups = 3;
 	good = print_report(&r);
 	expect_bad("", "empty file");
 	expect_bad("\n\n", "no interval or summary object");
@@ -291,6 +453,9 @@ static void test_views(void)
 int main(void)
 {
 	test_round_trip();
+	test_self_and_folds();
+	test_self_merge();
+	test_long_name();
 	test_merge();
 	test_bad_input();
 	test_views();

@@ -15,6 +15,70 @@ static char *render(const struct report *r)
 	return buf;
 }
 
+/* rstatlat's own costs: the summary's last line, before the blank one. */
+static void test_self(void)
+{
+	static const char line[] =
+		"self: kernel maps 61.2 MiB (10000 entries, 12 in use), CPU 0.05 s user + "
+		"0.02 s system (0.35% of one CPU), BPF 1.23 s in 12.3M runs\n";
+	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 20000000000ULL };
+	char *out, want[256];
+
+	r.self = (struct self_costs){
+		.present = true, .map_bytes = 64172032, .entries = 10000, .entries_used = 12,
+		.cpu_user_ns = 50000000, .cpu_system_ns = 20000000, .bpf_stats = true,
+		.bpf_ns = 1230000000, .bpf_runs = 12300000,
+	};
+	r.lost[LOST_SLOTS_FULL] = 2;
+	out = render(&r);
+	snprintf(want, sizeof(want), "LOST: slots_full=2\n%s\n", line);
+	CHECK(strlen(out) >= strlen(want) && !strcmp(out + strlen(out) - strlen(want), want),
+	      "after the LOST line, before the trailing newline:\n%s", out);
+	r.self.bpf_stats = false;
+	out = render(&r);
+	CHECK(strstr(out, "(0.35% of one CPU)\n") && !strstr(out, "BPF"),
+	      "no BPF clause without bpf_stats: %s", out);
+	r.self.bpf_stats = true;
+	r.self.bpf_runs = 999;
+	r.duration_ns = 0;
+	out = render(&r);
+	CHECK(strstr(out, "(0.00% of one CPU), BPF 1.23 s in 999 runs\n"), "small: %s", out);
+	r.self.bpf_runs = 1234567890;
+	out = render(&r);
+	CHECK(strstr(out, "in 1.23G runs\n"), "giga: %s", out);
+	r.type = REPORT_INTERVAL;
+	out = render(&r);
+	CHECK(!strstr(out, "self:"), "summary only: %s", out);
+	r.type = REPORT_SUMMARY;
+	r.self.present = false;
+	out = render(&r);
+	CHECK(!strstr(out, "self:"), "only when present: %s", out);
+}
+
+/* Rows that fold exited processes or removed cgroups say so. */
+static void test_labels(void)
+{
+	struct row cg[2] = {
+		{ .path = "/live", .locked = 1, .top_tgid = 7, .top_comm = "cat" },
+		{ .path = "(removed cgroups)", .locked = 1, .removed_cgroups = 1976 },
+	};
+	struct row proc[2] = {
+		{ .path = "/live", .locked = 1, .comm = "cat", .exited = 731 },
+		{ .path = "/live", .locked = 1, .comm = "sh", .tgid = 42, .own_cgroup = "/me" },
+	};
+	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000ULL,
+			    .cgroups = cg, .ncgroups = 2, .processes = proc, .nprocesses = 2,
+			    .per_process = true };
+	char *out = render(&r);
+
+	CHECK(strstr(out, " (removed cgroups: 1976)\n") != NULL, "aggregate row: %s", out);
+	CHECK(strstr(out, " cat[7]                   /live\n") != NULL, "top flusher: %s", out);
+	CHECK(strstr(out, "\ncat (exited: 731)        ") != NULL, "exited flusher: %s", out);
+	CHECK(strstr(out, "\nsh[42]                   ") != NULL &&
+	      strstr(out, " /me                      /live\n") != NULL, "live flusher: %s", out);
+	CHECK(!strstr(out, "cat[0]"), "no pid for exited processes: %s", out);
+}
+
 int main(void)
 {
 	struct row row = { .cgid = 2, .path = "/busy", .locked = 5000000000ULL,
@@ -49,6 +113,10 @@ int main(void)
 	CHECK(strstr(out, "per-CPU lock: 5.0 locks/s, 50.0% contended, hold p99 296ns max 300ns") != NULL,
 	      "per-CPU lock line: %s", out);
 	CHECK(strstr(out, "IRQp99") == NULL, "no irqs-off columns unless traced");
+	r.irqoff_rows = IRQOFF_ROWS_HOLDS;
+	out = render(&r);
+	CHECK(strstr(out, "IRQp99") == NULL, "nor when the holds stand for them");
+	r.irqoff_rows = IRQOFF_ROWS_NONE;
 	/* --irqoff trace: the columns and the line for intervals outside rstat */
 	{
 		struct dist irq = { 0 };
@@ -79,5 +147,7 @@ int main(void)
 	r.cgroups = NULL;
 	r.ncgroups = 0;
 	report_free(&r);	/* the summaries' distributions */
+	test_self();
+	test_labels();
 	return check_done("test_table");
 }
