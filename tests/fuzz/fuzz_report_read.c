@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: arbitrary bytes through the JSON reader, and whatever
- * it accepts through compare and all three of its views.
+ * it accepts through compare and all three of its views, and through the
+ * report's own views (JSON and the table, histograms included).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "compare.h"
 #include "report_read.h"
+#include "view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,6 +36,18 @@ static void compare_with_itself(struct report *r, struct read_info *info)
 		fclose(null);
 }
 
+static void render(const struct report *r)
+{
+	struct view_opts o = { .sort = SORT_HOLD_P50, .histograms = true };
+	FILE *null = fopen("/dev/null", "w");
+
+	if (!null)
+		return;
+	json_print(null, r);
+	table_print(null, r, &o);
+	fclose(null);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct report r;
@@ -48,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!report_read(f, &r, &info, err, sizeof(err))) {
 		compare_with_itself(&r, &info);
+		render(&r);
 		report_free(&r);
 	}
 	fclose(f);
