@@ -521,11 +521,13 @@ static int read_irq(struct collector *c, uint64_t epoch, struct report *interval
 		}
 	}
 	if (!err && interval) {
-		interval->irqoff = cur;
-		interval->irqoff.other = interval->irqoff.late = (struct dist){ 0 };
-		interval->irqoff.ticks -= c->prev_irq.ticks;
-		if (delta_dist(&interval->irqoff.other, &cur.other, &c->prev_irq.other, other_imax) ||
-		    delta_dist(&interval->irqoff.late, &cur.late, &c->prev_irq.late, late_imax))
+		struct irqoff_summary *q = &interval->irqoff;
+
+		*q = cur;
+		q->other = q->late = (struct dist){ 0 };
+		q->ticks -= c->prev_irq.ticks;
+		if (delta_dist(&q->other, &cur.other, &c->prev_irq.other, other_imax) ||
+		    delta_dist(&q->late, &cur.late, &c->prev_irq.late, late_imax))
 			err = -ENOMEM;
 	}
 	if (!err && total) {
@@ -574,12 +576,14 @@ static int read_cpu_lock(struct collector *c, uint64_t epoch, struct report *int
 		      ADD_CPU_DIST(&cur.wait, &wait_imax, s, wait, epoch) ? -ENOMEM : 0;
 	}
 	if (!err && interval) {
-		interval->cpu_lock = cur;
-		interval->cpu_lock.hold = interval->cpu_lock.wait = (struct dist){ 0 };
-		interval->cpu_lock.locked -= c->prev_lock.locked;
-		interval->cpu_lock.contended -= c->prev_lock.contended;
-		if (delta_dist(&interval->cpu_lock.hold, &cur.hold, &c->prev_lock.hold, hold_imax) ||
-		    delta_dist(&interval->cpu_lock.wait, &cur.wait, &c->prev_lock.wait, wait_imax))
+		struct lock_summary *l = &interval->cpu_lock;
+
+		*l = cur;
+		l->hold = l->wait = (struct dist){ 0 };
+		l->locked -= c->prev_lock.locked;
+		l->contended -= c->prev_lock.contended;
+		if (delta_dist(&l->hold, &cur.hold, &c->prev_lock.hold, hold_imax) ||
+		    delta_dist(&l->wait, &cur.wait, &c->prev_lock.wait, wait_imax))
 			err = -ENOMEM;
 	}
 	if (!err && total) {

@@ -323,7 +323,8 @@ static int read_self(struct reader *rd, json_t *obj, struct acc *a)
 	    get_u64(rd, v, "self", "rss_max_bytes", &c.rss_max_bytes))
 		return -1;
 	if (c.bpf_stats != runs_known)
-		return fail(rd, "self: \"bpf_ns\" and \"bpf_runs\" must both be numbers or both null");
+		return fail(rd, "self: \"bpf_ns\" and \"bpf_runs\" must both be numbers "
+			    "or both null");
 	if (!a->self_objects++) {
 		*into = c;
 		return 0;
