@@ -216,9 +216,14 @@ static char *put_stat_cols(char *p, const struct report *r, const struct sorted_
 }
 
 #define LABEL_LEN 96	/* an escaped comm and its [pid] fit with room to spare */
-/* An escaped path of up to 4095 bytes, and what surrounds it. */
+/*
+ * The figures at their widest (uint64_t at every column: 3 x 22 + 8 x 13
+ * bytes, from a hostile file), two labels, an escaped path of up to 4095
+ * bytes and the newline.
+ */
+#define STATS_LEN 192
 #define PATH_LEN 4096
-#define LINE_LEN (2 * (LABEL_LEN + 1) + 160 + PATH_LEN + 1)
+#define LINE_LEN (2 * (LABEL_LEN + 1) + STATS_LEN + PATH_LEN + 1)
 
 /*
  * comm[pid]; "comm (exited: N)" for N exited processes folded into one
