@@ -322,6 +322,8 @@ static int fill_row(struct row *dst, const struct slot *s, const struct row *src
 	dst->hierarchy = s->key.hierarchy;
 	dst->tgid = s->key.tgid;
 	memcpy(dst->comm, s->comm, sizeof(dst->comm));
+	free(dst->path);	/* the slot's strings, not src's */
+	free(dst->own_cgroup);
 	dst->path = s->path ? strdup(s->path) : NULL;
 	dst->own_cgroup = s->own_cgroup ? strdup(s->own_cgroup) : NULL;
 	if (irq) {

@@ -58,7 +58,7 @@ int dist_add(struct dist *d, unsigned int index, uint64_t n)
 		return 0;
 	if (index >= HIST_BUCKETS)
 		index = HIST_BUCKETS - 1;
-	/* the collector and the reader add in ascending order: the top first */
+	/* added in ascending order (the collector, the reader): at the top */
 	if (d->n && d->b[d->n - 1].index == index) {
 		d->b[d->n - 1].count += n;
 		d->count += n;
