@@ -263,7 +263,6 @@ static char *put_path(char *p, const struct row *row)
 	return p + term_escape(p, PATH_LEN, row->path ? row->path : "?");
 }
 
-
 /* One row, built by hand into one line: printf per row missed the budget. */
 static void print_row(FILE *f, const struct report *r, const struct sorted_row *s,
 		      bool process_rows)
