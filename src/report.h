@@ -190,6 +190,7 @@ int row_merge(struct row *into, const struct row *from);
  * Under TRACED a NULL row->irqoff gives an empty distribution.
  */
 const struct dist *row_irqoff(const struct report *r, const struct row *row);
+
 /*
  * Finds cgroup rows by identity: hierarchy and path, or hierarchy and id
  * when the path is unknown (""). Indexes positions in a row array, so the
