@@ -20,7 +20,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
 	src/compare_view.c
-TOOL_SRCS := src/rstatlat.c src/probe.c src/collect.c src/slow.c src/compare_cli.c
+TOOL_SRCS := src/rstatlat.c src/probe.c src/collect.c src/slow.c src/self.c src/compare_cli.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 TOOL_OBJS := $(TOOL_SRCS:src/%.c=$(OUT)/%.o)
 HEADERS := $(wildcard src/*.h)

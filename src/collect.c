@@ -1,147 +1,584 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF maps -> report. Every read closes an epoch (rstatlat.h: stages and
+ * homes) and folds what changed into two places: the open interval and
+ * the run's totals, per slot. Reports are built from those.
+ *
+ * Userspace state, by what it describes:
+ *   struct slot    one kernel slot: its totals, the last home counters
+ *                  seen (the kernel's wrap at 2^32), this read's change
+ *   struct cgrec   one cgroup seen in some slot: its names, whether it
+ *                  still exists, and the rows no live slot backs any more
+ *                  (flushers that exited; everything, once it is removed)
+ *   struct builder rows of a report being built, found by identity
+ */
 #include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include "collect.h"
 #include "rstatlat.skel.h"
 
-struct slot {
-	enum slot_state state;
-	bool excluded;		/* outside the -c subtree */
-	bool retiring;		/* unhooked from BPF, freed at the next read */
-	unsigned int idle_reads;	/* reads in a row without events */
-	struct slot_key key;
-	char *path;		/* as displayed */
-	char *rel_path;		/* inside its hierarchy, to check it still exists */
-	char *own_cgroup;
-	char comm[RSL_COMM_LEN];
-	struct row prev;	/* cumulative totals at the previous read; owned */
-	struct dist *irq_prev;	/* --irqoff trace: the same for irqs-off */
+/* A slot is retired once its cgroup is gone and it was this long idle. */
+#define RETIRE_IDLE_READS 2
+/* Removed cgroups kept with rows of their own; beyond, one aggregate row. */
+#define RETIRED_CGROUPS_MAX 1024
+/* The longest wait between two checks that an idle cgroup still exists. */
+#define EXIST_CHECK_MAX_GAP 64
+/* Idle process slots: whether the process lives is asked this often. */
+#define ALIVE_CHECK_GAP 8
+
+#define NDIST SD_MAX
+/* Home records read at once, by a batch lookup where the kernel has it. */
+#define HOME_BATCH 64
+
+/* ---- rows found by identity ---- */
+
+/* Who a row is about: the cgroup, and with -p the flusher. */
+struct ident {
+	const struct cgrec *cg;
+	uint32_t tgid;		/* 0: cgroup row, or the exited flushers of comm */
+	bool exited;		/* a row of exited flushers, keyed by comm */
+	const char *comm;
+	const char *own_cgroup;
 };
 
-/* A slot is handed back once its cgroup is gone and it was this long idle. */
-#define RETIRE_IDLE_READS 2
-/* Removed cgroups kept for the summary, beyond which they are counted lost. */
-#define MIN_RETIRED_KEPT 1024
+struct key_index {
+	size_t *pos;		/* row position + 1; 0 = empty */
+	size_t cap;		/* power of two */
+	size_t used;
+};
+
+struct builder {
+	struct report *r;
+	size_t cap_cg, cap_proc;
+	struct key_index cg_ix, proc_ix;
+};
+
+struct cgrec {
+	uint64_t cgid;
+	uint32_t hierarchy;
+	bool excluded;		/* outside the -c subtree */
+	bool removed;		/* its directory is gone */
+	bool retired;		/* removed, no live slot: in the retired list */
+	uint32_t live_slots;
+	uint64_t last_active;	/* the read in which one of its slots last changed */
+	uint64_t next_check;	/* the read at which to check it still exists */
+	uint32_t check_gap;
+	uint32_t removed_cgroups;	/* the aggregate: cgroups folded in */
+	char *path;		/* as displayed */
+	char *rel_path;		/* inside its hierarchy, to check it still exists */
+	struct row *rows;	/* rows no live slot backs */
+	size_t nrows, cap;
+	struct cgrec *next;	/* hash chain */
+};
+
+/* The home's counters as last read: changes are told from these. */
+struct snap_cell {
+	uint32_t bucket;
+	uint32_t value;
+};
+
+struct snap_hist {
+	struct snap_cell *c;	/* ascending bucket */
+	uint32_t n, cap;
+};
+
+struct home_snap {
+	uint64_t locked, contended, flush_holds;
+	uint64_t sum[NDIST];
+	struct snap_hist hist[NDIST];
+};
+
+struct slot {
+	enum slot_state state;
+	bool retiring;		/* unhooked from BPF, freed at the next read */
+	bool exited;		/* -p: its process is gone */
+	bool touched;		/* changed in this read */
+	uint32_t idle_reads;	/* reads in a row without a change */
+	uint64_t next_alive_check;
+	struct cgrec *cg;
+	uint32_t tgid;
+	uint64_t start;		/* -p: the process's start, boot time ns */
+	char comm[RSL_COMM_LEN];
+	char *own_cgroup;
+	uint64_t top_votes;	/* its majority vote, folded over reads */
+	struct row total;	/* figures since load, no identity */
+	struct row delta;	/* this read's change, buffers kept between reads */
+	struct home_snap snap;
+};
+
+/* A CPU's stage of the closed epoch. */
+struct stage_ref {
+	uint32_t slot;
+	const struct slot_stage *st;
+};
+
+/* This read's change of one slot, dense while it is summed. */
+struct scratch {
+	uint64_t acc[NDIST][HIST_BUCKETS];
+	int lo[NDIST], hi[NDIST];	/* bucket range touched; lo > hi: none */
+};
+
+struct sys_fig {	/* system-wide figures, since load */
+	struct irqoff_summary irq;
+	struct lock_summary lock;
+};
 
 struct collector {
 	struct rstatlat_bpf *skel;
 	struct cg_table *cg;
 	const struct cg_filter *filter;
+	struct collect_sources src;
 	bool per_process;
 	int ncpus;
 	unsigned int max_slots;
+	long clk_tck;
+	uint64_t reads;
 	struct slot *slots;
-	struct slot_stats *percpu;	/* one slot, every CPU */
-	__u64 *lost_percpu;		/* one lost counter, every CPU */
-	uint64_t prev_lost[LOST_MAX];
-	bool cpu_lock;			/* per-CPU lock programs attached */
-	bool irq_trace, irq_lock;	/* where per-cgroup irqs-off comes from */
-	struct irq_stats *irq_percpu;	/* system-wide irqs-off figures, every CPU */
-	struct irqoff_summary prev_irq;	/* their totals at the previous read */
-	struct lock_stats *lock_percpu;	/* the per-CPU lock's stats, every CPU */
-	struct lock_summary prev_lock;	/* its totals at the previous read */
-	struct row *retired;		/* final totals of recycled slots; owned */
-	size_t nretired, cap_retired;
+	struct cgrec **cg_hash;
+	size_t cg_hash_cap, ncgrecs;
+	struct cgrec **retired;		/* removed cgroups without live slots */
+	size_t nretired;
+	struct cgrec removed;		/* the aggregate of what the bound left out */
+	const uint64_t *seen;		/* slot_seen, mmapped */
+	size_t seen_len;
+	struct lock_cpu *lock_percpu;
+	__u64 *lost_percpu;
+	void *sys_percpu;		/* irq_cpu, tick_cpu or cpulock_cpu values */
+	size_t sys_percpu_len;
+	struct slot_home *homes;	/* a batch of home records */
+	struct dist_rec *irq_homes;
+	uint32_t *dirty;		/* slots to read this read */
+	struct stage_ref *refs;
+	struct scratch *scratch;
+	uint32_t sys_snap[SYS_MAX][HIST_BUCKETS];
+	uint64_t sys_sum[SYS_MAX];
+	struct sys_fig sys_total, sys_open;	/* since load; since the last interval */
+	uint64_t lost[LOST_MAX], lost_at_interval[LOST_MAX];
 	uint64_t retired_dropped;
+	struct report open;		/* the interval being built */
+	struct builder open_bd;
+	bool batch_unsupported;
 };
 
-struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
-				const struct cg_filter *filter, bool per_process,
-				int ncpus, unsigned int max_slots)
-{
-	struct collector *c = calloc(1, sizeof(*c));
+/* ---- key index ---- */
 
-	if (!c)
-		return NULL;
-	c->skel = skel;
-	c->cg = cg;
-	c->filter = filter;
-	c->per_process = per_process;
-	c->ncpus = ncpus;
-	c->max_slots = max_slots;
-	c->slots = calloc(max_slots, sizeof(*c->slots));
-	c->percpu = calloc(ncpus, sizeof(*c->percpu));
-	c->lost_percpu = calloc(ncpus, sizeof(*c->lost_percpu));
-	c->lock_percpu = calloc(ncpus, sizeof(*c->lock_percpu));
-	c->irq_percpu = calloc(ncpus, sizeof(*c->irq_percpu));
-	if (!c->slots || !c->percpu || !c->lost_percpu || !c->lock_percpu || !c->irq_percpu) {
-		collector_free(c);
-		return NULL;
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 1099511628211ULL;	/* FNV-1a step */
+}
+
+/*
+ * Row identity: a cgroup row is its cgroup; a process row also its tgid,
+ * or, for the row of a comm's exited flushers (tgid 0), its comm.
+ */
+static uint64_t ident_hash(const struct row *r, bool process)
+{
+	uint64_t h = mix(mix(1469598103934665603ULL, r->cgid), r->hierarchy);
+
+	if (!process)
+		return h;
+	if (!r->tgid)
+		for (const unsigned char *p = (const unsigned char *)r->comm; *p; p++)
+			h = mix(h, *p);
+	return mix(h, r->tgid);
+}
+
+static bool ident_equal(const struct row *a, const struct row *b, bool process)
+{
+	if (a->cgid != b->cgid || a->hierarchy != b->hierarchy)
+		return false;
+	if (!process)
+		return true;
+	return a->tgid == b->tgid && (a->tgid || !strcmp(a->comm, b->comm));
+}
+
+static long index_find(const struct key_index *ix, const struct row *rows, const struct row *key,
+		       bool process)
+{
+	if (!ix->cap)
+		return -1;
+	for (size_t i = ident_hash(key, process) & (ix->cap - 1); ix->pos[i];
+	     i = (i + 1) & (ix->cap - 1))
+		if (ident_equal(&rows[ix->pos[i] - 1], key, process))
+			return (long)(ix->pos[i] - 1);
+	return -1;
+}
+
+static void index_put(size_t *pos, size_t cap, const struct row *rows, size_t at, bool process)
+{
+	size_t i = ident_hash(&rows[at], process) & (cap - 1);
+
+	while (pos[i])
+		i = (i + 1) & (cap - 1);
+	pos[i] = at + 1;
+}
+
+static int index_add(struct key_index *ix, const struct row *rows, size_t at, bool process)
+{
+	if ((ix->used + 1) * 2 > ix->cap) {
+		size_t ncap = ix->cap ? ix->cap * 2 : 64;
+		size_t *npos = calloc(ncap, sizeof(*npos));
+
+		if (!npos)
+			return -ENOMEM;
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->pos[i])
+				index_put(npos, ncap, rows, ix->pos[i] - 1, process);
+		free(ix->pos);
+		ix->pos = npos;
+		ix->cap = ncap;
 	}
-	return c;
+	index_put(ix->pos, ix->cap, rows, at, process);
+	ix->used++;
+	return 0;
 }
 
-/* Frees what a slot owns and empties it. */
-static void slot_clear(struct slot *s)
+static void index_free(struct key_index *ix)
 {
-	free(s->path);
-	free(s->rel_path);
-	free(s->own_cgroup);
-	row_free(&s->prev);
-	if (s->irq_prev)
-		dist_free(s->irq_prev);
-	free(s->irq_prev);
-	memset(s, 0, sizeof(*s));
+	free(ix->pos);
+	memset(ix, 0, sizeof(*ix));
 }
 
-void collector_free(struct collector *c)
+/* ---- builder ---- */
+
+static void builder_start(struct builder *bd, struct report *r, enum report_type type,
+			  bool per_process)
 {
-	if (!c)
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->per_process = per_process;
+	memset(bd, 0, sizeof(*bd));
+	bd->r = r;
+}
+
+static void builder_end(struct builder *bd)
+{
+	index_free(&bd->cg_ix);
+	index_free(&bd->proc_ix);
+}
+
+static void ident_key(struct row *key, const struct ident *who, bool process)
+{
+	memset(key, 0, sizeof(*key));
+	key->cgid = who->cg->cgid;
+	key->hierarchy = who->cg->hierarchy;
+	if (!process)
 		return;
-	for (unsigned int i = 0; c->slots && i < c->max_slots; i++)
-		slot_clear(&c->slots[i]);
-	for (size_t i = 0; i < c->nretired; i++)
-		row_free(&c->retired[i]);
-	free(c->retired);
-	dist_free(&c->prev_irq.other);
-	dist_free(&c->prev_irq.late);
-	dist_free(&c->prev_lock.hold);
-	dist_free(&c->prev_lock.wait);
-	free(c->slots);
-	free(c->percpu);
-	free(c->lost_percpu);
-	free(c->lock_percpu);
-	free(c->irq_percpu);
-	free(c);
+	key->tgid = who->exited ? 0 : who->tgid;
+	snprintf(key->comm, sizeof(key->comm), "%s", who->comm ? who->comm : "");
+}
+
+/* The row of who in rows[], appended (identity, no figures) if new. */
+static struct row *builder_row(struct builder *bd, const struct ident *who, bool process)
+{
+	struct row **rows = process ? &bd->r->processes : &bd->r->cgroups;
+	size_t *n = process ? &bd->r->nprocesses : &bd->r->ncgroups;
+	size_t *cap = process ? &bd->cap_proc : &bd->cap_cg;
+	struct key_index *ix = process ? &bd->proc_ix : &bd->cg_ix;
+	struct row key, *row;
+	long at;
+
+	ident_key(&key, who, process);
+	at = index_find(ix, *rows, &key, process);
+	if (at >= 0)
+		return &(*rows)[at];
+	row = report_add_row(rows, n, cap);
+	if (!row)
+		return NULL;
+	row->cgid = key.cgid;
+	row->hierarchy = key.hierarchy;
+	row->tgid = key.tgid;
+	memcpy(row->comm, key.comm, sizeof(row->comm));
+	row->path = who->cg->path ? strdup(who->cg->path) : NULL;
+	if (process && who->own_cgroup)
+		row->own_cgroup = strdup(who->own_cgroup);
+	if (!process)
+		row->removed_cgroups = who->cg->removed_cgroups;
+	if (index_add(ix, *rows, (size_t)(row - *rows), process))
+		return NULL;
+	return row;
+}
+
+/* The flusher with most acquisitions is the cgroup row's top flusher. */
+static void keep_top(struct row *into, uint32_t tgid, const char *comm, uint64_t votes)
+{
+	if (votes > into->top_locked || (!into->top_tgid && !into->top_comm[0])) {
+		into->top_locked = votes;
+		into->top_tgid = tgid;
+		snprintf(into->top_comm, sizeof(into->top_comm), "%s", comm);
+	}
+}
+
+/*
+ * Adds figures (a row without identity) under who: with -p a process row
+ * and its cgroup's row, which stays the sum of its process rows.
+ * newly_exited counts processes whose exit this adds.
+ */
+static int builder_add(struct builder *bd, const struct ident *who, const struct row *fig,
+		       uint32_t newly_exited)
+{
+	struct row *cg, *p = NULL;
+
+	if (bd->r->per_process) {
+		p = builder_row(bd, who, true);
+		if (!p || row_merge(p, fig))
+			return -ENOMEM;
+		p->exited += newly_exited;
+		if (!p->exited)
+			p->top_tgid = p->tgid;
+		snprintf(p->top_comm, sizeof(p->top_comm), "%s", p->comm);
+	}
+	cg = builder_row(bd, who, false);
+	if (!cg || row_merge(cg, fig))
+		return -ENOMEM;
+	if (p)
+		keep_top(cg, p->tgid, p->comm, p->locked);
+	else if (fig->top_tgid || fig->top_comm[0])
+		keep_top(cg, fig->top_tgid, fig->top_comm, fig->top_locked);
+	return 0;
+}
+
+/* ---- cgroups ---- */
+
+static uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy)
+{
+	return mix(mix(1469598103934665603ULL, cgid), hierarchy);
+}
+
+static struct cgrec *cgrec_find(struct collector *c, uint64_t cgid, uint32_t hierarchy)
+{
+	struct cgrec *g = c->cg_hash[cg_hash(cgid, hierarchy) & (c->cg_hash_cap - 1)];
+
+	while (g && (g->cgid != cgid || g->hierarchy != hierarchy))
+		g = g->next;
+	return g;
+}
+
+static int cg_hash_grow(struct collector *c)
+{
+	size_t ncap = c->cg_hash_cap * 2;
+	struct cgrec **nh = calloc(ncap, sizeof(*nh));
+
+	if (!nh)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->cg_hash_cap; i++) {
+		struct cgrec *g = c->cg_hash[i], *next;
+
+		for (; g; g = next) {
+			size_t b = cg_hash(g->cgid, g->hierarchy) & (ncap - 1);
+
+			next = g->next;
+			g->next = nh[b];
+			nh[b] = g;
+		}
+	}
+	free(c->cg_hash);
+	c->cg_hash = nh;
+	c->cg_hash_cap = ncap;
+	return 0;
 }
 
 /* "/a/b" from the leaf-first names BPF captured. */
 static void captured_path(const struct slot_meta *m, char *buf, size_t len)
 {
-	size_t used = 0;
+	const char *names[RSL_MAX_DEPTH];
+	size_t used = 0, off = 0;
+	int depth = 0;
 
+	while (depth < (int)m->depth && depth < RSL_MAX_DEPTH && off < RSL_NAMES_LEN) {
+		names[depth++] = &m->names[off];
+		off += strnlen(&m->names[off], RSL_NAMES_LEN - off) + 1;
+	}
 	buf[0] = '\0';
-	if (m->truncated && m->depth == RSL_MAX_DEPTH)
+	if (m->truncated)
 		used = (size_t)snprintf(buf, len, "/...");
-	for (int i = (int)m->depth - 1; i >= 0 && used < len; i--) {
-		char name[RSL_NAME_LEN + 1];
+	for (int i = depth - 1; i >= 0 && used < len; i--) {
+		size_t room = RSL_NAMES_LEN - (size_t)(names[i] - m->names);
 
-		memcpy(name, m->names[i], RSL_NAME_LEN);
-		name[RSL_NAME_LEN] = '\0';
-		used += (size_t)snprintf(buf + used, len - used, "/%s", name);
+		used += (size_t)snprintf(buf + used, len - used, "/%.*s",
+					 (int)strnlen(names[i], room), names[i]);
 	}
 	if (!buf[0])
 		snprintf(buf, len, "/");
 }
 
-static void slot_describe(struct collector *c, struct slot *s, const struct slot_meta *m)
+static struct cgrec *cgrec_of(struct collector *c, const struct slot_meta *m)
 {
-	char path[RSL_MAX_DEPTH * (RSL_NAME_LEN + 1) + 8];
-	const char *live = NULL;
+	char path[RSL_NAMES_LEN + RSL_MAX_DEPTH + 8];
+	const char *live = NULL, *shown;
+	struct cgrec *g = cgrec_find(c, m->key.cgid, m->key.hierarchy);
+	size_t b;
 
-	s->key = m->key;
-	memcpy(s->comm, m->comm, sizeof(s->comm));
-	s->comm[RSL_COMM_LEN - 1] = '\0';
+	if (g)
+		return g;
+	if (c->ncgrecs + 1 > c->cg_hash_cap && cg_hash_grow(c))
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->cgid = m->key.cgid;
+	g->hierarchy = m->key.hierarchy;
 	captured_path(m, path, sizeof(path));
 	/* a name or the depth did not fit: prefer the live path if it exists */
 	if (m->truncated)
 		live = cg_path_of_id(c->cg, m->key.hierarchy, m->key.cgid);
-	s->excluded = c->filter && !cg_filter_match(c->filter, m->key.hierarchy,
-						    live ? live : path);
-	s->path = cg_display_path(c->cg, m->key.hierarchy, live ? live : path);
-	s->rel_path = strdup(live ? live : path);
+	shown = live ? live : path;
+	g->excluded = c->filter && !cg_filter_match(c->filter, m->key.hierarchy, shown);
+	g->path = cg_display_path(c->cg, m->key.hierarchy, shown);
+	g->rel_path = strdup(shown);
+	g->check_gap = 1;
+	if (!g->path || !g->rel_path) {
+		free(g->path);
+		free(g->rel_path);
+		free(g);
+		return NULL;
+	}
+	b = cg_hash(g->cgid, g->hierarchy) & (c->cg_hash_cap - 1);
+	g->next = c->cg_hash[b];
+	c->cg_hash[b] = g;
+	c->ncgrecs++;
+	return g;
+}
+
+static void cgrec_rows_free(struct cgrec *g)
+{
+	for (size_t i = 0; i < g->nrows; i++)
+		row_free(&g->rows[i]);
+	free(g->rows);
+	g->rows = NULL;
+	g->nrows = g->cap = 0;
+}
+
+static void cgrec_unhash(struct collector *c, struct cgrec *g)
+{
+	struct cgrec **p = &c->cg_hash[cg_hash(g->cgid, g->hierarchy) & (c->cg_hash_cap - 1)];
+
+	while (*p && *p != g)
+		p = &(*p)->next;
+	if (*p)
+		*p = g->next;
+	c->ncgrecs--;
+}
+
+static void cgrec_free(struct cgrec *g)
+{
+	cgrec_rows_free(g);
+	free(g->path);
+	free(g->rel_path);
+	free(g);
+}
+
+/* Folds fig into g's rows no live slot backs, under who. */
+static int cgrec_keep(struct cgrec *g, const struct row *fig, const struct ident *who,
+		      uint32_t exited)
+{
+	struct row key, *row = NULL;
+
+	ident_key(&key, who, true);
+	for (size_t i = 0; i < g->nrows && !row; i++)
+		if (ident_equal(&g->rows[i], &key, true))
+			row = &g->rows[i];
+	if (!row) {
+		row = report_add_row(&g->rows, &g->nrows, &g->cap);
+		if (!row)
+			return -ENOMEM;
+		*row = key;
+		if (who->own_cgroup)
+			row->own_cgroup = strdup(who->own_cgroup);
+	}
+	if (row_merge(row, fig))
+		return -ENOMEM;
+	row->exited += exited;
+	return 0;
+}
+
+static uint64_t cgrec_locked(const struct cgrec *g)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < g->nrows; i++)
+		n += g->rows[i].locked;
+	return n;
+}
+
+/* A retired cgroup beyond the bound: its rows go to the aggregate. */
+static int fold_into_removed(struct collector *c, struct cgrec *g)
+{
+	struct ident who = { .cg = &c->removed };
+	int err = 0;
+
+	for (size_t i = 0; i < g->nrows && !err; i++) {
+		struct row *r = &g->rows[i];
+
+		/* with -p, one row per comm: pids of removed cgroups mean little */
+		who.exited = c->per_process;
+		who.comm = r->comm;
+		/* row_merge carries r's own exited count; a live pid adds itself */
+		err = cgrec_keep(&c->removed, r, &who, r->tgid ? 1 : 0);
+	}
+	c->removed.removed_cgroups++;
+	return err;
+}
+
+/*
+ * A removed cgroup without live slots joins the retired list; beyond its
+ * bound, the one with fewest acquisitions leaves it for the aggregate.
+ */
+static int cgrec_retire(struct collector *c, struct cgrec *g)
+{
+	struct cgrec *out = g;
+	size_t at = c->nretired;
+	int err;
+
+	g->retired = true;
+	if (c->nretired == RETIRED_CGROUPS_MAX) {
+		uint64_t least = cgrec_locked(g);
+
+		for (size_t i = 0; i < c->nretired; i++) {
+			uint64_t n = cgrec_locked(c->retired[i]);
+
+			if (n < least) {
+				least = n;
+				at = i;
+			}
+		}
+		if (at < c->nretired) {
+			out = c->retired[at];
+			c->retired[at] = g;
+		}
+	} else {
+		c->retired[c->nretired++] = g;
+		return 0;
+	}
+	err = fold_into_removed(c, out);
+	cgrec_unhash(c, out);
+	cgrec_free(out);
+	return err;
+}
+
+/* ---- slots ---- */
+
+static void slot_describe(struct collector *c, struct slot *s, const struct slot_meta *m)
+{
+	s->cg = cgrec_of(c, m);
+	if (!s->cg) {
+		c->retired_dropped++;	/* out of memory: counted, never silent */
+		return;
+	}
+	s->cg->live_slots++;
+	s->tgid = m->key.tgid;
+	s->start = m->flusher_start;
+	memcpy(s->comm, m->comm, sizeof(s->comm));
+	s->comm[RSL_COMM_LEN - 1] = '\0';
 	if (c->per_process) {
 		const char *own = cg_path_of_id(c->cg, 0, m->flusher_cgid);
 
@@ -151,6 +588,7 @@ static void slot_describe(struct collector *c, struct slot *s, const struct slot
 				  (unsigned long long)m->flusher_cgid) < 0)
 			s->own_cgroup = NULL;
 	}
+	s->next_alive_check = c->reads + 1;
 }
 
 /* Reads a slot's metadata once it is complete. */
@@ -173,7 +611,7 @@ const char *collector_slot_path(struct collector *c, unsigned int slot)
 	if (slot >= c->max_slots)
 		return NULL;
 	slot_refresh(c, slot);
-	return c->slots[slot].path;
+	return c->slots[slot].cg ? c->slots[slot].cg->path : NULL;
 }
 
 bool collector_slot_wanted(struct collector *c, unsigned int slot)
@@ -181,547 +619,967 @@ bool collector_slot_wanted(struct collector *c, unsigned int slot)
 	if (slot >= c->max_slots)
 		return true;
 	slot_refresh(c, slot);
-	return !c->slots[slot].excluded;
+	return !c->slots[slot].cg || !c->slots[slot].cg->excluded;
 }
 
-static uint64_t imax_of(const struct epoch_max imax[2], uint64_t epoch)
+unsigned int collector_entries_used(const struct collector *c)
 {
-	const struct epoch_max *m = &imax[epoch & 1];
+	unsigned int n = 0, end = c->skel->bss->next_slot;
 
-	return m->epoch == epoch ? m->value : 0;
+	for (unsigned int i = 0; i < end && i < c->max_slots; i++)
+		n += c->slots[i].state == SLOT_READY;
+	return n;
 }
 
-/* BPF keeps no counts: a distribution's count is the sum of its buckets. */
-static int sum_dist(struct dist *d, uint64_t sum, uint64_t max, const __u64 *hist)
+static void ident_of_slot(const struct slot *s, struct ident *who)
 {
-	d->sum += sum;
-	if (max > d->max)
-		d->max = max;
-	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
-		if (dist_add(d, b, hist[b]))
-			return -ENOMEM;
-	return 0;
+	who->cg = s->cg;
+	who->tgid = s->tgid;
+	who->exited = s->exited;
+	who->comm = s->comm;
+	who->own_cgroup = s->own_cgroup;
 }
 
-/* This epoch's maxima, over CPUs. */
-struct imaxes {
-	uint64_t hold, wait, flush, irqoff;
-};
+/* ---- new collector ---- */
 
-static void take_max(uint64_t *into, uint64_t v)
+static void *map_mmap(int fd, size_t len)
 {
-	if (v > *into)
-		*into = v;
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
-/*
- * Adds one CPU's record of a distribution, kept in BPF as NAME_sum,
- * NAME_max, NAME_hist and the epoch-tagged NAME_imax, to d, and its maximum
- * in this epoch to *imax. 0, or -ENOMEM.
- */
-#define ADD_CPU_DIST(d, imax, rec, name, epoch)					\
-	(take_max(imax, imax_of((rec)->name##_imax, epoch)),			\
-	 sum_dist(d, (rec)->name##_sum, (rec)->name##_max, (rec)->name##_hist))
-
-/*
- * Sums one slot over CPUs into cumulative totals and this epoch's maxima.
- * cur and irq must be empty; they own what they get even on error.
- */
-static int read_slot(struct collector *c, unsigned int i, uint64_t epoch,
-		     struct row *cur, struct dist *irq, struct imaxes *im)
+struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
+				const struct cg_filter *filter, bool per_process,
+				int ncpus, unsigned int max_slots,
+				const struct collect_sources *sources)
 {
-	uint32_t best_votes = 0;
+	struct collector *c = calloc(1, sizeof(*c));
+	size_t sys_value = 0;
 
-	memset(im, 0, sizeof(*im));
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.slot_stats), &i, c->percpu))
-		return -errno;
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
-		const struct slot_stats *s = &c->percpu[cpu];
+	if (!c)
+		return NULL;
+	c->skel = skel;
+	c->cg = cg;
+	c->filter = filter;
+	c->src = *sources;
+	c->per_process = per_process;
+	c->ncpus = ncpus;
+	c->max_slots = max_slots;
+	c->clk_tck = sysconf(_SC_CLK_TCK);
+	c->cg_hash_cap = 1024;
+	c->cg_hash = calloc(c->cg_hash_cap, sizeof(*c->cg_hash));
+	c->slots = calloc(max_slots, sizeof(*c->slots));
+	c->retired = calloc(RETIRED_CGROUPS_MAX, sizeof(*c->retired));
+	c->lock_percpu = calloc((size_t)ncpus, sizeof(*c->lock_percpu));
+	c->lost_percpu = calloc((size_t)ncpus, sizeof(*c->lost_percpu));
+	c->dirty = calloc(max_slots, sizeof(*c->dirty));
+	c->refs = calloc((size_t)ncpus, sizeof(*c->refs));
+	c->scratch = calloc(1, sizeof(*c->scratch));
+	c->homes = calloc(HOME_BATCH, sizeof(*c->homes));
+	c->irq_homes = calloc(HOME_BATCH, sizeof(*c->irq_homes));
+	if (sources->irqoff_trace)
+		sys_value = sizeof(struct irq_cpu);
+	if (sources->irqoff_sample && sizeof(struct tick_cpu) > sys_value)
+		sys_value = sizeof(struct tick_cpu);
+	if (sources->cpu_lock && sizeof(struct cpulock_cpu) > sys_value)
+		sys_value = sizeof(struct cpulock_cpu);
+	c->sys_percpu_len = sys_value;
+	c->sys_percpu = calloc((size_t)ncpus, sys_value ? sys_value : 1);
+	c->seen_len = (size_t)max_slots * sizeof(__u64);
+	c->seen = map_mmap(bpf_map__fd(skel->maps.slot_seen), c->seen_len);
+	c->removed.path = strdup("(removed cgroups)");
+	c->removed.rel_path = strdup("");
+	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->lost_percpu || !c->dirty || !c->refs ||
+	    !c->scratch || !c->homes || !c->irq_homes || !c->sys_percpu || !c->seen ||
+	    !c->removed.path || !c->removed.rel_path) {
+		collector_free(c);
+		return NULL;
+	}
+	c->sys_total.irq.source = c->sys_open.irq.source = sources->irqoff_source;
+	c->sys_total.irq.trace = c->sys_open.irq.trace = sources->irqoff_trace;
+	c->sys_total.irq.sample = c->sys_open.irq.sample = sources->irqoff_sample;
+	c->sys_total.lock.present = c->sys_open.lock.present = sources->cpu_lock;
+	builder_start(&c->open_bd, &c->open, REPORT_INTERVAL, per_process);
+	return c;
+}
 
-		cur->locked += s->locked;
-		cur->contended += s->contended;
-		if (ADD_CPU_DIST(&cur->hold, &im->hold, s, hold, epoch) ||
-		    ADD_CPU_DIST(&cur->wait, &im->wait, s, wait, epoch) ||
-		    ADD_CPU_DIST(&cur->flush, &im->flush, s, flush, epoch))
-			return -ENOMEM;
-		cur->flush_holds += s->flush_holds;
-		take_max(&cur->flush_holds_max, s->flush_holds_max);
-		if (c->irq_trace && ADD_CPU_DIST(irq, &im->irqoff, s, irqoff, epoch))
-			return -ENOMEM;
-		if (s->top_votes > best_votes) {
-			best_votes = s->top_votes;
-			cur->top_tgid = s->top_tgid;
-			memcpy(cur->top_comm, s->top_comm, RSL_COMM_LEN);
-			cur->top_comm[RSL_COMM_LEN - 1] = '\0';
+static void snap_free(struct home_snap *h)
+{
+	for (int k = 0; k < NDIST; k++)
+		free(h->hist[k].c);
+	memset(h, 0, sizeof(*h));
+}
+
+static void slot_free(struct slot *s)
+{
+	free(s->own_cgroup);
+	row_free(&s->total);
+	row_free(&s->delta);
+	snap_free(&s->snap);
+	memset(s, 0, sizeof(*s));
+}
+
+static void sys_fig_free(struct sys_fig *f)
+{
+	dist_free(&f->irq.other);
+	dist_free(&f->irq.late);
+	dist_free(&f->lock.hold);
+	dist_free(&f->lock.wait);
+}
+
+void collector_free(struct collector *c)
+{
+	if (!c)
+		return;
+	for (unsigned int i = 0; c->slots && i < c->max_slots; i++)
+		slot_free(&c->slots[i]);
+	for (size_t i = 0; c->cg_hash && i < c->cg_hash_cap; i++) {
+		struct cgrec *g = c->cg_hash[i], *next;
+
+		for (; g; g = next) {
+			next = g->next;
+			cgrec_free(g);
 		}
 	}
+	cgrec_rows_free(&c->removed);
+	free(c->removed.path);
+	free(c->removed.rel_path);
+	if (c->seen)
+		munmap((void *)c->seen, c->seen_len);
+	sys_fig_free(&c->sys_total);
+	sys_fig_free(&c->sys_open);
+	report_free(&c->open);
+	builder_end(&c->open_bd);
+	free(c->cg_hash);
+	free(c->slots);
+	free(c->retired);
+	free(c->lock_percpu);
+	free(c->lost_percpu);
+	free(c->sys_percpu);
+	free(c->dirty);
+	free(c->refs);
+	free(c->scratch);
+	free(c->homes);
+	free(c->irq_homes);
+	free(c);
+}
+
+/* ---- one read ---- */
+
+/*
+ * Waits until no BPF program can still be writing the epoch just closed.
+ * Programs run inside RCU read-side sections (tracepoints, trampolines) or
+ * with irqs off, so one RCU grace period is enough: membarrier's global
+ * command waits for one. Kernels with nohz_full refuse it; programs take
+ * microseconds, so a pause long past that serves there.
+ */
+static void grace_period(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	usleep(10000);
+}
+
+static void scratch_clear(struct scratch *s)
+{
+	for (int k = 0; k < NDIST; k++) {
+		if (s->lo[k] <= s->hi[k])
+			memset(&s->acc[k][s->lo[k]], 0,
+			       (size_t)(s->hi[k] - s->lo[k] + 1) * sizeof(s->acc[k][0]));
+		s->lo[k] = HIST_BUCKETS;
+		s->hi[k] = -1;
+	}
+}
+
+static void scratch_add(struct scratch *s, int k, uint32_t b, uint64_t n)
+{
+	if (b >= HIST_BUCKETS || !n)
+		return;
+	s->acc[k][b] += n;
+	if ((int)b < s->lo[k])
+		s->lo[k] = (int)b;
+	if ((int)b > s->hi[k])
+		s->hi[k] = (int)b;
+}
+
+static struct dist *row_dist(struct row *r, int k)
+{
+	switch (k) {
+	case SD_HOLD: return &r->hold;
+	case SD_WAIT: return &r->wait;
+	case SD_FLUSH: return &r->flush;
+	default:
+		if (!r->irqoff)
+			r->irqoff = calloc(1, sizeof(*r->irqoff));
+		return r->irqoff;
+	}
+}
+
+/* A distribution's change as sparse buckets, appended in ascending order. */
+static int scratch_to_dist(struct scratch *s, int k, struct dist *d)
+{
+	for (int b = s->lo[k]; b <= s->hi[k]; b++)
+		if (s->acc[k][b] && dist_add(d, (unsigned int)b, s->acc[k][b]))
+			return -ENOMEM;
 	return 0;
 }
 
 /*
- * Interval = cumulative now - cumulative before. The interval maximum comes
- * from the epoch-tagged record; a hold that raced the epoch switch can
- * leave it below the highest bucket touched, and then the bucket's upper
- * bound (capped by the run's max) is the honest bound.
+ * A change's maximum comes from the stages (exact for the epoch) and the
+ * home's epoch-tagged maximum. A value evicted to the home after the
+ * epoch closed can put a bucket above it; then that bucket's upper bound
+ * (capped by the run's maximum) is the honest bound.
  */
-static int delta_dist(struct dist *out, const struct dist *now, const struct dist *before,
-		      uint64_t imax)
+static void bound_max(struct dist *d, uint64_t run_max)
+{
+	uint32_t top;
+
+	if (!d->n)
+		return;
+	top = d->b[d->n - 1].index;
+	if (d->max >= hist_bucket_lower(top))
+		return;
+	d->max = hist_bucket_upper(top) - 1;
+	if (run_max >= hist_bucket_lower(top) && run_max < d->max)
+		d->max = run_max;
+}
+
+static void empty_dist(struct dist *d)
+{
+	if (d) {
+		d->n = 0;
+		d->count = d->sum = d->max = 0;
+	}
+}
+
+static void empty_delta(struct row *r)
+{
+	r->locked = r->contended = r->flush_holds = r->flush_holds_max = 0;
+	r->top_tgid = 0;
+	r->top_comm[0] = '\0';
+	r->top_locked = 0;
+	empty_dist(&r->hold);
+	empty_dist(&r->wait);
+	empty_dist(&r->flush);
+	empty_dist(r->irqoff);
+}
+
+/* This read's sums and maxima per distribution, besides the buckets. */
+struct fold {
+	uint64_t sum[NDIST], max[NDIST], run_max[NDIST];
+	uint32_t top_tgid;
+	uint64_t top_votes;
+	char top_comm[RSL_COMM_LEN];
+};
+
+static void fold_vote(struct slot *s, struct fold *f, uint32_t tgid, const char *comm,
+		      uint64_t votes)
+{
+	if (!votes)
+		return;
+	if (votes > f->top_votes) {
+		f->top_votes = votes;
+		f->top_tgid = tgid;
+		memcpy(f->top_comm, comm, RSL_COMM_LEN);
+		f->top_comm[RSL_COMM_LEN - 1] = '\0';
+	}
+	/* the run's vote: Boyer-Moore over what each read saw */
+	if (s->total.top_tgid == tgid && s->top_votes) {
+		s->top_votes += votes;
+	} else if (votes > s->top_votes) {
+		s->top_votes = votes - s->top_votes;
+		s->total.top_tgid = tgid;
+		memcpy(s->total.top_comm, comm, RSL_COMM_LEN);
+		s->total.top_comm[RSL_COMM_LEN - 1] = '\0';
+	} else {
+		s->top_votes -= votes;
+	}
+}
+
+static void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct stage_dist *sd)
+{
+	for (int i = 0; i < STAGE_CELLS; i++)
+		if (sd->cell[i].count)
+			scratch_add(sc, k, sd->cell[i].bucket, sd->cell[i].count);
+	f->sum[k] += sd->sum;
+	if (sd->max > f->max[k])
+		f->max[k] = sd->max;
+	if (sd->max > f->run_max[k])
+		f->run_max[k] = sd->max;
+}
+
+static void fold_stage(struct collector *c, struct slot *s, struct fold *f,
+		       const struct slot_stage *st)
+{
+	struct row *d = &s->delta;
+
+	d->locked += st->n.locked;
+	d->contended += st->n.contended;
+	d->flush_holds += st->n.flush_holds;
+	if (st->n.flush_holds_max > d->flush_holds_max)
+		d->flush_holds_max = st->n.flush_holds_max;
+	fold_vote(s, f, st->n.top_tgid, st->n.top_comm, st->n.top_votes);
+	for (int k = 0; k < NDIST; k++)
+		if (k != SD_IRQOFF || c->src.irqoff_trace)
+			fold_stage_dist(c->scratch, f, k, &st->d[k]);
+}
+
+/* The buckets that changed in a home's histogram since the snapshot. */
+static int fold_hist(struct snap_hist *sn, const uint32_t *hist, struct scratch *sc, int k)
 {
 	uint32_t j = 0;
-	int top = -1;
 
-	out->sum = now->sum - before->sum;
-	/* before's buckets are a subset of now's: walk both upward */
-	for (uint32_t i = 0; i < now->n; i++) {
-		unsigned int b = now->b[i].index;
-		uint64_t was = 0;
+	for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
+		bool have = j < sn->n && sn->c[j].bucket == b;
+		uint32_t last = have ? sn->c[j].value : 0;
 
-		while (j < before->n && before->b[j].index < b)
-			j++;
-		if (j < before->n && before->b[j].index == b)
-			was = before->b[j].count;
-		if (now->b[i].count <= was)
-			continue;
-		if (dist_add(out, b, now->b[i].count - was))
-			return -ENOMEM;
-		top = (int)b;
-	}
-	out->max = imax;
-	if (top >= 0 && imax < hist_bucket_lower(top)) {
-		out->max = hist_bucket_upper(top) - 1;
-		if (out->max > now->max)
-			out->max = now->max;
-	}
-	return 0;
-}
+		if (hist[b] != last) {
+			scratch_add(sc, k, b, (uint32_t)(hist[b] - last));	/* wraps */
+			if (!have) {
+				if (sn->n == sn->cap) {
+					uint32_t ncap = sn->cap ? sn->cap * 2 : 8;
+					struct snap_cell *nc = realloc(sn->c, ncap * sizeof(*nc));
 
-/* A slot's interval figures: cumulative now less cumulative before. */
-static int delta_row(struct row *out, const struct row *now, const struct row *before,
-		     const struct imaxes *im)
-{
-	*out = *now;
-	out->hold = out->wait = out->flush = (struct dist){ 0 };
-	out->irqoff = NULL;
-	out->locked = now->locked - before->locked;
-	out->contended = now->contended - before->contended;
-	out->flush_holds = now->flush_holds - before->flush_holds;
-	if (delta_dist(&out->hold, &now->hold, &before->hold, im->hold) ||
-	    delta_dist(&out->wait, &now->wait, &before->wait, im->wait) ||
-	    delta_dist(&out->flush, &now->flush, &before->flush, im->flush))
-		return -ENOMEM;
-	return 0;
-}
-
-/* A report row from a slot's figures (src, irq: not kept), all copied. */
-static int fill_row(struct row *dst, const struct slot *s, const struct row *src,
-		    const struct dist *irq)
-{
-	if (row_copy(dst, src))
-		return -ENOMEM;
-	dst->cgid = s->key.cgid;
-	dst->hierarchy = s->key.hierarchy;
-	dst->tgid = s->key.tgid;
-	memcpy(dst->comm, s->comm, sizeof(dst->comm));
-	free(dst->path);	/* the slot's strings, not src's */
-	free(dst->own_cgroup);
-	dst->path = s->path ? strdup(s->path) : NULL;
-	dst->own_cgroup = s->own_cgroup ? strdup(s->own_cgroup) : NULL;
-	if (irq) {
-		dst->irqoff = calloc(1, sizeof(*dst->irqoff));
-		if (dst->irqoff && dist_copy(dst->irqoff, irq)) {
-			free(dst->irqoff);
-			dst->irqoff = NULL;
+					if (!nc)
+						return -ENOMEM;
+					sn->c = nc;
+					sn->cap = ncap;
+				}
+				memmove(&sn->c[j + 1], &sn->c[j], (sn->n - j) * sizeof(sn->c[0]));
+				sn->c[j].bucket = b;
+				sn->n++;
+				have = true;
+			}
+			sn->c[j].value = hist[b];
 		}
-	}
-	if (s->key.tgid) {	/* a process row is its own top flusher */
-		dst->top_tgid = s->key.tgid;
-		memcpy(dst->top_comm, s->comm, sizeof(dst->top_comm));
-	}
-	if ((s->path && !dst->path) || (s->own_cgroup && !dst->own_cgroup) ||
-	    (irq && !dst->irqoff)) {
-		row_free(dst);
-		return -ENOMEM;
+		j += have;
 	}
 	return 0;
 }
 
-struct builder {
-	struct report *r;
-	size_t cap_cg, cap_proc;
-};
-
-static struct row *find_row(struct row *rows, size_t n, const struct row *key, bool with_tgid)
+static uint64_t imax_of(const __u64 imax[2], uint64_t epoch)
 {
-	for (size_t i = n; i-- > 0;)
-		if (rows[i].cgid == key->cgid && rows[i].hierarchy == key->hierarchy &&
-		    (!with_tgid || rows[i].tgid == key->tgid))
-			return &rows[i];
-	return NULL;
+	__u64 m = imax[epoch & 1];
+
+	return (m & ~IMAX_VALUE_MASK) == IMAX_TAG(epoch) ? (m & IMAX_VALUE_MASK) : 0;
 }
 
-/* A copy of src's identity and strings, with no figures yet. */
-static struct row *append_empty(struct row **rows, size_t *n, size_t *cap,
-				const struct row *src)
+static int fold_dist_rec(struct slot *s, struct fold *f, struct scratch *sc, int k,
+			 const struct dist_rec *h, uint64_t epoch)
 {
-	struct row *row = report_add_row(rows, n, cap);
+	uint64_t m = imax_of(h->imax, epoch);
 
-	if (!row)
-		return NULL;
-	row->cgid = src->cgid;
-	row->hierarchy = src->hierarchy;
-	row->tgid = src->tgid;
-	memcpy(row->comm, src->comm, sizeof(row->comm));
-	row->path = src->path ? strdup(src->path) : NULL;
-	row->own_cgroup = src->own_cgroup ? strdup(src->own_cgroup) : NULL;
-	return row;
+	f->sum[k] += h->sum - s->snap.sum[k];
+	s->snap.sum[k] = h->sum;
+	if (m > f->max[k])
+		f->max[k] = m;
+	if (h->max > f->run_max[k])
+		f->run_max[k] = h->max;
+	return fold_hist(&s->snap.hist[k], h->hist, sc, k);
 }
 
-static void keep_top(struct row *into, const struct row *from)
+static int fold_home(struct collector *c, struct slot *s, struct fold *f,
+		     const struct slot_home *h, const struct dist_rec *irq, uint64_t epoch)
 {
-	uint64_t votes = from->tgid ? from->locked : from->top_locked;
+	struct row *d = &s->delta;
+	int err = 0;
 
-	if (!into->top_tgid || (from->top_tgid && votes > into->top_locked)) {
-		into->top_locked = votes;
-		into->top_tgid = from->top_tgid;
-		memcpy(into->top_comm, from->top_comm, sizeof(into->top_comm));
-	}
-}
-
-/*
- * Adds one slot's figures (src is a complete row). Rows with the same key
- * merge: with -p, process rows merge into their cgroup's row; and a cgroup
- * recycled and seen again (its final flush after removal) merges with its
- * retired self.
- */
-static int add_row(struct builder *bd, const struct row *src)
-{
-	struct report *r = bd->r;
-	struct row *row, *cg;
-
-	if (src->tgid) {
-		row = find_row(r->processes, r->nprocesses, src, true);
-		if (!row)
-			row = append_empty(&r->processes, &r->nprocesses, &bd->cap_proc, src);
-		if (!row || row_merge(row, src))
-			return -ENOMEM;
-		row->top_tgid = src->tgid;
-		memcpy(row->top_comm, src->comm, sizeof(row->top_comm));
-	}
-	cg = find_row(r->cgroups, r->ncgroups, src, false);
-	if (!cg) {
-		cg = append_empty(&r->cgroups, &r->ncgroups, &bd->cap_cg, src);
-		if (!cg)
-			return -ENOMEM;
-		cg->tgid = 0;
-		cg->comm[0] = '\0';
-		free(cg->own_cgroup);
-		cg->own_cgroup = NULL;
-	}
-	if (row_merge(cg, src))
-		return -ENOMEM;
-	keep_top(cg, src);
-	return 0;
-}
-
-static int add_slot_row(struct builder *bd, const struct slot *s, const struct row *data,
-			const struct dist *irq)
-{
-	struct row row;
-	int err = fill_row(&row, s, data, irq);
-
-	if (!err)
-		err = add_row(bd, &row);
-	row_free(&row);	/* zeroed when fill_row failed */
+	d->locked += h->n.locked - s->snap.locked;
+	d->contended += h->n.contended - s->snap.contended;
+	d->flush_holds += h->n.flush_holds - s->snap.flush_holds;
+	if (h->n.flush_holds_max > d->flush_holds_max)
+		d->flush_holds_max = h->n.flush_holds_max;
+	if (h->n.locked != s->snap.locked)
+		fold_vote(s, f, h->n.top_tgid, h->n.top_comm, h->n.locked - s->snap.locked);
+	s->snap.locked = h->n.locked;
+	s->snap.contended = h->n.contended;
+	s->snap.flush_holds = h->n.flush_holds;
+	for (int k = 0; k < SLOT_HOME_DISTS && !err; k++)
+		err = fold_dist_rec(s, f, c->scratch, k, &h->d[k], epoch);
+	if (!err && irq)
+		err = fold_dist_rec(s, f, c->scratch, SD_IRQOFF, irq, epoch);
 	return err;
 }
 
-static void report_begin(const struct collector *c, struct report *r, enum report_type type)
+/* The scratch and the fold into this read's change of s. */
+static int finish_delta(struct collector *c, struct slot *s, struct fold *f)
 {
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->per_process = c->per_process;
-	if (c->irq_lock)
-		r->irqoff_rows = IRQOFF_ROWS_HOLDS;
-	else if (c->irq_trace)
-		r->irqoff_rows = IRQOFF_ROWS_TRACED;
+	struct row *d = &s->delta;
+
+	for (int k = 0; k < NDIST; k++) {
+		struct dist *dd;
+
+		if (k == SD_IRQOFF && !c->src.irqoff_trace)
+			continue;
+		dd = row_dist(d, k);
+		if (!dd || scratch_to_dist(c->scratch, k, dd))
+			return -ENOMEM;
+		dd->sum += f->sum[k];
+		if (f->max[k] > dd->max)
+			dd->max = f->max[k];
+		bound_max(dd, f->run_max[k]);
+	}
+	d->top_tgid = f->top_tgid;
+	d->top_locked = f->top_votes;
+	memcpy(d->top_comm, f->top_comm, sizeof(d->top_comm));
+	return 0;
 }
 
-/* Step 1: unhook the slot so no new event can reach it. */
-static void retire_begin(struct collector *c, unsigned int i)
+static bool delta_empty(const struct row *d)
 {
-	struct slot *s = &c->slots[i];
+	return !d->locked && !d->hold.count && !d->wait.count && !d->flush.count &&
+	       !(d->irqoff && d->irqoff->count);
+}
 
-	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.slot_ids), &s->key);
+/* Field 22 of /proc/PID/stat: the start in clock ticks after boot. */
+static bool proc_start_ticks(uint32_t pid, uint64_t *ticks)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p && sscanf(p + 1, "%" SCNu64, ticks) == 1;
+}
+
+/*
+ * Whether a slot's process still runs: a signal 0 says whether the pid
+ * exists; now and then its start time says whether it is still ours.
+ */
+static bool process_alive(struct collector *c, const struct slot *s, bool check_start)
+{
+	uint64_t ticks;
+
+	if (kill((pid_t)s->tgid, 0) && errno == ESRCH)
+		return false;
+	if (!check_start || !s->start || c->clk_tck <= 0)
+		return true;
+	if (!proc_start_ticks(s->tgid, &ticks))
+		return kill((pid_t)s->tgid, 0) == 0 || errno != ESRCH;
+	return ticks == s->start / (1000000000ULL / (uint64_t)c->clk_tck);
+}
+
+/* A slot's change of this read goes to the open interval and its totals. */
+static int slot_changed(struct collector *c, struct slot *s, struct fold *f)
+{
+	uint32_t newly_exited = 0;
+	struct ident who;
+	int err = finish_delta(c, s, f);
+
+	if (err || delta_empty(&s->delta))
+		goto out;
+	s->touched = true;
+	s->cg->last_active = c->reads;
+	if (c->per_process && s->tgid && !s->exited && !process_alive(c, s, false)) {
+		s->exited = true;
+		newly_exited = 1;
+	}
+	ident_of_slot(s, &who);
+	if (!s->cg->excluded && c->src.intervals)
+		err = builder_add(&c->open_bd, &who, &s->delta, newly_exited);
+	if (!err)
+		err = row_merge(&s->total, &s->delta) ? -ENOMEM : 0;
+out:
+	empty_delta(&s->delta);
+	return err;
+}
+
+static int stage_ref_cmp(const void *a, const void *b)
+{
+	const struct stage_ref *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* Every CPU's stage of the closed epoch that holds a slot: sorted by slot. */
+static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
+{
+	__u32 zero = 0;
+	size_t n = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lock_cpu), &zero, c->lock_percpu))
+		return -errno;
+	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		const struct slot_stage *st = &c->lock_percpu[cpu].stage[epoch & 1];
+
+		if (st->epoch == (__u32)epoch && st->slot && st->slot <= c->max_slots)
+			c->refs[n++] = (struct stage_ref){ .slot = st->slot - 1, .st = st };
+	}
+	qsort(c->refs, n, sizeof(c->refs[0]), stage_ref_cmp);
+	*nrefs = n;
+	return 0;
+}
+
+/* Slots whose home changed since the previous read (one epoch of slack). */
+static size_t dirty_homes(struct collector *c, uint64_t epoch, unsigned int nslots)
+{
+	uint64_t since = epoch ? epoch - 1 : 0;
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < nslots; i++)
+		if (c->seen[i] >= since)
+			c->dirty[n++] = i;
+	return n;
+}
+
+/*
+ * Reads homes[first..first+n) of the dirty list into c->homes. The batch
+ * lookup takes a run of consecutive slots in one call (Linux 5.6+); else
+ * one lookup each.
+ */
+static int read_homes(struct collector *c, size_t first, size_t n)
+{
+	int fd = bpf_map__fd(c->skel->maps.slot_home);
+	__u32 start = c->dirty[first], keys[HOME_BATCH];
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	if (!c->batch_unsupported && n > 1) {
+		__u32 count = (__u32)n, prev = start - 1, out;
+
+		if (!bpf_map_lookup_batch(fd, start ? &prev : NULL, &out, keys, c->homes, &count,
+					  &opts) || (errno == ENOENT && count == n)) {
+			if (count == n)
+				return 0;
+		} else if (errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP) {
+			c->batch_unsupported = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		__u32 k = c->dirty[first + i];
+
+		if (bpf_map_lookup_elem(fd, &k, &c->homes[i]))
+			return -errno;
+	}
+	return 0;
+}
+
+static int read_irq_home(struct collector *c, __u32 slot, struct dist_rec *out)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.slot_irqoff), &slot, out) ? -errno : 0;
+}
+
+/* Length of the run of consecutive slots in the dirty list from first. */
+static size_t run_length(const struct collector *c, size_t first, size_t ndirty)
+{
+	size_t n = 1;
+
+	while (first + n < ndirty && n < HOME_BATCH &&
+	       c->dirty[first + n] == c->dirty[first] + n)
+		n++;
+	return n;
+}
+
+static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t ndirty)
+{
+	size_t r = 0, d = 0, win_first = 0, win_n = 0;
+	int err = 0;
+
+	while (!err && (r < nrefs || d < ndirty)) {
+		uint32_t slot = r < nrefs && (d >= ndirty || c->refs[r].slot <= c->dirty[d]) ?
+				c->refs[r].slot : c->dirty[d];
+		struct slot *s = &c->slots[slot];
+		struct fold f = { 0 };
+		bool have_home = d < ndirty && c->dirty[d] == slot;
+
+		slot_refresh(c, slot);
+		scratch_clear(c->scratch);
+		for (; r < nrefs && c->refs[r].slot == slot; r++)
+			if (s->state == SLOT_READY && s->cg)
+				fold_stage(c, s, &f, c->refs[r].st);
+		if (have_home && s->state == SLOT_READY && s->cg) {
+			if (d >= win_first + win_n) {
+				win_first = d;
+				win_n = run_length(c, d, ndirty);
+				err = read_homes(c, win_first, win_n);
+			}
+			if (!err && c->src.irqoff_trace)
+				err = read_irq_home(c, slot, c->irq_homes);
+			if (!err)
+				err = fold_home(c, s, &f, &c->homes[d - win_first],
+						c->src.irqoff_trace ? c->irq_homes : NULL, epoch);
+		}
+		d += have_home;
+		if (!err && s->state == SLOT_READY && s->cg)
+			err = slot_changed(c, s, &f);
+	}
+	return err;
+}
+
+/* ---- system-wide figures ---- */
+
+static int read_percpu(struct collector *c, struct bpf_map *map)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(bpf_map__fd(map), &zero, c->sys_percpu) ? -errno : 0;
+}
+
+static const struct sys_stage *sys_stage_at(const struct collector *c, int cpu, size_t value_size,
+					     size_t stage_off, uint64_t epoch)
+{
+	const char *v = (const char *)c->sys_percpu + (size_t)cpu * value_size;
+	const struct sys_stage *st = (const struct sys_stage *)(v + stage_off) + (epoch & 1);
+
+	return st->epoch == (__u32)epoch ? st : NULL;
+}
+
+/* The change of one system-wide distribution: stages, then its home. */
+struct sys_change {
+	uint64_t events, contended;
+	struct fold f;
+};
+
+static void fold_sys_stages(struct collector *c, size_t value_size, size_t stage_off,
+			    uint64_t epoch, const int home[2], struct sys_change *ch)
+{
+	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		const struct sys_stage *st = sys_stage_at(c, cpu, value_size, stage_off, epoch);
+
+		if (!st)
+			continue;
+		ch->events += st->events;
+		ch->contended += st->contended;
+		for (int i = 0; i < 2; i++)
+			if (home[i] >= 0)
+				fold_stage_dist(c->scratch, &ch->f, home[i], &st->d[i]);
+	}
+}
+
+static void fold_sys_home(struct collector *c, const struct sys_home *h, int k, struct fold *f,
+			  uint64_t epoch)
+{
+	const struct dist_rec *r = &h->d[k];
+	uint64_t m = imax_of(r->imax, epoch);
+
+	for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
+		scratch_add(c->scratch, k, b, (uint32_t)(r->hist[b] - c->sys_snap[k][b]));
+		c->sys_snap[k][b] = r->hist[b];
+	}
+	f->sum[k] += r->sum - c->sys_sum[k];
+	c->sys_sum[k] = r->sum;
+	if (m > f->max[k])
+		f->max[k] = m;
+	if (r->max > f->run_max[k])
+		f->run_max[k] = r->max;
+}
+
+/* Adds distribution k of this read's system-wide change to two figures. */
+static int sys_add(struct collector *c, int k, const struct fold *f, struct dist *total,
+		   struct dist *open)
+{
+	struct dist d = { 0 };
+	int err = scratch_to_dist(c->scratch, k, &d);
+
+	d.sum = f->sum[k];
+	d.max = f->max[k];
+	bound_max(&d, f->run_max[k]);
+	if (!err && (dist_merge(total, &d) || dist_merge(open, &d)))
+		err = -ENOMEM;
+	dist_free(&d);
+	return err;
+}
+
+static int read_system(struct collector *c, uint64_t epoch)
+{
+	struct sys_change irq = { 0 }, tick = { 0 }, cpulock = { 0 };
+	struct sys_home home;
+	__u32 zero = 0;
+	int err = 0;
+
+	scratch_clear(c->scratch);
+	if (c->src.irqoff_trace && !(err = read_percpu(c, c->skel->maps.irq_cpu)))
+		fold_sys_stages(c, sizeof(struct irq_cpu), offsetof(struct irq_cpu, stage), epoch,
+				(const int[2]){ SYS_IRQ_OTHER, -1 }, &irq);
+	if (!err && c->src.irqoff_sample && !(err = read_percpu(c, c->skel->maps.tick_cpu)))
+		fold_sys_stages(c, sizeof(struct tick_cpu), offsetof(struct tick_cpu, stage), epoch,
+				(const int[2]){ SYS_TICK_LATE, -1 }, &tick);
+	if (!err && c->src.cpu_lock && !(err = read_percpu(c, c->skel->maps.cpulock_cpu)))
+		fold_sys_stages(c, sizeof(struct cpulock_cpu), offsetof(struct cpulock_cpu, stage),
+				epoch, (const int[2]){ SYS_CPULOCK_HOLD, SYS_CPULOCK_WAIT }, &cpulock);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.sys_home), &zero, &home))
+		return -errno;
+	fold_sys_home(c, &home, SYS_IRQ_OTHER, &irq.f, epoch);
+	fold_sys_home(c, &home, SYS_TICK_LATE, &tick.f, epoch);
+	fold_sys_home(c, &home, SYS_CPULOCK_HOLD, &cpulock.f, epoch);
+	fold_sys_home(c, &home, SYS_CPULOCK_WAIT, &cpulock.f, epoch);
+	c->sys_total.irq.ticks += tick.events;
+	c->sys_open.irq.ticks += tick.events;
+	c->sys_total.lock.locked += cpulock.events;
+	c->sys_open.lock.locked += cpulock.events;
+	c->sys_total.lock.contended += cpulock.contended;
+	c->sys_open.lock.contended += cpulock.contended;
+	err = sys_add(c, SYS_IRQ_OTHER, &irq.f, &c->sys_total.irq.other, &c->sys_open.irq.other);
+	if (!err)
+		err = sys_add(c, SYS_TICK_LATE, &tick.f, &c->sys_total.irq.late,
+			      &c->sys_open.irq.late);
+	if (!err)
+		err = sys_add(c, SYS_CPULOCK_HOLD, &cpulock.f, &c->sys_total.lock.hold,
+			      &c->sys_open.lock.hold);
+	if (!err)
+		err = sys_add(c, SYS_CPULOCK_WAIT, &cpulock.f, &c->sys_total.lock.wait,
+			      &c->sys_open.lock.wait);
+	return err;
+}
+
+static int read_lost(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.lost);
+	__u64 *percpu = c->lost_percpu;
+
+	for (__u32 k = 0; k < LOST_MAX; k++) {
+		uint64_t sum = 0;
+
+		if (k == LOST_RETIRED) {
+			c->lost[k] = c->retired_dropped;
+			continue;
+		}
+		if (bpf_map_lookup_elem(fd, &k, percpu))
+			return -errno;
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			sum += percpu[cpu];
+		c->lost[k] = sum;
+	}
+	return 0;
+}
+
+/* ---- housekeeping: slots of removed cgroups and exited flushers ---- */
+
+/* Step 1: unhook the slot so no new event can reach it. */
+static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
+{
+	struct slot_key key = { .cgid = s->cg->cgid, .hierarchy = s->cg->hierarchy,
+				.tgid = s->tgid };
+
+	(void)i;
+	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.slot_ids), &key);
 	s->retiring = true;
 }
 
 /*
- * Step 2, a read later: events that raced step 1 have finished. Keep the
- * final totals for the summary, clear the slot and hand it back to BPF.
+ * Step 2, a read later: events that raced step 1 were folded by this
+ * read. The slot's totals join its cgroup's kept rows, the slot is
+ * cleared in the kernel and handed back to BPF.
  */
-static void retire_end(struct collector *c, unsigned int i, const struct row *final,
-		       const struct dist *irq)
+static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 {
-	struct slot *s = &c->slots[i];
+	static const struct slot_home empty_home;
+	static const struct dist_rec empty_irq;
 	struct slot_meta empty_meta = { 0 };
-	struct row *kept;
+	struct cgrec *g = s->cg;
+	struct ident who;
+	int err = 0;
 
-	if (final && (final->locked || final->hold.count)) {
-		kept = c->nretired < c->max_slots || c->nretired < MIN_RETIRED_KEPT ?
-		       report_add_row(&c->retired, &c->nretired, &c->cap_retired) : NULL;
-		if (kept && fill_row(kept, s, final, irq)) {
-			c->nretired--;
-			kept = NULL;
-		}
-		if (!kept)
+	if (g && !delta_empty(&s->total)) {
+		ident_of_slot(s, &who);
+		if (cgrec_keep(g, &s->total, &who, s->exited))
 			c->retired_dropped++;
 	}
-	memset(c->percpu, 0, (size_t)c->ncpus * sizeof(*c->percpu));
-	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_stats), &i, c->percpu, BPF_ANY);
+	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_home), &i, &empty_home, BPF_ANY);
+	if (c->src.irqoff_trace)
+		bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_irqoff), &i, &empty_irq, BPF_ANY);
 	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY);
-	slot_clear(s);
+	slot_free(s);
 	bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY);
-}
-
-void collector_set_cpu_lock(struct collector *c, bool attached)
-{
-	c->cpu_lock = attached;
-}
-
-void collector_set_irqoff(struct collector *c, bool trace, bool lock, bool sample,
-			  const char *source)
-{
-	c->irq_trace = trace;
-	c->irq_lock = lock;
-	c->prev_irq.source = source;
-	c->prev_irq.trace = trace;
-	c->prev_irq.sample = sample;
-}
-
-/* System-wide irqs-off: intervals outside rstat (trace), late ticks (sample). */
-static int read_irq(struct collector *c, uint64_t epoch, struct report *interval,
-		    struct report *total)
-{
-	struct irqoff_summary cur = c->prev_irq;
-	uint64_t other_imax = 0, late_imax = 0;
-	__u32 zero = 0;
-	int err = 0;
-
-	/* cur gets its own distributions; the previous read's stay in c */
-	cur.other = cur.late = (struct dist){ 0 };
-	cur.ticks = 0;
-	if (cur.trace || cur.sample) {
-		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_stats), &zero,
-					c->irq_percpu))
-			return -errno;
-		for (int cpu = 0; cpu < c->ncpus && !err; cpu++) {
-			const struct irq_stats *s = &c->irq_percpu[cpu];
-
-			err = ADD_CPU_DIST(&cur.other, &other_imax, s, other, epoch) ||
-			      ADD_CPU_DIST(&cur.late, &late_imax, s, late, epoch) ? -ENOMEM : 0;
-			cur.ticks += s->ticks;
-		}
-	}
-	if (!err && interval) {
-		struct irqoff_summary *q = &interval->irqoff;
-
-		*q = cur;
-		q->other = q->late = (struct dist){ 0 };
-		q->ticks -= c->prev_irq.ticks;
-		if (delta_dist(&q->other, &cur.other, &c->prev_irq.other, other_imax) ||
-		    delta_dist(&q->late, &cur.late, &c->prev_irq.late, late_imax))
-			err = -ENOMEM;
-	}
-	if (!err && total) {
-		total->irqoff = cur;
-		total->irqoff.other = total->irqoff.late = (struct dist){ 0 };
-		if (dist_copy(&total->irqoff.other, &cur.other) ||
-		    dist_copy(&total->irqoff.late, &cur.late))
-			err = -ENOMEM;
-	}
-	if (err) {
-		dist_free(&cur.other);
-		dist_free(&cur.late);
-		return err;
-	}
-	dist_free(&c->prev_irq.other);
-	dist_free(&c->prev_irq.late);
-	c->prev_irq = cur;
-	return 0;
-}
-
-/* A slot's measured irqs-off figures (with lock, row_irqoff() gives the holds). */
-static const struct dist *slot_irqoff(const struct collector *c, const struct dist *traced)
-{
-	return c->irq_trace && !c->irq_lock ? traced : NULL;
-}
-
-/* The per-CPU lock's figures: whole run into total, the change into interval. */
-static int read_cpu_lock(struct collector *c, uint64_t epoch, struct report *interval,
-			 struct report *total)
-{
-	struct lock_summary cur = { .present = true };
-	uint64_t hold_imax = 0, wait_imax = 0;
-	__u32 zero = 0;
-	int err = 0;
-
-	if (!c->cpu_lock)
-		return 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.cpulock_stats), &zero, c->lock_percpu))
-		return -errno;
-	for (int cpu = 0; cpu < c->ncpus && !err; cpu++) {
-		const struct lock_stats *s = &c->lock_percpu[cpu];
-
-		cur.locked += s->locked;
-		cur.contended += s->contended;
-		err = ADD_CPU_DIST(&cur.hold, &hold_imax, s, hold, epoch) ||
-		      ADD_CPU_DIST(&cur.wait, &wait_imax, s, wait, epoch) ? -ENOMEM : 0;
-	}
-	if (!err && interval) {
-		struct lock_summary *l = &interval->cpu_lock;
-
-		*l = cur;
-		l->hold = l->wait = (struct dist){ 0 };
-		l->locked -= c->prev_lock.locked;
-		l->contended -= c->prev_lock.contended;
-		if (delta_dist(&l->hold, &cur.hold, &c->prev_lock.hold, hold_imax) ||
-		    delta_dist(&l->wait, &cur.wait, &c->prev_lock.wait, wait_imax))
-			err = -ENOMEM;
-	}
-	if (!err && total) {
-		total->cpu_lock = cur;
-		total->cpu_lock.hold = total->cpu_lock.wait = (struct dist){ 0 };
-		if (dist_copy(&total->cpu_lock.hold, &cur.hold) ||
-		    dist_copy(&total->cpu_lock.wait, &cur.wait))
-			err = -ENOMEM;
-	}
-	if (err) {
-		dist_free(&cur.hold);
-		dist_free(&cur.wait);
-		return err;
-	}
-	dist_free(&c->prev_lock.hold);
-	dist_free(&c->prev_lock.wait);
-	c->prev_lock = cur;
-	return 0;
-}
-
-/*
- * One slot: its row of the interval, its row of the total, and its
- * cumulative figures kept for the next read. Everything read here is
- * either moved into the slot or freed.
- */
-static int collect_slot(struct collector *c, unsigned int i, uint64_t epoch,
-			struct builder *bi, struct builder *bt, bool *unhooked)
-{
-	static const struct dist none;
-	struct slot *s = &c->slots[i];
-	struct row cur = { 0 }, delta = { 0 };
-	struct dist irq_cur = { 0 }, irq_delta = { 0 };
-	struct imaxes im;
-	bool active;
-	int err;
-
-	err = read_slot(c, i, epoch, &cur, &irq_cur, &im);
-	if (err)
-		goto out;
-	active = cur.locked + cur.hold.count > s->prev.locked + s->prev.hold.count;
-	if (!s->excluded && bi->r && active) {
-		err = delta_row(&delta, &cur, &s->prev, &im);
-		if (!err && c->irq_trace &&
-		    delta_dist(&irq_delta, &irq_cur, s->irq_prev ? s->irq_prev : &none, im.irqoff))
-			err = -ENOMEM;
-		if (!err)
-			err = add_slot_row(bi, s, &delta, slot_irqoff(c, &irq_delta));
-		if (err)
-			goto out;
-	}
-	if (s->retiring) {
-		retire_end(c, i, s->excluded ? NULL : &cur, slot_irqoff(c, &irq_cur));
-		goto out;
-	}
-	if (!s->excluded && bt->r && (cur.locked || cur.hold.count)) {
-		err = add_slot_row(bt, s, &cur, slot_irqoff(c, &irq_cur));
-		if (err)
-			goto out;
-	}
-	if (c->irq_trace) {
-		if (!s->irq_prev)
-			s->irq_prev = calloc(1, sizeof(*s->irq_prev));
-		if (s->irq_prev) {
-			dist_free(s->irq_prev);
-			*s->irq_prev = irq_cur;
-			irq_cur = (struct dist){ 0 };
-		}
-	}
-	row_free(&s->prev);
-	s->prev = cur;
-	cur = (struct row){ 0 };
-	s->idle_reads = active ? 0 : s->idle_reads + 1;
-	if (s->idle_reads >= RETIRE_IDLE_READS &&
-	    !cg_path_exists(c->cg, s->key.hierarchy, s->rel_path, s->key.cgid)) {
-		retire_begin(c, i);
-		*unhooked = true;
-	}
-out:
-	row_free(&cur);
-	row_free(&delta);
-	dist_free(&irq_cur);
-	dist_free(&irq_delta);
+	if (g && !--g->live_slots && g->removed && !g->retired)
+		err = cgrec_retire(c, g);
 	return err;
 }
 
-int collector_read(struct collector *c, struct report *interval, struct report *total)
+/* Whether an idle cgroup still exists, asked less often the longer it lives. */
+static void check_cgroups(struct collector *c)
 {
-	struct builder bi = { .r = interval }, bt = { .r = total };
-	uint64_t epoch = c->skel->bss->epoch, lost[LOST_MAX] = { 0 };
-	unsigned int n = c->skel->bss->next_slot;
+	for (size_t b = 0; b < c->cg_hash_cap; b++) {
+		for (struct cgrec *g = c->cg_hash[b]; g; g = g->next) {
+			if (g->removed || c->reads < g->next_check ||
+			    c->reads - g->last_active < RETIRE_IDLE_READS)
+				continue;
+			if (!cg_path_exists(c->cg, g->hierarchy, g->rel_path, g->cgid)) {
+				g->removed = true;
+				continue;
+			}
+			g->next_check = c->reads + g->check_gap;
+			if (g->check_gap < EXIST_CHECK_MAX_GAP)
+				g->check_gap *= 2;
+		}
+	}
+}
+
+/* Removed cgroups whose last slot went earlier wait here for the list. */
+static int retire_cgroups(struct collector *c)
+{
+	int err = 0;
+
+	for (size_t b = 0; b < c->cg_hash_cap && !err; b++) {
+		struct cgrec *g = c->cg_hash[b], *next;
+
+		for (; g && !err; g = next) {
+			next = g->next;	/* cgrec_retire may free a cgroup */
+			if (g->removed && !g->retired && !g->live_slots)
+				err = cgrec_retire(c, g);
+		}
+	}
+	return err;
+}
+
+static int housekeeping(struct collector *c, unsigned int nslots)
+{
 	bool unhooked = false;
 	int err = 0;
 
-	/* From here on BPF records maxima for the next interval. */
-	c->skel->bss->epoch = epoch + 1;
-	if (n > c->max_slots)
-		n = c->max_slots;
-	if (interval)
-		report_begin(c, interval, REPORT_INTERVAL);
-	if (total)
-		report_begin(c, total, REPORT_SUMMARY);
-	for (unsigned int i = 0; i < n && !err; i++) {
+	for (unsigned int i = 0; i < nslots && !err; i++) {
 		struct slot *s = &c->slots[i];
 
-		slot_refresh(c, i);
 		if (s->state == SLOT_DISCARDED) {
-			retire_end(c, i, NULL, NULL);	/* lost an insert race: reuse it */
+			/* lost an insert race: hand it back */
+			err = retire_end(c, s, i);
 			continue;
 		}
-		if (s->state == SLOT_READY)
-			err = collect_slot(c, i, epoch, &bi, &bt, &unhooked);
+		if (s->state != SLOT_READY)
+			continue;
+		if (s->retiring) {
+			err = retire_end(c, s, i);
+			continue;
+		}
+		s->idle_reads = s->touched ? 0 : s->idle_reads + 1;
+		s->touched = false;
+		if (c->per_process && s->tgid && !s->exited && s->idle_reads &&
+		    c->reads >= s->next_alive_check) {
+			s->exited = !process_alive(c, s, true);
+			s->next_alive_check = c->reads +
+					      (s->idle_reads < ALIVE_CHECK_GAP ? 1 : ALIVE_CHECK_GAP);
+		}
+		if (s->exited || (s->cg && s->cg->removed && s->idle_reads >= RETIRE_IDLE_READS)) {
+			retire_begin(c, s, i);
+			unhooked = true;
+		}
 	}
 	/* per-CPU caches filled before now may name an unhooked slot */
 	if (unhooked)
 		c->skel->bss->cache_gen++;
 	if (!err)
-		err = read_cpu_lock(c, epoch, interval, total);
+		check_cgroups(c);
+	return err ? err : retire_cgroups(c);
+}
+
+int collector_read(struct collector *c)
+{
+	uint64_t epoch = c->skel->bss->epoch;
+	unsigned int nslots = c->skel->bss->next_slot;
+	size_t nrefs = 0, ndirty;
+	int err;
+
+	if (nslots > c->max_slots)
+		nslots = c->max_slots;
+	/* From here on BPF records into the other parity. */
+	c->skel->bss->epoch = epoch + 1;
+	grace_period();
+	c->reads++;
+	err = read_stages(c, epoch, &nrefs);
+	if (err)
+		return err;
+	ndirty = dirty_homes(c, epoch, nslots);
+	err = fold_slots(c, epoch, nrefs, ndirty);
 	if (!err)
-		err = read_irq(c, epoch, interval, total);
-	for (size_t i = 0; total && !err && i < c->nretired; i++)
-		err = add_row(&bt, &c->retired[i]);
-	for (uint32_t k = 0; k < LOST_MAX && !err; k++) {
-		if (k == LOST_RETIRED) {
-			lost[k] = c->retired_dropped;
-		} else {
-			if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lost), &k,
-						c->lost_percpu))
-				return -errno;
-			for (int cpu = 0; cpu < c->ncpus; cpu++)
-				lost[k] += c->lost_percpu[cpu];
-		}
-		if (interval)
-			interval->lost[k] = lost[k] - c->prev_lost[k];
-		if (total)
-			total->lost[k] = lost[k];
-		c->prev_lost[k] = lost[k];
+		err = read_system(c, epoch);
+	if (!err)
+		err = read_lost(c);
+	if (!err)
+		err = housekeeping(c, nslots);
+	return err;
+}
+
+/* ---- reports ---- */
+
+static int copy_sys(struct report *r, const struct sys_fig *f)
+{
+	r->irqoff = f->irq;
+	r->cpu_lock = f->lock;
+	memset(&r->irqoff.other, 0, sizeof(r->irqoff.other));
+	memset(&r->irqoff.late, 0, sizeof(r->irqoff.late));
+	memset(&r->cpu_lock.hold, 0, sizeof(r->cpu_lock.hold));
+	memset(&r->cpu_lock.wait, 0, sizeof(r->cpu_lock.wait));
+	if (dist_copy(&r->irqoff.other, &f->irq.other) || dist_copy(&r->irqoff.late, &f->irq.late) ||
+	    dist_copy(&r->cpu_lock.hold, &f->lock.hold) || dist_copy(&r->cpu_lock.wait, &f->lock.wait))
+		return -ENOMEM;
+	return 0;
+}
+
+static void report_sources(const struct collector *c, struct report *r)
+{
+	r->irqoff_rows = c->src.irqoff_trace ? IRQOFF_ROWS_TRACED :
+			 c->src.irqoff_holds ? IRQOFF_ROWS_HOLDS : IRQOFF_ROWS_NONE;
+}
+
+int collector_interval(struct collector *c, struct report *out)
+{
+	int err;
+
+	*out = c->open;
+	builder_end(&c->open_bd);
+	builder_start(&c->open_bd, &c->open, REPORT_INTERVAL, c->per_process);
+	report_sources(c, out);
+	err = copy_sys(out, &c->sys_open);
+	sys_fig_free(&c->sys_open);
+	c->sys_open.irq.ticks = 0;
+	c->sys_open.lock.locked = c->sys_open.lock.contended = 0;
+	for (int k = 0; k < LOST_MAX; k++) {
+		out->lost[k] = c->lost[k] - c->lost_at_interval[k];
+		c->lost_at_interval[k] = c->lost[k];
 	}
+	return err;
+}
+
+static int add_kept_rows(struct builder *bd, const struct cgrec *g)
+{
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct row *r = &g->rows[i];
+		struct ident who = { .cg = g, .tgid = r->tgid, .exited = !r->tgid,
+				     .comm = r->comm, .own_cgroup = r->own_cgroup };
+
+		if (builder_add(bd, &who, r, 0))	/* r->exited comes with r */
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int collector_summary(struct collector *c, struct report *out)
+{
+	struct builder bd;
+	int err = 0;
+
+	builder_start(&bd, out, REPORT_SUMMARY, c->per_process);
+	for (unsigned int i = 0; i < c->max_slots && !err; i++) {
+		struct slot *s = &c->slots[i];
+		struct ident who;
+
+		if (s->state != SLOT_READY || !s->cg || s->cg->excluded || delta_empty(&s->total))
+			continue;
+		ident_of_slot(s, &who);
+		s->total.top_locked = s->top_votes;
+		err = builder_add(&bd, &who, &s->total, s->exited);
+	}
+	for (size_t b = 0; b < c->cg_hash_cap && !err; b++)
+		for (const struct cgrec *g = c->cg_hash[b]; g && !err; g = g->next)
+			if (!g->excluded)
+				err = add_kept_rows(&bd, g);
+	if (!err)
+		err = add_kept_rows(&bd, &c->removed);
+	builder_end(&bd);
+	report_sources(c, out);
+	if (!err)
+		err = copy_sys(out, &c->sys_total);
+	memcpy(out->lost, c->lost, sizeof(out->lost));
 	return err;
 }

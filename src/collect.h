@@ -9,27 +9,38 @@
 struct rstatlat_bpf;
 struct collector;
 
+/* Which sources were attached: what the collector reads. */
+struct collect_sources {
+	bool irqoff_trace;	/* per slot irqs-off and "other" (preemptirq) */
+	bool irqoff_holds;	/* the holds stand for irqs-off (spin_lock_irq) */
+	bool irqoff_sample;	/* late cpu-clock ticks */
+	bool cpu_lock;		/* the per-CPU lock (6.10-6.16) */
+	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */
+	bool intervals;		/* intervals are shown: keep building the open one */
+};
+
 struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 				const struct cg_filter *filter, bool per_process,
-				int ncpus, unsigned int max_slots);
+				int ncpus, unsigned int max_slots,
+				const struct collect_sources *sources);
 void collector_free(struct collector *c);
 
 /*
- * Reads every slot once. Fills *interval with what happened since the
- * previous read and *total with everything since load; either may be NULL.
- * Returns 0 or -errno.
+ * One read: closes the kernel's epoch, waits until no program can still
+ * write it, and folds every change since the previous read into the open
+ * interval and the run's totals. Call at least once a second (histogram
+ * buckets in the kernel wrap at 2^32). Returns 0 or -errno.
  */
-int collector_read(struct collector *c, struct report *interval, struct report *total);
+int collector_read(struct collector *c);
 
-/* Whether the per-CPU lock's programs are attached (its figures are read). */
-void collector_set_cpu_lock(struct collector *c, bool attached);
+/* The open interval (since the previous call), then a new one. 0 or -errno. */
+int collector_interval(struct collector *c, struct report *out);
 
-/*
- * Where irqs-off figures come from: trace (per cgroup from BPF, "other"
- * system-wide), lock (each row's holds), sample (late ticks).
- */
-void collector_set_irqoff(struct collector *c, bool trace, bool lock, bool sample,
-			  const char *source);
+/* Everything since load. 0 or -errno. */
+int collector_summary(struct collector *c, struct report *out);
+
+/* Slots in use now. */
+unsigned int collector_entries_used(const struct collector *c);
 
 /* The display path of a slot, reading its metadata if not seen yet. */
 const char *collector_slot_path(struct collector *c, unsigned int slot);

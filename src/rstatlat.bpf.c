@@ -2,9 +2,23 @@
 /*
  * rstatlat: cgroup rstat lock wait and hold times, per flushed cgroup.
  *
+ * Map of this file:
+ *   knobs and globals          set by userspace before load / shared .bss
+ *   maps                       per source: lock_cpu (rstat lock), task_flush
+ *                              (whole flushes), irq_cpu (trace), tick_cpu
+ *                              (sample), cpulock_cpu (per-CPU lock); slot
+ *                              tables; homes; lost counters; -t ring buffer
+ *   slots                      path capture, creation, per-CPU cache
+ *   stage and home             where figures are recorded (rstatlat.h)
+ *   -t reports                 ring buffer records with stacks
+ *   rstat tracepoints          locked / unlock / contended, whole flushes
+ *   per-CPU lock tracepoints   6.10-6.16, system-wide
+ *   fallback                   fentry/kprobe on the flush functions (< 6.10)
+ *   irqs-off                   preemptirq tracepoints (trace), cpu-clock (sample)
+ *
  * The rstat lock is taken with spin_lock_irq(), so between the locked and
- * unlock tracepoints the holder cannot leave its CPU: per-CPU state is
- * enough to pair them, and every update below touches only this CPU's data.
+ * unlock tracepoints the holder cannot leave its CPU: per-CPU state pairs
+ * them, and the figures go to this CPU's stage, which no other CPU writes.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,6 +33,7 @@ const volatile __u32 targ_tgid = 0;	/* only this process flushes, 0 = all */
 const volatile bool per_process = false;	/* key slots by tgid too (-p) */
 const volatile __u64 report_ns = 0;	/* -t threshold, 0 = off */
 const volatile __u32 max_slots = 1;	/* max_entries of the slot maps */
+const volatile bool irqoff_trace = false;	/* --irqoff trace: slot_irqoff is sized */
 /*
  * Where the rstat tracepoints keep their arguments, read from the
  * prototype in BTF by the probe: (cgrp, cpu, contended) today, and
@@ -33,16 +48,16 @@ const volatile __s32 last_cpu = 0;
 const volatile __u64 tick_period_ns = 0;
 
 /* Shared with userspace through the mmapped .bss. */
-__u64 epoch = 0;	/* interval number, advanced by userspace */
+__u64 epoch = 0;	/* advanced by userspace at every read (rstatlat.h) */
 /*
  * Set once all programs are attached: before that, a locked event whose
  * unlock program is not attached yet would leave this CPU "holding".
  */
 __u32 armed = 0;
 /*
- * Bumped by userspace when it retires slots of removed cgroups: a per-CPU
- * cache filled under an older generation may name a slot that is being
- * reused, so it no longer hits.
+ * Bumped by userspace when it retires slots: a per-CPU cache filled under
+ * an older generation may name a slot that is being reused, so it no
+ * longer hits.
  */
 __u32 cache_gen = 0;
 __u32 next_slot = 0;	/* slot numbers handed out so far */
@@ -52,38 +67,6 @@ __u32 next_slot = 0;	/* slot numbers handed out so far */
  * cpu.stat reading its totals, not a flush.
  */
 __u32 per_cpu_walks = 0;
-
-/* 64 bytes, one cache line when aligned; the contended-only fields last. */
-struct cpu_state {
-	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
-	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
-	__u32 locked_slot;
-	__u32 locked_contended;
-	__u64 cache_cgid;	/* last slot resolved on this CPU */
-	__u32 cache_hierarchy;
-	__u32 cache_tgid;
-	__u32 cache_slot;
-	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
-	__u64 contended_ts;
-	__u32 contended_tid;
-	__u32 pad;
-	/* for the flush, accounted at unlock */
-	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
-	__s32 locked_lock_cpu;	/* the locked event's cpu argument */
-	__u32 pad2;
-	/* --irqoff trace: the irqs-off interval open on this CPU */
-	__u64 irq_off_ts;	/* 0: irqs on (as far as we saw) */
-	__u64 irq_off_ip;
-	__u64 irq_off_parent;
-	__u32 irq_slot;		/* 1 + slot of an rstat hold inside, 0: none */
-	__u32 pad3;
-	/* --irqoff sample */
-	__u64 tick_last;	/* when the previous cpu-clock tick ran */
-	__u64 hold_end;		/* when the last rstat hold on this CPU ended */
-	/* the per-CPU rstat lock (6.10-6.16): nests inside the global one */
-	__u64 cpulock_locked_ts;
-	__u64 cpulock_contended_ts;
-};
 
 /*
  * One flush call of the current task: from its first lock acquisition (or
@@ -107,12 +90,37 @@ struct task_flush {
 	__u32 pad2;
 };
 
+/*
+ * The homes come first: they are the largest maps, so that a --max-entries
+ * the kernel cannot give fails before anything else is allocated.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* resized by userspace */
 	__type(key, __u32);
-	__type(value, struct cpu_state);
-} cpu_state SEC(".maps");
+	__type(value, struct slot_home);
+} slot_home SEC(".maps");
+
+/* --irqoff trace: irqs-off intervals with a hold inside, per slot (else 1 entry). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* resized by userspace */
+	__type(key, __u32);
+	__type(value, struct dist_rec);
+} slot_irqoff SEC(".maps");
+
+/*
+ * The epoch in which each slot's home last changed: what userspace reads,
+ * mapped. 64-bit values: an array's elements are 8-byte aligned, so that is
+ * the stride userspace sees anyway.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);	/* resized by userspace */
+	__type(key, __u32);
+	__type(value, __u64);
+} slot_seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -128,14 +136,7 @@ struct {
 	__type(value, struct slot_meta);
 } slot_meta SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);	/* resized by userspace */
-	__type(key, __u32);
-	__type(value, struct slot_stats);
-} slot_stats SEC(".maps");
-
-/* Slots of removed cgroups, handed back by userspace for reuse. */
+/* Slots of removed cgroups and exited flushers, handed back by userspace. */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, 1);	/* resized by userspace */
@@ -143,11 +144,40 @@ struct {
 } free_slots SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LOST_MAX);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
+	__type(value, struct sys_home);
+} sys_home SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lock_cpu);
+} lock_cpu SEC(".maps");
+
+/* The maps of optional sources are not created when their source is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_cpu);
+} irq_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tick_cpu);
+} tick_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpulock_cpu);
+} cpulock_cpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -158,17 +188,10 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, LOST_MAX);
 	__type(key, __u32);
-	__type(value, struct lock_stats);
-} cpulock_stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct irq_stats);
-} irq_stats SEC(".maps");
+	__type(value, __u64);
+} lost SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -197,28 +220,46 @@ static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
 
 /*
  * Copy the cgroup's path, leaf first, so that a cgroup removed before
- * userspace looks at it still has a name.
+ * userspace looks at it still has a name. Components are packed: each
+ * takes its length, so a typical container path fits in RSL_NAMES_LEN.
  */
 static __noinline void capture_path(struct slot_meta *meta, struct kernfs_node *kn)
 {
 	struct kernfs_node *parent;
-	__u32 depth = 0;
+	__u32 off = 0, depth = 0;
 	long len;
 
 	for (int i = 0; i < RSL_MAX_DEPTH; i++) {
 		parent = kn_parent(kn);
 		if (!parent)
 			break;
-		len = bpf_probe_read_kernel_str(meta->names[i], RSL_NAME_LEN,
-						BPF_CORE_READ(kn, name));
-		if (len >= RSL_NAME_LEN || len < 0)
+		if (off > RSL_NAMES_LEN - RSL_NAME_LEN) {
 			meta->truncated = 1;
+			break;
+		}
+		len = bpf_probe_read_kernel_str(&meta->names[off], RSL_NAME_LEN,
+						BPF_CORE_READ(kn, name));
+		if (len <= 0) {
+			meta->truncated = 1;
+			break;
+		}
+		if (len >= RSL_NAME_LEN)
+			meta->truncated = 1;
+		off += len;
 		depth++;
 		kn = parent;
 	}
 	if (kn && kn_parent(kn))
 		meta->truncated = 1;
 	meta->depth = depth;
+}
+
+/* The start of the current process, to tell it from a later one with its pid. */
+static __always_inline __u64 process_start(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return BPF_CORE_READ(task, group_leader, start_boottime);
 }
 
 static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
@@ -249,6 +290,7 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 		return -1;
 	meta->key = *key;
 	meta->flusher_cgid = bpf_get_current_cgroup_id();
+	meta->flusher_start = key->tgid ? process_start() : 0;
 	bpf_get_current_comm(meta->comm, sizeof(meta->comm));
 	capture_path(meta, BPF_CORE_READ(cgrp, kn));
 	if (bpf_map_update_elem(&slot_ids, key, &n, BPF_NOEXIST) == 0) {
@@ -281,7 +323,7 @@ static __always_inline void cgroup_ident(struct cgroup *cgrp, bool typed, __u64 
 	}
 }
 
-static __always_inline int resolve_slot(struct cpu_state *st, struct cgroup *cgrp, bool typed,
+static __always_inline int resolve_slot(struct lock_cpu *lc, struct cgroup *cgrp, bool typed,
 					__u32 tgid)
 {
 	struct slot_key key = {};
@@ -290,61 +332,263 @@ static __always_inline int resolve_slot(struct cpu_state *st, struct cgroup *cgr
 
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
-	if (st->cache_valid == cache_gen + 1 && st->cache_cgid == key.cgid &&
-	    st->cache_hierarchy == key.hierarchy && st->cache_tgid == tgid)
-		return st->cache_slot;
+	if (lc->cache_valid == cache_gen + 1 && lc->cache_cgid == key.cgid &&
+	    lc->cache_hierarchy == key.hierarchy && lc->cache_tgid == tgid)
+		return lc->cache_slot;
 
 	slot = bpf_map_lookup_elem(&slot_ids, &key);
 	n = slot ? (int)*slot : create_slot(cgrp, &key);
 	if (n < 0)
 		return n;
-	st->cache_cgid = key.cgid;
-	st->cache_hierarchy = key.hierarchy;
-	st->cache_tgid = tgid;
-	st->cache_slot = n;
-	st->cache_valid = cache_gen + 1;
+	lc->cache_cgid = key.cgid;
+	lc->cache_hierarchy = key.hierarchy;
+	lc->cache_tgid = tgid;
+	lc->cache_slot = n;
+	lc->cache_valid = cache_gen + 1;
 	return n;
 }
 
-static __always_inline void update_imax(struct epoch_max *imax, __u64 v)
-{
-	__u64 e = epoch;
-	struct epoch_max *m = &imax[e & 1];
+/* ---- the home: shared by all CPUs, atomic ---- */
 
-	if (m->epoch != e) {
-		m->epoch = e;
-		m->value = v;
-	} else if (v > m->value) {
-		m->value = v;
+static __always_inline void atomic_max(__u64 *p, __u64 v)
+{
+	__u64 old = *p, seen;
+
+	for (int i = 0; i < 8 && v > old; i++) {
+		seen = __sync_val_compare_and_swap(p, old, v);
+		if (seen == old)
+			break;
+		old = seen;
 	}
 }
 
-static __always_inline void record(__u64 *hist, __u64 *sum, __u64 *max,
-				   struct epoch_max *imax, __u64 v)
+/* Raises the epoch's maximum, or starts it when the record is of an older epoch. */
+static __always_inline void atomic_imax(__u64 *p, __u32 e, __u64 v)
 {
-	__u32 b = hist_bucket(v);
+	__u64 want = IMAX_TAG(e) | (v > IMAX_VALUE_MASK ? IMAX_VALUE_MASK : v);
+	__u64 old = *p, seen;
 
+	for (int i = 0; i < 8; i++) {
+		if ((old & ~IMAX_VALUE_MASK) == IMAX_TAG(e) && (old & IMAX_VALUE_MASK) >= v)
+			break;
+		seen = __sync_val_compare_and_swap(p, old, want);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+static __always_inline void home_bucket(struct dist_rec *h, __u32 b, __u32 n)
+{
 	if (b < HIST_BUCKETS)
-		hist[b]++;
-	*sum += v;
-	if (v > *max)
-		*max = v;
-	update_imax(imax, v);
+		__sync_fetch_and_add(&h->hist[b], n);
+}
+
+/* One value straight into a home (figures recorded outside any stage). */
+static __always_inline void home_record(struct dist_rec *h, __u64 v)
+{
+	home_bucket(h, hist_bucket(v), 1);
+	__sync_fetch_and_add(&h->sum, v);
+	atomic_max(&h->max, v);
+	atomic_imax(&h->imax[epoch & 1], (__u32)epoch, v);
+}
+
+/* Marks a slot's home as changed in this epoch. */
+static __always_inline void touch(__u32 slot)
+{
+	__u64 *seen = bpf_map_lookup_elem(&slot_seen, &slot);
+	__u64 e = epoch;
+
+	if (seen && *seen != e)
+		*seen = e;
+}
+
+static __always_inline struct slot_home *home_of(__u32 slot)
+{
+	struct slot_home *h = bpf_map_lookup_elem(&slot_home, &slot);
+
+	if (h)
+		touch(slot);
+	return h;
+}
+
+/* A slot's irqs-off home, only with --irqoff trace (the map is sized then). */
+static __always_inline struct dist_rec *irqoff_home_of(__u32 slot)
+{
+	return irqoff_trace ? bpf_map_lookup_elem(&slot_irqoff, &slot) : NULL;
+}
+
+static __noinline void dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
+{
+	for (int i = 0; i < STAGE_CELLS; i++) {
+		struct stage_cell *c = &sd->cell[i];
+
+		if (c->count)
+			home_bucket(h, c->bucket, c->count);
+	}
+	if (sd->sum) {
+		__sync_fetch_and_add(&h->sum, sd->sum);
+		atomic_max(&h->max, sd->max);
+		atomic_imax(&h->imax[e & 1], e, sd->max);
+	}
 }
 
 /* Majority vote: the flusher holding most acquisitions wins the slot. */
-static __always_inline void vote(struct slot_stats *s, __u32 tgid)
+static __always_inline void vote(struct slot_counts *n, __u32 tgid)
 {
-	if (s->top_tgid == tgid) {
-		s->top_votes++;
-	} else if (s->top_votes == 0) {
-		s->top_tgid = tgid;
-		s->top_votes = 1;
-		bpf_get_current_comm(s->top_comm, sizeof(s->top_comm));
+	if (n->top_tgid == tgid) {
+		n->top_votes++;
+	} else if (n->top_votes == 0) {
+		n->top_tgid = tgid;
+		n->top_votes = 1;
+		bpf_get_current_comm(n->top_comm, sizeof(n->top_comm));
 	} else {
-		s->top_votes--;
+		n->top_votes--;
 	}
 }
+
+/*
+ * The home's vote takes the stage's: a plain, racy merge. The top flusher
+ * is a hint (exact per process with -p), never a count.
+ */
+static __always_inline void vote_merge(struct slot_counts *into, const struct slot_counts *from)
+{
+	if (!from->top_votes)
+		return;
+	if (into->top_tgid == from->top_tgid) {
+		into->top_votes += from->top_votes;
+	} else if (from->top_votes > into->top_votes) {
+		into->top_votes = from->top_votes - into->top_votes;
+		into->top_tgid = from->top_tgid;
+		__builtin_memcpy(into->top_comm, from->top_comm, RSL_COMM_LEN);
+	} else {
+		into->top_votes -= from->top_votes;
+	}
+}
+
+/* The stage's figures move to its slot's home: this CPU moved to another slot. */
+static __noinline void stage_evict(struct slot_stage *st)
+{
+	__u32 slot = st->slot - 1;
+	struct slot_home *h = home_of(slot);
+	struct dist_rec *irq;
+
+	if (!h)
+		return;
+	__sync_fetch_and_add(&h->n.locked, st->n.locked);
+	__sync_fetch_and_add(&h->n.contended, st->n.contended);
+	__sync_fetch_and_add(&h->n.flush_holds, st->n.flush_holds);
+	atomic_max(&h->n.flush_holds_max, st->n.flush_holds_max);
+	vote_merge(&h->n, &st->n);
+	dist_evict(&st->d[SD_HOLD], &h->d[SD_HOLD], st->epoch);
+	dist_evict(&st->d[SD_WAIT], &h->d[SD_WAIT], st->epoch);
+	dist_evict(&st->d[SD_FLUSH], &h->d[SD_FLUSH], st->epoch);
+	irq = irqoff_home_of(slot);
+	if (irq)
+		dist_evict(&st->d[SD_IRQOFF], irq, st->epoch);
+}
+
+/* ---- the stage: this CPU's, plain ---- */
+
+/*
+ * A function of its own: clang would merge the memsets of a whole stage
+ * into one too large for BPF, which has no memset to call.
+ */
+static __noinline void dist_reset(struct stage_dist *sd)
+{
+	__builtin_memset(sd, 0, sizeof(*sd));
+}
+
+/*
+ * This CPU's stage for the slot in the current epoch. A stage of an older
+ * epoch was read by userspace when that epoch closed: it is reset, not
+ * evicted. A stage of another slot in this epoch goes home first.
+ */
+static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 slot)
+{
+	__u32 e = (__u32)epoch;
+	struct slot_stage *st = &lc->stage[e & 1];
+
+	if (st->epoch == e && st->slot == slot + 1)
+		return st;
+	if (st->epoch == e && st->slot)
+		stage_evict(st);
+	__builtin_memset(&st->n, 0, sizeof(st->n));
+	for (int k = 0; k < SD_MAX; k++)
+		dist_reset(&st->d[k]);
+	st->epoch = e;
+	st->slot = slot + 1;
+	return st;
+}
+
+/*
+ * Counts v in its bucket's cell. Returns false when the cell holds another
+ * bucket: the caller spills v's bucket to the home.
+ */
+static __always_inline bool stage_value(struct stage_dist *sd, __u32 b, __u64 v)
+{
+	struct stage_cell *c = &sd->cell[b & (STAGE_CELLS - 1)];
+
+	sd->sum += v;
+	if (v > sd->max)
+		sd->max = v;
+	if (c->count && c->bucket != b)
+		return false;
+	c->bucket = b;
+	c->count++;
+	return true;
+}
+
+/* Records v in distribution k of the slot staged on this CPU. */
+static __always_inline void record(struct slot_stage *st, enum slot_dist k, __u64 v)
+{
+	__u32 b = hist_bucket(v), slot = st->slot - 1;
+	struct slot_home *h;
+	struct dist_rec *irq;
+
+	if (k >= SD_MAX || stage_value(&st->d[k], b, v))
+		return;
+	if (k == SD_IRQOFF) {
+		irq = irqoff_home_of(slot);
+		if (irq) {
+			touch(slot);
+			home_bucket(irq, b, 1);
+		}
+		return;
+	}
+	h = home_of(slot);
+	if (h)
+		home_bucket(&h->d[k], b, 1);
+}
+
+/* A system-wide distribution: this CPU's stage of the current epoch. */
+static __always_inline struct sys_stage *sys_stage_of(struct sys_stage stage[2])
+{
+	__u32 e = (__u32)epoch;
+	struct sys_stage *st = &stage[e & 1];
+
+	if (st->epoch != e) {
+		st->events = st->contended = 0;
+		dist_reset(&st->d[0]);
+		dist_reset(&st->d[1]);
+		st->epoch = e;
+	}
+	return st;
+}
+
+static __always_inline void sys_record(struct sys_stage *st, int i, enum sys_dist home, __u64 v)
+{
+	__u32 b = hist_bucket(v), zero = 0;
+	struct sys_home *h;
+
+	if (i < 0 || i > 1 || stage_value(&st->d[i], b, v))
+		return;
+	h = bpf_map_lookup_elem(&sys_home, &zero);
+	if (h && home < SYS_MAX)
+		home_bucket(&h->d[home], b, 1);
+}
+
+/* ---- -t reports ---- */
 
 /*
  * A -t report: reserved and filled with what every kind has. The caller
@@ -396,11 +640,11 @@ static __always_inline void report(void *ctx, __u32 kind, __u64 now, __u64 durat
 	report_submit(ctx, e);
 }
 
-static __always_inline struct cpu_state *this_cpu_state(void)
+static __always_inline struct lock_cpu *this_lock_cpu(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&cpu_state, &zero);
+	return bpf_map_lookup_elem(&lock_cpu, &zero);
 }
 
 /*
@@ -441,17 +685,17 @@ static __always_inline struct task_flush *current_flush(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/* A flush ended: its length and how many holds it took. */
-static __always_inline void record_flush(struct task_flush *f, __u64 now)
+/* A flush ended, with the lock held: into this CPU's stage. */
+static __always_inline void record_flush(struct lock_cpu *lc, struct task_flush *f, __u64 now)
 {
-	struct slot_stats *s = bpf_map_lookup_elem(&slot_stats, &f->slot);
+	struct slot_stage *st;
 
-	if (s && f->start) {
-		record(s->flush_hist, &s->flush_sum, &s->flush_max, s->flush_imax,
-		       now - f->start);
-		s->flush_holds += f->holds;
-		if (f->holds > s->flush_holds_max)
-			s->flush_holds_max = f->holds;
+	if (f->start) {
+		st = stage_of(lc, f->slot);
+		record(st, SD_FLUSH, now - f->start);
+		st->n.flush_holds += f->holds;
+		if (f->holds > st->n.flush_holds_max)
+			st->n.flush_holds_max = f->holds;
 	}
 	f->start = 0;
 }
@@ -474,10 +718,10 @@ static __always_inline void record_flush(struct task_flush *f, __u64 now)
  * It is updated at unlock, after the hold's clock read, so no hold
  * includes the lookup.
  */
-static __always_inline void flush_account(struct cgroup *cgrp, const struct cpu_state *st,
-					  __u32 slot, int unlock_cpu, __u64 now)
+static __always_inline void flush_account(struct lock_cpu *lc, struct cgroup *cgrp, __u32 slot,
+					  int unlock_cpu, __u64 now)
 {
-	int lock_cpu = st->locked_lock_cpu;
+	int lock_cpu = lc->locked_lock_cpu;
 	struct task_flush *f = current_flush(true);
 
 	if (!f)
@@ -487,7 +731,7 @@ static __always_inline void flush_account(struct cgroup *cgrp, const struct cpu_
 		f->start = 0;
 	}
 	if (!f->start) {
-		f->start = st->locked_start;
+		f->start = lc->locked_start;
 		f->cgrp = (__u64)cgrp;
 		f->slot = slot;
 		f->holds = 0;
@@ -509,109 +753,102 @@ static __always_inline void flush_account(struct cgroup *cgrp, const struct cpu_
 	if (f->totals)
 		f->start = 0;
 	else
-		record_flush(f, now);
+		record_flush(lc, f, now);
 }
 
 static __always_inline void on_contended(__u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct cpu_state *st;
+	struct lock_cpu *lc;
 
 	if (!armed || (targ_tgid && (id >> 32) != targ_tgid))
 		return;
-	st = this_cpu_state();
-	if (!st)
+	lc = this_lock_cpu();
+	if (!lc)
 		return;
-	st->contended_ts = now;
-	st->contended_tid = (__u32)id;
+	lc->contended_ts = now;
+	lc->contended_tid = (__u32)id;
 }
 
 static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_cpu,
 				      bool contended, __u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid(), start = now;
-	__u32 tgid = id >> 32;
-	struct slot_stats *s;
-	struct cpu_state *st;
-	__u32 slot;
+	__u32 tgid = id >> 32, slot;
+	struct slot_stage *st;
+	struct lock_cpu *lc;
 	int n;
 
 	if (!armed)
 		return;
-	st = this_cpu_state();
-	if (!st)
+	lc = this_lock_cpu();
+	if (!lc)
 		return;
-	if (st->locked_ts)
+	if (lc->locked_ts)
 		count_lost(LOST_RELOCKED);
 	/* Remember the hold even when not measuring it, so its unlock pairs. */
-	st->locked_ts = 0;
-	st->locked_cgrp = (__u64)cgrp;
+	lc->locked_ts = 0;
+	lc->locked_cgrp = (__u64)cgrp;
 	if (targ_tgid && tgid != targ_tgid)
 		return;
-	n = resolve_slot(st, cgrp, true, per_process ? tgid : 0);
+	n = resolve_slot(lc, cgrp, true, per_process ? tgid : 0);
 	if (n < 0)
 		return;
 	slot = n;
-	s = bpf_map_lookup_elem(&slot_stats, &slot);
-	if (!s)
-		return;
-	s->locked++;
-	vote(s, tgid);
+	st = stage_of(lc, slot);
+	st->n.locked++;
+	vote(&st->n, tgid);
 	if (contended) {
-		s->contended++;
-		if (st->contended_ts && st->contended_tid == (__u32)id) {
-			__u64 wait = now - st->contended_ts;
+		st->n.contended++;
+		if (lc->contended_ts && lc->contended_tid == (__u32)id) {
+			__u64 wait = now - lc->contended_ts;
 
-			start = st->contended_ts;
-			record(s->wait_hist, &s->wait_sum, &s->wait_max, s->wait_imax, wait);
+			start = lc->contended_ts;
+			record(st, SD_WAIT, wait);
 			if (report_ns && wait >= report_ns)
 				report(ctx, REPORT_WAIT, now, wait, slot, lock_cpu, true);
 		} else {
 			count_lost(LOST_WAIT_MIGRATED);
 		}
 	}
-	st->contended_ts = 0;
-	st->locked_slot = slot;
-	st->locked_contended = contended;
-	st->locked_lock_cpu = lock_cpu;
-	st->locked_start = start;
-	st->locked_ts = now;
-	if (st->irq_off_ts)	/* irqs went off before the lock: this hold is inside */
-		st->irq_slot = slot + 1;
+	lc->contended_ts = 0;
+	lc->locked_slot = slot;
+	lc->locked_contended = contended;
+	lc->locked_lock_cpu = lock_cpu;
+	lc->locked_start = start;
+	lc->locked_ts = now;
+	lc->hold_start = now;
+	lc->hold_slot = slot;
 }
 
 static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_cpu, __u64 now)
 {
-	struct slot_stats *s;
-	struct cpu_state *st;
+	struct lock_cpu *lc;
 	__u64 hold;
 	__u32 slot;
 
 	if (!armed)
 		return;
-	st = this_cpu_state();
-	if (!st)
+	lc = this_lock_cpu();
+	if (!lc)
 		return;
-	if (st->locked_cgrp != (__u64)cgrp) {
+	if (lc->locked_cgrp != (__u64)cgrp) {
 		/* e.g. the lock was taken before we attached */
 		count_lost(LOST_UNPAIRED_UNLOCK);
-		st->locked_ts = 0;
+		lc->locked_ts = 0;
 		return;
 	}
-	st->locked_cgrp = 0;
-	if (!st->locked_ts)
+	lc->locked_cgrp = 0;
+	if (!lc->locked_ts)
 		return;	/* filtered out or no slot: already accounted */
-	hold = now - st->locked_ts;
-	st->locked_ts = 0;
-	st->hold_end = now;
-	slot = st->locked_slot;
-	s = bpf_map_lookup_elem(&slot_stats, &slot);
-	if (!s)
-		return;
-	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax, hold);
+	hold = now - lc->locked_ts;
+	lc->locked_ts = 0;
+	lc->hold_end = now;
+	slot = lc->locked_slot;
+	record(stage_of(lc, slot), SD_HOLD, hold);
 	if (report_ns && hold >= report_ns)
-		report(ctx, REPORT_HOLD, now, hold, slot, lock_cpu, st->locked_contended);
-	flush_account(cgrp, st, slot, lock_cpu, now);
+		report(ctx, REPORT_HOLD, now, hold, slot, lock_cpu, lc->locked_contended);
+	flush_account(lc, cgrp, slot, lock_cpu, now);
 }
 
 SEC("tp_btf/cgroup_rstat_lock_contended")
@@ -642,53 +879,52 @@ int rstat_unlock(__u64 *ctx)
 	return 0;
 }
 
-/* The per-CPU rstat lock: system-wide figures, paired per CPU (irqsave). */
-static __always_inline struct lock_stats *cpulock(void)
+/* ---- the per-CPU rstat lock: system-wide, paired per CPU (irqsave) ---- */
+
+static __always_inline struct cpulock_cpu *this_cpulock(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&cpulock_stats, &zero);
+	return bpf_map_lookup_elem(&cpulock_cpu, &zero);
 }
 
 static __always_inline void on_cpulock_contended(void)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct cpu_state *st = this_cpu_state();
+	struct cpulock_cpu *cc = this_cpulock();
 
-	if (st && armed)
-		st->cpulock_contended_ts = now;
+	if (cc && armed)
+		cc->contended_ts = now;
 }
 
 static __always_inline void on_cpulock_locked(bool contended)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct cpu_state *st = this_cpu_state();
-	struct lock_stats *s = cpulock();
+	struct cpulock_cpu *cc = this_cpulock();
+	struct sys_stage *st;
 
-	if (!st || !s || !armed)
+	if (!cc || !armed)
 		return;
-	s->locked++;
+	st = sys_stage_of(cc->stage);
+	st->events++;
 	if (contended) {
-		s->contended++;
-		if (st->cpulock_contended_ts)
-			record(s->wait_hist, &s->wait_sum, &s->wait_max, s->wait_imax,
-			       now - st->cpulock_contended_ts);
+		st->contended++;
+		if (cc->contended_ts)
+			sys_record(st, 1, SYS_CPULOCK_WAIT, now - cc->contended_ts);
 	}
-	st->cpulock_contended_ts = 0;
-	st->cpulock_locked_ts = now;
+	cc->contended_ts = 0;
+	cc->locked_ts = now;
 }
 
 static __always_inline void on_cpulock_unlock(void)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct cpu_state *st = this_cpu_state();
-	struct lock_stats *s = cpulock();
+	struct cpulock_cpu *cc = this_cpulock();
 
-	if (!st || !s || !st->cpulock_locked_ts)
+	if (!cc || !cc->locked_ts)
 		return;
-	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax,
-	       now - st->cpulock_locked_ts);
-	st->cpulock_locked_ts = 0;
+	sys_record(sys_stage_of(cc->stage), 0, SYS_CPULOCK_HOLD, now - cc->locked_ts);
+	cc->locked_ts = 0;
 }
 
 #define CPULOCK_PROGS(suffix)							\
@@ -746,10 +982,15 @@ static __always_inline void outer_enter(struct cgroup *cgrp)
 	f->slot = (__u32)-1;
 }
 
+/*
+ * The outer function returns with the lock released and may be preempted:
+ * no stage is safe here, so the flush goes straight to the home.
+ */
 static __always_inline void outer_exit(void)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct task_flush *f;
+	struct slot_home *h;
 
 	if (!fallback_wanted())
 		return;
@@ -757,33 +998,35 @@ static __always_inline void outer_exit(void)
 	if (!f || !f->outer)
 		return;
 	f->outer = 0;
-	if (f->slot != (__u32)-1)
-		record_flush(f, now);
+	h = f->slot != (__u32)-1 && f->start ? home_of(f->slot) : NULL;
+	if (h) {
+		home_record(&h->d[SD_FLUSH], now - f->start);
+		__sync_fetch_and_add(&h->n.flush_holds, f->holds);
+		atomic_max(&h->n.flush_holds_max, f->holds);
+	}
 	f->start = 0;
 }
 
 static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typed)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct slot_stage *st;
 	struct task_flush *f;
-	struct slot_stats *s;
-	struct cpu_state *st;
+	struct lock_cpu *lc;
 	__u32 slot;
 	int n;
 
 	if (!fallback_wanted())
 		return;
-	st = this_cpu_state();
+	lc = this_lock_cpu();
 	f = current_flush(true);
-	if (!st || !f)
+	if (!lc || !f)
 		return;
-	n = resolve_slot(st, cgrp, typed, per_process ? id >> 32 : 0);
+	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0);
 	if (n < 0)
 		return;
 	slot = n;
-	s = bpf_map_lookup_elem(&slot_stats, &slot);
-	if (!s)
-		return;
+	st = stage_of(lc, slot);
 	if (!f->outer || f->cgrp != (__u64)cgrp) {
 		/* no outer function seen: an inlined caller */
 		f->outer = 0;
@@ -792,45 +1035,41 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	} else {
 		__u64 wait = now - f->start;
 
-		record(s->wait_hist, &s->wait_sum, &s->wait_max, s->wait_imax, wait);
+		record(st, SD_WAIT, wait);
 		if (report_ns && wait >= report_ns)
 			report(ctx, REPORT_WAIT, now, wait, slot, -1, false);
 	}
-	s->locked++;
-	vote(s, id >> 32);
+	st->n.locked++;
+	vote(&st->n, id >> 32);
 	f->slot = slot;
 	f->cgrp = (__u64)cgrp;
 	f->hold_start = now;
-	if (st->irq_off_ts)
-		st->irq_slot = slot + 1;
+	lc->hold_start = now;
+	lc->hold_slot = slot;
 }
 
 static __always_inline void inner_exit(void *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), hold;
 	struct task_flush *f;
-	struct slot_stats *s;
-	struct cpu_state *st;
+	struct lock_cpu *lc;
 
 	if (!fallback_wanted())
 		return;
 	f = current_flush(false);
-	if (!f || !f->hold_start)
+	lc = this_lock_cpu();
+	if (!f || !lc || !f->hold_start)
 		return;
 	hold = now - f->hold_start;
 	f->hold_start = 0;
-	st = this_cpu_state();
-	if (st)
-		st->hold_end = now;
-	s = bpf_map_lookup_elem(&slot_stats, &f->slot);
-	if (!s)
-		return;
-	record(s->hold_hist, &s->hold_sum, &s->hold_max, s->hold_imax, hold);
+	lc->hold_end = now;
+	/* the lock is still held here: the stage is safe */
+	record(stage_of(lc, f->slot), SD_HOLD, hold);
 	if (report_ns && hold >= report_ns)
 		report(ctx, REPORT_HOLD, now, hold, f->slot, -1, false);
 	f->holds++;
 	if (!f->outer)
-		record_flush(f, now);
+		record_flush(lc, f, now);
 }
 
 SEC("fentry/cgroup_rstat_flush_locked")
@@ -900,43 +1139,43 @@ OUTER_PROGS(cgroup_rstat_flush_hold)
 /*
  * --irqoff trace: the preemptirq tracepoints (CONFIG_PREEMPTIRQ_TRACEPOINTS)
  * give every irqs-off interval on every CPU, args (ip, parent_ip) of where
- * irqs were disabled or enabled. An interval that an rstat hold began in
- * belongs to that hold's cgroup; the rest go to a system-wide histogram.
+ * irqs were disabled or enabled. An interval in which an rstat hold began
+ * belongs to that hold's cgroup; the rest go to a system-wide figure. Both
+ * programs run with irqs off, so this CPU's stages are safe.
  */
-static __always_inline struct irq_stats *this_irq_stats(void)
+static __always_inline struct irq_cpu *this_irq_cpu(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&irq_stats, &zero);
+	return bpf_map_lookup_elem(&irq_cpu, &zero);
 }
 
 SEC("tp_btf/irq_disable")
 int irqs_off(__u64 *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct cpu_state *st;
+	struct irq_cpu *ic;
 
 	if (!armed)
 		return 0;
-	st = this_cpu_state();
-	if (!st)
+	ic = this_irq_cpu();
+	if (!ic)
 		return 0;
-	st->irq_off_ts = now;
-	st->irq_off_ip = ctx[0];
-	st->irq_off_parent = ctx[1];
-	st->irq_slot = 0;
+	ic->off_ts = now;
+	ic->off_ip = ctx[0];
+	ic->off_parent = ctx[1];
 	return 0;
 }
 
-static __always_inline void report_irqoff(__u64 *ctx, const struct cpu_state *st, __u64 now,
+static __always_inline void report_irqoff(__u64 *ctx, const struct irq_cpu *ic, __u64 now,
 					  __u64 duration, __u32 slot)
 {
 	struct slow_event *e = report_begin(REPORT_IRQOFF, now, duration, slot, -1);
 
 	if (!e)
 		return;
-	e->irq_sites[0] = st->irq_off_ip;
-	e->irq_sites[1] = st->irq_off_parent;
+	e->irq_sites[0] = ic->off_ip;
+	e->irq_sites[1] = ic->off_parent;
 	e->irq_sites[2] = ctx[0];
 	e->irq_sites[3] = ctx[1];
 	report_submit(ctx, e);
@@ -946,31 +1185,21 @@ SEC("tp_btf/irq_enable")
 int irqs_on(__u64 *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), duration;
-	struct cpu_state *st;
-	struct slot_stats *s;
-	struct irq_stats *is;
-	__u32 slot;
+	struct irq_cpu *ic = this_irq_cpu();
+	struct lock_cpu *lc = this_lock_cpu();
 
-	st = this_cpu_state();
-	if (!st || !st->irq_off_ts)
+	if (!ic || !lc || !ic->off_ts)
 		return 0;
-	duration = now - st->irq_off_ts;
-	if (st->irq_slot) {
-		slot = st->irq_slot - 1;
-		s = bpf_map_lookup_elem(&slot_stats, &slot);
-		if (s)
-			record(s->irqoff_hist, &s->irqoff_sum, &s->irqoff_max, s->irqoff_imax,
-			       duration);
+	duration = now - ic->off_ts;
+	if (lc->hold_start >= ic->off_ts) {
+		/* an rstat hold began while irqs were off: its cgroup's interval */
+		record(stage_of(lc, lc->hold_slot), SD_IRQOFF, duration);
 		if (report_ns && duration >= report_ns)
-			report_irqoff(ctx, st, now, duration, slot);
+			report_irqoff(ctx, ic, now, duration, lc->hold_slot);
 	} else {
-		is = this_irq_stats();
-		if (is)
-			record(is->other_hist, &is->other_sum, &is->other_max, is->other_imax,
-			       duration);
+		sys_record(sys_stage_of(ic->stage), 0, SYS_IRQ_OTHER, duration);
 	}
-	st->irq_off_ts = 0;
-	st->irq_slot = 0;
+	ic->off_ts = 0;
 	return 0;
 }
 
@@ -978,32 +1207,37 @@ int irqs_on(__u64 *ctx)
  * --irqoff sample: a cpu-clock perf event per online CPU, every
  * tick_period_ns. The tick is an hrtimer interrupt: while interrupts are
  * off it cannot run, so a tick that comes late by d means they were off
- * (or the vCPU was not running) for about d before it.
+ * (or the vCPU was not running) for about d before it. It runs in
+ * interrupt context and touches only its own per-CPU state.
  */
 SEC("perf_event")
 int irqoff_tick(struct bpf_perf_event_data *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), gap, late;
-	struct cpu_state *st = this_cpu_state();
-	struct irq_stats *is = this_irq_stats();
+	struct lock_cpu *lc = this_lock_cpu();
 	struct slow_event *e;
+	struct sys_stage *st;
+	struct tick_cpu *tc;
+	__u32 zero = 0;
 
-	if (!st || !is || !armed)
+	tc = bpf_map_lookup_elem(&tick_cpu, &zero);
+	if (!tc || !lc || !armed)
 		return 0;
-	gap = st->tick_last ? now - st->tick_last : 0;
-	is->ticks++;
+	gap = tc->last ? now - tc->last : 0;
+	st = sys_stage_of(tc->stage);
+	st->events++;
 	if (gap > tick_period_ns) {
 		late = gap - tick_period_ns;
-		record(is->late_hist, &is->late_sum, &is->late_max, is->late_imax, late);
+		sys_record(st, 0, SYS_TICK_LATE, late);
 		if (report_ns && late >= report_ns) {
 			e = report_begin(REPORT_TICK, now, late, (__u32)-1, -1);
 			if (e) {
-				e->overlap = st->hold_end > st->tick_last;
+				e->overlap = lc->hold_end > tc->last;
 				e->cgid_current = bpf_get_current_cgroup_id();
 				report_submit(ctx, e);
 			}
 		}
 	}
-	st->tick_last = now;
+	tc->last = now;
 	return 0;
 }

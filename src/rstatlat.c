@@ -26,6 +26,7 @@
 #include "ksym.h"
 #include "probe.h"
 #include "rstatlat.skel.h"
+#include "self.h"
 #include "slow.h"
 #include "view.h"
 
@@ -35,9 +36,11 @@
 
 #define VERSION "0.1.0"
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
-#define SLOT_MEMORY_BUDGET (32ULL << 20)	/* per-CPU stats, all CPUs */
-#define DEFAULT_MAX_SLOTS 2048
-#define MIN_MAX_SLOTS 64
+/*
+ * Room for 10 000 cgroups (or cgroup x process pairs with -p): about 62 MiB
+ * of kernel memory, whatever the number of CPUs (README, Memory).
+ */
+#define DEFAULT_MAX_SLOTS 10000
 /* -t reports are ~340 bytes: room for a burst of ~12k before any is lost */
 #define REPORT_RINGBUF_BYTES (4U << 20)
 /*
@@ -93,6 +96,7 @@ static const char usage_text[] =
 "                        with the kernel stack (units ns/us/ms/s accepted)\n"
 "  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
 "      --max-entries N   cgroups (x processes with -p) tracked at once\n"
+"                        (default 10000, about 6.3 KiB of kernel memory each)\n"
 "      --probe           print what this kernel offers, what is chosen and why\n"
 "      --irqoff SRC      irqs-off source: auto (default: trace if the kernel has\n"
 "                        the preemptirq tracepoints, else lock and sample),\n"
@@ -101,7 +105,8 @@ static const char usage_text[] =
 "      --source SRC      auto (default): the rstat tracepoints, else the flush\n"
 "                        functions by fentry, else kprobes; or force one of\n"
 "                        tracepoint, fentry, kprobe\n"
-"  -v, --verbose         libbpf debug output and the attach plan\n"
+"  -v, --verbose         libbpf debug output, the attach plan and the kernel\n"
+"                        memory of each map\n"
 "  -V, --version         print the version and exit\n"
 "  -h, --help            this help\n"
 "\n"
@@ -191,7 +196,7 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'j': opts.json = true; break;
 		case OPT_MAX_ENTRIES:
-			opts.max_slots = parse_count(optarg, 1 << 20, "--max-entries");
+			opts.max_slots = parse_count(optarg, 1 << 24, "--max-entries");
 			if (!opts.max_slots)
 				die(EXIT_USAGE, "--max-entries must be at least 1");
 			break;
@@ -232,9 +237,14 @@ static void parse_args(int argc, char **argv)
 		opts.interval = 1;
 }
 
+/*
+ * libbpf speaks only with -v: every failure it reports reaches the user as
+ * rstatlat's own one line, which names what failed and suggests -v.
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (level == LIBBPF_DEBUG && !opts.verbose)
+	(void)level;
+	if (!opts.verbose)
 		return 0;
 	return vfprintf(stderr, fmt, args);
 }
@@ -287,16 +297,6 @@ static void kernel_info(struct kernel_info *k)
 	k->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* Per-CPU stats dominate memory: keep them within a budget by default. */
-static unsigned int default_max_slots(int ncpus)
-{
-	uint64_t n = SLOT_MEMORY_BUDGET / ((uint64_t)ncpus * sizeof(struct slot_stats));
-
-	if (n > DEFAULT_MAX_SLOTS)
-		n = DEFAULT_MAX_SLOTS;
-	return n < MIN_MAX_SLOTS ? MIN_MAX_SLOTS : (unsigned int)n;
-}
-
 /* Only the chosen points' programs load; everything else stays off. */
 static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan *plan)
 {
@@ -319,6 +319,15 @@ static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan 
 	}
 }
 
+/* Whether the plan attaches the per-CPU lock's tracepoints (6.10-6.16). */
+static bool plan_has_cpu_lock(const struct attach_plan *plan)
+{
+	for (int i = 0; i < plan->n; i++)
+		if (plan->points[i].chosen && plan->points[i].role == ROLE_CPU_LOCK)
+			return true;
+	return false;
+}
+
 static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 		      unsigned int max_slots, int ncpus)
 {
@@ -331,14 +340,33 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->per_process = opts.per_process;
 	skel->rodata->report_ns = opts.threshold_ns;
 	skel->rodata->max_slots = max_slots;
+	skel->rodata->irqoff_trace = plan->irqoff_trace;
+	bpf_map__set_max_entries(skel->maps.slot_home, max_slots);
+	bpf_map__set_max_entries(skel->maps.slot_irqoff, plan->irqoff_trace ? max_slots : 1);
+	bpf_map__set_max_entries(skel->maps.slot_seen, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_ids, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_meta, max_slots);
-	bpf_map__set_max_entries(skel->maps.slot_stats, max_slots);
 	bpf_map__set_max_entries(skel->maps.free_slots, max_slots);
+	/* a source that is off costs no memory: its per-CPU state is not created */
+	bpf_map__set_autocreate(skel->maps.irq_cpu, plan->irqoff_trace);
+	bpf_map__set_autocreate(skel->maps.tick_cpu, plan->irqoff_sample);
+	bpf_map__set_autocreate(skel->maps.cpulock_cpu, plan_has_cpu_lock(plan));
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
 				 REPORT_RINGBUF_BYTES : (unsigned int)getpagesize());
 	choose_programs(skel, plan);
+}
+
+/* What the maps will ask of the kernel, roughly, for an error message. */
+static uint64_t planned_map_bytes(const struct attach_plan *plan, unsigned int max_slots,
+				  int ncpus)
+{
+	uint64_t per_slot = sizeof(struct slot_home) + sizeof(struct slot_meta) + sizeof(__u64) +
+			    sizeof(struct slot_key) + 64 /* hash element */ + sizeof(__u32);
+
+	if (plan->irqoff_trace)
+		per_slot += sizeof(struct dist_rec);
+	return per_slot * max_slots + (uint64_t)ncpus * sizeof(struct lock_cpu);
 }
 
 struct run {
@@ -349,6 +377,7 @@ struct run {
 	struct collector *collector;
 	struct ring_buffer *rb;
 	struct kernel_info kernel;
+	struct self_meter self;
 	const char *source;
 	const struct attach_plan *plan;
 	uint64_t start_real, start_mono, last_mono, last_real;
@@ -364,6 +393,9 @@ static int emit(struct run *run, struct report *r)
 	r->irqoff.sample_hz = run->plan->irqoff_sample ? (unsigned int)opts.sample_hz : 0;
 	r->irqoff.sample_events = run->nticks;
 	r->irqoff.virtual_machine = run->virtual_machine;
+	self_window(&run->self, &r->self, r->type == REPORT_SUMMARY);
+	r->self.entries = run->skel->rodata->max_slots;
+	r->self.entries_used = collector_entries_used(run->collector);
 	if (opts.json)
 		json_print(stdout, r);
 	else
@@ -376,10 +408,12 @@ static int emit_interval(struct run *run)
 {
 	struct report r;
 	uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
-	int err = collector_read(run->collector, &r, NULL);
+	int err = collector_interval(run->collector, &r);
 
-	if (err)
+	if (err) {
+		report_free(&r);
 		return err;
+	}
 	r.start_ns = run->last_real;
 	r.duration_ns = mono - run->last_mono;
 	run->last_mono = mono;
@@ -390,10 +424,12 @@ static int emit_interval(struct run *run)
 static int emit_summary(struct run *run)
 {
 	struct report r;
-	int err = collector_read(run->collector, NULL, &r);
+	int err = collector_summary(run->collector, &r);
 
-	if (err)
+	if (err) {
+		report_free(&r);
 		return err;
+	}
 	r.start_ns = run->start_real;
 	r.duration_ns = now_ns(CLOCK_MONOTONIC) - run->start_mono;
 	return emit(run, &r);
@@ -419,34 +455,42 @@ static void wait_until(struct run *run, uint64_t deadline)
 }
 
 /*
- * Without intervals the maps are still read every second, so that slots of
- * removed cgroups are recycled on long runs.
+ * The maps are read at least every second, whatever the interval: kernel
+ * bucket counts wrap at 2^32, and slots of removed cgroups and exited
+ * flushers are recycled by the reads.
  */
-#define HOUSEKEEPING_NS 1000000000ULL
+#define READ_PERIOD_NS 1000000000ULL
 
 static int main_loop(struct run *run)
 {
 	uint64_t end = opts.duration ? run->start_mono + (uint64_t)(opts.duration * 1e9) : UINT64_MAX;
-	uint64_t step = opts.interval ? (uint64_t)(opts.interval * 1e9) : HOUSEKEEPING_NS;
-	uint64_t next = run->start_mono + step;
+	uint64_t step = opts.interval ? (uint64_t)(opts.interval * 1e9) : UINT64_MAX;
+	uint64_t next_emit = opts.interval ? run->start_mono + step : UINT64_MAX;
+	uint64_t next_read = run->start_mono + READ_PERIOD_NS;
 	uint64_t printed = 0;
 	int err = 0;
 
 	while (!exiting && !err) {
-		wait_until(run, next < end ? next : end);
+		uint64_t wake = next_emit < next_read ? next_emit : next_read;
+
+		wait_until(run, wake < end ? wake : end);
 		if (exiting || now_ns(CLOCK_MONOTONIC) >= end)
 			break;
-		next += step;
-		if (!opts.interval) {
-			err = collector_read(run->collector, NULL, NULL);
+		err = collector_read(run->collector);
+		next_read = now_ns(CLOCK_MONOTONIC) + READ_PERIOD_NS;
+		if (err || now_ns(CLOCK_MONOTONIC) < next_emit)
 			continue;
-		}
+		next_emit += step;
+		if (next_read > next_emit)
+			next_read = next_emit;
 		err = emit_interval(run);
 		if (opts.count && ++printed >= opts.count)
 			break;
 	}
 	if (run->rb)
 		ring_buffer__consume(run->rb);
+	if (!err)
+		err = collector_read(run->collector);
 	return err ? err : emit_summary(run);
 }
 
@@ -511,6 +555,7 @@ int main(int argc, char **argv)
 	struct cg_table cg;
 	struct cg_filter filter;
 	struct slow_ctx slow = { 0 };
+	struct collect_sources sources;
 	unsigned int max_slots;
 	int ncpus, err;
 	const char *why;
@@ -538,35 +583,46 @@ int main(int argc, char **argv)
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
 		die(EXIT_ENV, "cannot read the possible CPU count");
-	max_slots = opts.max_slots ? (unsigned int)opts.max_slots : default_max_slots(ncpus);
+	max_slots = opts.max_slots ? (unsigned int)opts.max_slots : DEFAULT_MAX_SLOTS;
 	run.skel = rstatlat_bpf__open();
 	if (!run.skel)
 		die(EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(errno));
 	configure(run.skel, &plan, max_slots, ncpus);
 	err = rstatlat_bpf__load(run.skel);
+	if (err == -ENOMEM || err == -E2BIG)
+		die(EXIT_ENV, "cannot create the BPF maps for %u entries: about %.1f MiB of kernel "
+		    "memory asked for (%s); try a smaller --max-entries or -v", max_slots,
+		    (double)planned_map_bytes(&plan, max_slots, ncpus) / (1 << 20), strerror(-err));
 	if (err)
 		die(err == -EPERM ? EXIT_ENV : EXIT_RUNTIME, "cannot load the BPF programs: %s%s",
 		    strerror(-err), opts.verbose ? "" : " (-v shows the verifier log)");
+	self_start(&run.self, run.skel->obj);
+	if (opts.verbose)
+		self_map_bytes(run.skel->obj, stderr);
 	err = rstatlat_bpf__attach(run.skel);
 	if (err)
-		die(EXIT_ENV, "cannot attach (%s): %s", plan.source_name, strerror(-err));
+		die(EXIT_ENV, "cannot attach (%s): %s%s", plan.source_name, strerror(-err),
+		    opts.verbose ? "" : " (-v shows libbpf's messages)");
 	if (plan.irqoff_sample)
 		attach_ticks(&run, ncpus);
 	run.virtual_machine = on_virtual_machine();
 	run.skel->bss->armed = 1;
 
+	sources = (struct collect_sources){
+		.irqoff_trace = plan.irqoff_trace,
+		.irqoff_holds = plan.irqoff_lock,
+		.irqoff_sample = plan.irqoff_sample,
+		.cpu_lock = plan_has_cpu_lock(&plan),
+		.irqoff_source = plan.irqoff_source,
+		.intervals = opts.interval > 0,
+	};
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
-				      opts.per_process, ncpus, max_slots);
+				      opts.per_process, ncpus, max_slots, &sources);
 	if (!run.collector)
 		die(EXIT_RUNTIME, "out of memory");
 	kernel_info(&run.kernel);
 	run.source = plan.source_name;
 	run.plan = &plan;
-	for (int i = 0; i < plan.n; i++)
-		if (plan.points[i].chosen && plan.points[i].role == ROLE_CPU_LOCK)
-			collector_set_cpu_lock(run.collector, true);
-	collector_set_irqoff(run.collector, plan.irqoff_trace, plan.irqoff_lock,
-			     plan.irqoff_sample, plan.irqoff_source);
 	if (opts.threshold_ns) {
 		slow.out = stdout;
 		slow.json = opts.json;

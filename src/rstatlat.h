@@ -6,8 +6,9 @@
 #include "hist.h"
 
 #define RSL_COMM_LEN	16
-#define RSL_MAX_DEPTH	16	/* path components captured per cgroup */
+#define RSL_NAMES_LEN	256	/* the captured path: components, leaf first */
 #define RSL_NAME_LEN	64	/* bytes kept of each component */
+#define RSL_MAX_DEPTH	16	/* components captured per cgroup */
 #define RSL_MAX_STACK	32	/* kernel frames in a -t report */
 
 /*
@@ -26,90 +27,160 @@ enum slot_state {
 	SLOT_DISCARDED = 2,	/* lost an insert race, never used */
 };
 
-/* Written once by BPF when the slot is created, read by userspace. */
+/* Written once by BPF when the slot is created, read once by userspace. */
 struct slot_meta {
 	struct slot_key key;
 	__u64 flusher_cgid;	/* v2 cgroup of the task that created it */
+	__u64 flusher_start;	/* -p: its process's start (boot time, ns): tells a reused pid */
 	__u32 state;		/* enum slot_state, written last */
-	__u32 pad;
-	__u32 depth;		/* components captured in names[] */
-	__u32 truncated;	/* a name or the depth did not fit */
+	__u16 depth;		/* components captured in names[] */
+	__u8 truncated;		/* a name or the depth did not fit */
+	__u8 pad;
 	char comm[RSL_COMM_LEN];
-	char names[RSL_MAX_DEPTH][RSL_NAME_LEN];	/* leaf first */
+	/* NUL-terminated components, leaf first: "leaf\0parent\0...\0" */
+	char names[RSL_NAMES_LEN];
 };
 
 /*
- * Interval maxima tagged with the epoch they belong to: BPF resets a
- * record lazily when the epoch moved on, so userspace never writes stats.
+ * Statistics live in two tiers (README, "How it works").
+ *
+ * The stage: per CPU and per epoch parity, the figures of the one slot
+ * this CPU recorded last, in plain per-CPU memory, so the hot path never
+ * shares a cache line with another CPU. Histogram buckets are kept in
+ * STAGE_CELLS direct-mapped cells (bucket index modulo STAGE_CELLS): a
+ * bucket whose cell another bucket holds spills to the home.
+ *
+ * The home: one record per slot, shared by all CPUs, updated with atomic
+ * adds when a stage is evicted (its CPU moves to another slot) or a bucket
+ * spills. Its memory does not grow with the number of CPUs.
+ *
+ * Userspace advances the epoch, waits for a grace period (no program can
+ * still be writing the previous parity), then reads every CPU's stage of
+ * the closed epoch and the homes that changed. Nothing is reset by
+ * userspace: a stage whose epoch is stale is reset by BPF when next used.
  */
-struct epoch_max {
-	__u64 value;
-	__u64 epoch;
+#define STAGE_CELLS	32	/* two octaves of the layout without a collision */
+
+/* Interval maxima: the epoch's low IMAX_TAG_BITS above the value. */
+#define IMAX_VALUE_BITS	48
+#define IMAX_VALUE_MASK	((1ULL << IMAX_VALUE_BITS) - 1)
+#define IMAX_TAG(epoch)	((__u64)((epoch) & 0xffff) << IMAX_VALUE_BITS)
+
+struct stage_cell {
+	__u32 count;
+	__u32 bucket;
+};
+
+struct stage_dist {
+	__u64 sum;
+	__u64 max;
+	struct stage_cell cell[STAGE_CELLS];
 };
 
 /*
- * Per-CPU, cumulative since load except the epoch-tagged maxima. Fields are
- * ordered by when they are touched: every locked event, every unlock, then
- * contended acquisitions only. Counts are the sums of the histograms.
+ * A distribution's home. Bucket counts wrap at 2^32: userspace folds the
+ * change at least once a second, far below 2^32 events per bucket.
  */
-struct slot_stats {
+struct dist_rec {
+	__u64 sum;
+	__u64 max;		/* since load */
+	__u64 imax[2];		/* by epoch parity: IMAX_TAG(epoch) | value */
+	__u32 hist[HIST_BUCKETS];
+	__u32 pad;		/* HIST_BUCKETS is odd: keep the size a multiple of 8 */
+};
+
+/* The distributions of a slot. irqoff (--irqoff trace) has its own home map. */
+enum slot_dist { SD_HOLD, SD_WAIT, SD_FLUSH, SD_IRQOFF, SD_MAX };
+#define SLOT_HOME_DISTS	SD_IRQOFF
+
+/* Counts of a slot, in the stage and the home alike. */
+struct slot_counts {
 	__u64 locked;		/* lock acquisitions */
+	__u64 contended;	/* acquisitions that had to wait */
+	__u64 flush_holds;	/* lock holds taken by whole flushes */
+	__u64 flush_holds_max;
 	__u32 top_tgid;		/* Boyer-Moore majority vote over flushers */
 	__u32 top_votes;
 	char top_comm[RSL_COMM_LEN];
-	__u64 hold_sum;
-	__u64 hold_max;
-	struct epoch_max hold_imax[2];
-	__u64 contended;	/* acquisitions that had to wait */
-	__u64 wait_sum;
-	__u64 wait_max;
-	struct epoch_max wait_imax[2];
-	__u64 hold_hist[HIST_BUCKETS];
-	__u64 wait_hist[HIST_BUCKETS];
-	/* whole flushes: first acquisition to last release, per flush call */
-	__u64 flush_sum;
-	__u64 flush_max;
-	struct epoch_max flush_imax[2];
-	__u64 flush_holds;	/* lock holds in those flushes */
-	__u64 flush_holds_max;
-	__u64 flush_hist[HIST_BUCKETS];
-	/* --irqoff trace: irqs-off intervals that contain one of its holds */
-	__u64 irqoff_sum;
-	__u64 irqoff_max;
-	struct epoch_max irqoff_imax[2];
-	__u64 irqoff_hist[HIST_BUCKETS];
 };
 
-/* Irqs-off figures that belong to no cgroup, per CPU. */
-struct irq_stats {
-	/* trace: intervals with no rstat hold inside */
-	__u64 other_sum;
-	__u64 other_max;
-	struct epoch_max other_imax[2];
-	/* sample: cpu-clock ticks, and how late each came */
-	__u64 ticks;
-	__u64 late_sum;
-	__u64 late_max;
-	struct epoch_max late_imax[2];
-	__u64 other_hist[HIST_BUCKETS];
-	__u64 late_hist[HIST_BUCKETS];
+struct slot_stage {
+	__u32 epoch;		/* low bits of the epoch these figures belong to */
+	__u32 slot;		/* 1 + slot staged here; 0: none */
+	struct slot_counts n;
+	struct stage_dist d[SD_MAX];
+};
+
+struct slot_home {
+	struct slot_counts n;
+	struct dist_rec d[SLOT_HOME_DISTS];
+};
+
+/*
+ * Per-CPU state of the rstat lock source: pairs locked with unlock (the
+ * lock is taken with irqs off, so the holder stays on its CPU), caches the
+ * last slot resolved, and stages that slot's figures.
+ */
+struct lock_cpu {
+	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
+	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
+	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
+	__u64 contended_ts;
+	__u32 contended_tid;
+	__u32 locked_slot;
+	__s32 locked_lock_cpu;	/* the locked event's cpu argument */
+	__u32 locked_contended;
+	__u64 cache_cgid;	/* last slot resolved on this CPU */
+	__u32 cache_hierarchy;
+	__u32 cache_tgid;
+	__u32 cache_slot;
+	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
+	/* what the irqs-off sources read */
+	__u64 hold_start;	/* when the last hold on this CPU began */
+	__u64 hold_end;		/* ... and ended */
+	__u32 hold_slot;	/* ... and its slot */
+	__u32 pad;
+	struct slot_stage stage[2];	/* by epoch parity */
+};
+
+/* A staged system-wide distribution with its count of events. */
+struct sys_stage {
+	__u32 epoch;
+	__u32 pad;
+	__u64 events;		/* trace: unused; sample: ticks; cpu lock: acquisitions */
+	__u64 contended;	/* cpu lock only */
+	struct stage_dist d[2];
+};
+
+/* --irqoff trace: the irqs-off interval open on this CPU. */
+struct irq_cpu {
+	__u64 off_ts;		/* 0: irqs on (as far as we saw) */
+	__u64 off_ip;
+	__u64 off_parent;
+	struct sys_stage stage[2];	/* d[0]: intervals with no rstat hold inside */
+};
+
+/* --irqoff sample: when the previous cpu-clock tick ran. */
+struct tick_cpu {
+	__u64 last;
+	struct sys_stage stage[2];	/* events: ticks; d[0]: how late they came */
 };
 
 /*
  * The per-CPU rstat lock (cgroup_rstat_cpu_lock, Linux 6.10-6.16), measured
  * system-wide, not per cgroup: its holds are short and hot.
  */
-struct lock_stats {
-	__u64 locked;
-	__u64 contended;
-	__u64 hold_sum;
-	__u64 hold_max;
-	__u64 wait_sum;
-	__u64 wait_max;
-	struct epoch_max hold_imax[2];
-	struct epoch_max wait_imax[2];
-	__u64 hold_hist[HIST_BUCKETS];
-	__u64 wait_hist[HIST_BUCKETS];
+struct cpulock_cpu {
+	__u64 locked_ts;
+	__u64 contended_ts;
+	struct sys_stage stage[2];	/* events: acquisitions; d[0] hold, d[1] wait */
+};
+
+/* Homes of the system-wide distributions: what spilled from the stages. */
+enum sys_dist { SYS_IRQ_OTHER, SYS_TICK_LATE, SYS_CPULOCK_HOLD, SYS_CPULOCK_WAIT, SYS_MAX };
+
+struct sys_home {
+	struct dist_rec d[SYS_MAX];
 };
 
 /* What produced the figures: the attach plan's source. */
@@ -138,7 +209,7 @@ enum report_kind {
 	REPORT_TICK = 3,	/* a late cpu-clock tick */
 };
 
-/* A -t report: one hold or wait at or above the threshold. */
+/* A -t report: one hold, wait, irqs-off interval or late tick at or above the threshold. */
 struct slow_event {
 	__u64 ts;		/* CLOCK_MONOTONIC ns at the end of the interval */
 	__u64 duration_ns;
