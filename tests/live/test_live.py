@@ -195,14 +195,24 @@ def per_process_counts_match_ftrace():
     with Cgroup(MOUNTS["v2"]) as cg:
         cg.spawn(BUSY)
         cg.wait_populated(1)
-        reader = "import sys\nfor _ in range(%d):\n    open(sys.argv[1]).read()\n"
+        # the readers stay alive until rstatlat has stopped: a flusher that
+        # exits folds into its comm's row (short_lived_flushers_fold_by_comm)
+        reader = ("import sys, time\nfor _ in range(%d):\n    open(sys.argv[1]).read()\n"
+                  "print('done', flush=True)\ntime.sleep(60)\n")
+        ps = []
 
         def two_readers():
-            ps = [subprocess.Popen([sys.executable, "-c", reader % n, cg.path + "/cpu.stat"])
-                  for n in (50, 120)]
+            for n in (50, 120):
+                ps.append(subprocess.Popen([sys.executable, "-c", reader % n,
+                                            cg.path + "/cpu.stat"], stdout=subprocess.PIPE))
             for p in ps:
+                p.stdout.readline()
+        try:
+            reports, recs = ftrace_run(two_readers, "-p")
+        finally:
+            for p in ps:
+                p.kill()
                 p.wait()
-        reports, recs = ftrace_run(two_readers, "-p")
         report = reports[-1]
         _, counts, by_pid = pair_holds(recs, cg.id)
         procs = [p for p in report["processes"] if p["cgroup"]["id"] == cg.id]
@@ -276,6 +286,12 @@ def intervals_and_summary():
             check(r["schema"] == "rstatlat/1", "schema")
             for k in ("release", "cpus_possible", "cpus_online"):
                 check(k in r["kernel"], "kernel.%s" % k)
+            me = r["self"]
+            check(0 < me["map_bytes"] <= 64 << 20 and me["entries"] == 10000 and
+                  me["entries_used"] >= 1, "self %s" % me)
+        cpu = sum(r["self"]["cpu_user_ns"] + r["self"]["cpu_system_ns"] for r in reports[:3])
+        whole = reports[3]["self"]["cpu_user_ns"] + reports[3]["self"]["cpu_system_ns"]
+        check(0 < cpu <= whole, "CPU time of the intervals %d ns, of the run %d ns" % (cpu, whole))
         per = [find_cgroup(r, cg.id) for r in reports[:3]]
         total = sum(p[0]["locked"] for p in per if p)
         summ = find_cgroup(reports[3], cg.id)[0]
@@ -413,6 +429,132 @@ def removed_cgroups_free_their_slots():
     return "10 cgroups through 6 entries, %d locks per read, nothing lost" % per_read
 
 
+def ftrace_locks(recs, cgids=None):
+    """ftrace's locked events per cgroup id (only those in cgids, if given),
+    and the same counted only before the monotonic time until_ns."""
+    counts = {}
+    for _, _, ts, ev, cg, _ in recs:
+        if ev == "cgroup_rstat_locked" and (cgids is None or cg in cgids):
+            counts.setdefault(cg, []).append(ts)
+    return counts
+
+
+def bounded_by_ftrace(got, stamps, until_ns, what):
+    """rstatlat counts every event before it was told to stop, and none
+    after its last read: ftrace's events before the signal <= ours <= all."""
+    before = sum(1 for ts in stamps if ts < until_ns)
+    check(before <= got <= len(stamps), "%s: %d locks, ftrace %d before the stop signal, %d in all"
+          % (what, got, before, len(stamps)))
+
+
+def rows_add_up(report):
+    """Every cgroup row is the sum of its process rows (-p)."""
+    sums = {}
+    for p in report["processes"]:
+        key = (p["cgroup"]["hierarchy"], p["cgroup"]["id"], p["cgroup"]["path"])
+        s = sums.setdefault(key, [0, 0, 0])
+        s[0] += p["locked"]
+        s[1] += p["hold_ns"]["count"]
+        s[2] += p["flush_ns"]["count"]
+    for c in report["cgroups"]:
+        key = (c["hierarchy"], c["id"], c["path"])
+        want = sums.get(key, [0, 0, 0])
+        check([c["locked"], c["hold_ns"]["count"], c["flush_ns"]["count"]] == want,
+              "cgroup %s: locked/holds/flushes %s, its process rows add up to %s" % (
+                  c["path"], [c["locked"], c["hold_ns"]["count"], c["flush_ns"]["count"]], want))
+    check(len(sums) == len(report["cgroups"]), "process rows of cgroups without a row")
+
+
+def stop_at(tool):
+    """Stops rstatlat; returns its output and the monotonic ns of the signal."""
+    until = time.monotonic_ns()
+    rc, out, err = tool.stop()
+    check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+    return json_lines(out), until
+
+
+@test
+def short_lived_flushers_fold_by_comm():
+    """-p while a shell loop reads a cgroup's cpu.stat with cat, a new
+    process per read: each cat gives its slot back when it exits and folds
+    into one row per (cgroup, comm), "cat (exited: N)". Nothing is lost,
+    cgroup rows stay the sums of their process rows, the cgroup's locks
+    agree with ftrace, a bounded number of process rows, RSS bounded."""
+    n = 3000
+    loop = 'i=0; while [ $i -lt %d ]; do cat "$1" >/dev/null; i=$((i+1)); done' % n
+    with Cgroup(MOUNTS["v2"]) as cg, Ftrace() as ft:
+        tool = Rstatlat("-p", "-j", "1").start()
+        subprocess.run(["sh", "-c", loop, "sh", cg.path + "/cpu.stat"], check=True)
+        time.sleep(2.5)  # the last exits are seen, their slots retired
+        reports, until = stop_at(tool)
+        recs = ft.stop()
+    summary = reports[-1]
+    check(not any(summary["lost"].values()), "lost %s" % summary["lost"])
+    mine = [p for p in summary["processes"] if p["cgroup"]["id"] == cg.id]
+    cats = [p for p in mine if p["comm"] == "cat"]
+    check(len(cats) == 1 and cats[0]["pid"] == 0 and cats[0].get("exited") == n,
+          "cat rows: %s" % [(p["pid"], p.get("exited"), p["locked"]) for p in cats[:5]])
+    row = find_cgroup(summary, cg.id)[0]
+    stamps = ftrace_locks(recs, {cg.id}).get(cg.id, [])
+    bounded_by_ftrace(row["locked"], stamps, until, "the cgroup")
+    check(cats[0]["locked"] == row["locked"], "the cat row holds all the cgroup's locks")
+    rows_add_up(summary)
+    for r in reports[:-1]:
+        rows_add_up(r)
+    check(len(summary["processes"]) < 100, "%d process rows" % len(summary["processes"]))
+    rss = summary["self"]["rss_max_bytes"]
+    check(rss <= 16 << 20, "peak RSS %.1f MiB" % (rss / 2**20))
+    return "%d cats -> one row (exited: %d), %d locks = ftrace's; %d process rows; RSS %.1f MiB" % (
+        n, cats[0]["exited"], row["locked"], len(summary["processes"]), rss / 2**20)
+
+
+@test
+def churn_of_cgroups_loses_nothing():
+    """3000 cgroups made, read once and removed one after another while
+    rstatlat -j runs: no slot is missing, nothing is dropped, and every
+    one's locks are in the summary, in its own row or in the aggregate
+    row of removed cgroups; peak RSS stays within 16 MiB."""
+    n = 3000
+    parent = os.path.join(MOUNTS["v2"], unique("rsl-churn"))
+    os.mkdir(parent)
+    made = {}
+    try:
+        with Ftrace() as ft:
+            tool = Rstatlat("-j").start()
+            for i in range(n):
+                path = os.path.join(parent, "c%d" % i)
+                os.mkdir(path)
+                made[os.stat(path).st_ino] = "/%s/c%d" % (os.path.basename(parent), i)
+                with open(path + "/cpu.stat") as f:
+                    f.read()
+                os.rmdir(path)
+            time.sleep(6)  # slots are retired after 5 reads; removed cgroups are flushed once more when freed
+            reports, until = stop_at(tool)
+            recs = ft.stop()
+            check(ft.overrun == 0, "ftrace overran its buffer")
+    finally:
+        os.rmdir(parent)
+    summary = reports[-1]
+    check(not any(summary["lost"].values()), "lost %s" % summary["lost"])
+    counts = ftrace_locks(recs, set(made))
+    own = {c["id"]: c for c in summary["cgroups"] if c["id"] in made}
+    for cgid, c in own.items():
+        check(c["path"] == made[cgid], "cgroup %d shown as %r" % (cgid, c["path"]))
+        bounded_by_ftrace(c["locked"], counts.get(cgid, []), until, made[cgid])
+    agg = [c for c in summary["cgroups"] if c.get("removed_cgroups")]
+    folded = [cgid for cgid in made if cgid not in own]
+    if folded:
+        check(len(agg) == 1 and agg[0]["path"] == "(removed cgroups)", "aggregate rows %s" % agg)
+        want = sum(1 for cgid in folded for ts in counts.get(cgid, []) if ts < until)
+        check(agg[0]["locked"] >= want and agg[0]["removed_cgroups"] >= len(folded),
+              "aggregate: %d locks of %d cgroups, the folded ones alone had %d of %d" % (
+                  agg[0]["locked"], agg[0]["removed_cgroups"], want, len(folded)))
+    rss = summary["self"]["rss_max_bytes"]
+    check(rss <= 16 << 20, "peak RSS %.1f MiB" % (rss / 2**20))
+    return "%d cgroups: %d in rows of their own, %d in the aggregate; nothing lost; RSS %.1f MiB" % (
+        n, len(own), len(folded), rss / 2**20)
+
+
 @test
 def redraws_only_on_a_terminal():
     # script copies its stdin to the pty: a closed one makes it stop at once
@@ -458,7 +600,8 @@ def one_line(stderr):
 def exit_codes():
     bad_usage = [["-s", "bogus"], ["0"], ["abc"], ["-n", "x"], ["1", "0"], ["1", "2", "3"],
                  ["-c", "relative"], ["-c", "nosuch:/x"], ["--pid", "0"], ["-t", "abc"],
-                 ["--bogus"], ["-d"], ["--max-entries", "0"], ["-d", "-5"]]
+                 ["--bogus"], ["-d"], ["--max-entries", "0"], ["-d", "-5"],
+                 ["--max-entries", "99999999"]]
     for args in bad_usage:
         r = run(*args)
         check(r.returncode == 2, "%s: exit %d" % (args, r.returncode))
@@ -486,11 +629,16 @@ def exit_codes():
     check(r.returncode == 3 and b"no usable cgroup_rstat tracepoints" in r.stderr and
           one_line(r.stderr) and not r.stdout,
           "no usable tracepoint: %d %r" % (r.returncode, r.stderr))
+    # more than this machine's memory: the kernel refuses the maps
+    r = run("-d", "1", "--max-entries", "16000000")
+    check(r.returncode == 3 and one_line(r.stderr) and b"MiB of kernel memory" in r.stderr and
+          not r.stdout, "--max-entries beyond the kernel: %d %r" % (r.returncode, r.stderr))
     r = run("--help")
     check(r.returncode == 0 and b"Usage: rstatlat" in r.stdout, "--help")
     r = run("--source", "bogus")
     check(r.returncode == 2 and one_line(r.stderr), "--source bogus: %r" % r.stderr)
-    return "%d usage errors -> 2; unprivileged, no BTF, no tracepoint -> 3" % len(bad_usage)
+    return "%d usage errors -> 2; unprivileged, no BTF, no tracepoint, maps too large -> 3" % \
+        len(bad_usage)
 
 
 @test
