@@ -11,7 +11,7 @@ OUT := build
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) $(shell $(PKG_CONFIG) --cflags libbpf jansson)
-LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson) -lm
+LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson) -lm -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-Ivmlinux/$(ARCH) -Isrc
 

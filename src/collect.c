@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,10 +116,11 @@ struct slot {
 	struct home_snap snap;
 };
 
-/* A CPU's stage of the closed epoch. */
+/* A CPU's stage of the closed epoch: the lock's figures, or irqs-off's. */
 struct stage_ref {
 	uint32_t slot;
 	const struct slot_stage *st;
+	const struct stage_dist *irqoff;
 };
 
 /* This read's change of one slot, dense while it is summed. */
@@ -151,6 +153,7 @@ struct collector {
 	const uint64_t *seen;		/* slot_seen, mmapped */
 	size_t seen_len;
 	struct lock_cpu *lock_percpu;
+	struct irq_cpu *irq_percpu;	/* --irqoff trace */
 	__u64 *lost_percpu;
 	void *sys_percpu;		/* irq_cpu, tick_cpu or cpulock_cpu values */
 	size_t sys_percpu_len;
@@ -167,6 +170,8 @@ struct collector {
 	struct report open;		/* the interval being built */
 	struct builder open_bd;
 	bool batch_unsupported;
+	void (*waiter)(void *arg);	/* called while a grace period passes */
+	void *waiter_arg;
 };
 
 /* ---- key index ---- */
@@ -622,6 +627,12 @@ bool collector_slot_wanted(struct collector *c, unsigned int slot)
 	return !c->slots[slot].cg || !c->slots[slot].cg->excluded;
 }
 
+void collector_set_waiter(struct collector *c, void (*fn)(void *arg), void *arg)
+{
+	c->waiter = fn;
+	c->waiter_arg = arg;
+}
+
 unsigned int collector_entries_used(const struct collector *c)
 {
 	unsigned int n = 0, end = c->skel->bss->next_slot;
@@ -672,15 +683,14 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->slots = calloc(max_slots, sizeof(*c->slots));
 	c->retired = calloc(RETIRED_CGROUPS_MAX, sizeof(*c->retired));
 	c->lock_percpu = calloc((size_t)ncpus, sizeof(*c->lock_percpu));
+	c->irq_percpu = calloc((size_t)ncpus, sizeof(*c->irq_percpu));
 	c->lost_percpu = calloc((size_t)ncpus, sizeof(*c->lost_percpu));
 	c->dirty = calloc(max_slots, sizeof(*c->dirty));
-	c->refs = calloc((size_t)ncpus, sizeof(*c->refs));
+	c->refs = calloc(2 * (size_t)ncpus, sizeof(*c->refs));
 	c->scratch = calloc(1, sizeof(*c->scratch));
 	c->homes = calloc(HOME_BATCH, sizeof(*c->homes));
 	c->irq_homes = calloc(HOME_BATCH, sizeof(*c->irq_homes));
-	if (sources->irqoff_trace)
-		sys_value = sizeof(struct irq_cpu);
-	if (sources->irqoff_sample && sizeof(struct tick_cpu) > sys_value)
+	if (sources->irqoff_sample)
 		sys_value = sizeof(struct tick_cpu);
 	if (sources->cpu_lock && sizeof(struct cpulock_cpu) > sys_value)
 		sys_value = sizeof(struct cpulock_cpu);
@@ -690,7 +700,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->seen = map_mmap(bpf_map__fd(skel->maps.slot_seen), c->seen_len);
 	c->removed.path = strdup("(removed cgroups)");
 	c->removed.rel_path = strdup("");
-	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->lost_percpu || !c->dirty || !c->refs ||
+	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->irq_percpu ||
+	    !c->lost_percpu || !c->dirty || !c->refs ||
 	    !c->scratch || !c->homes || !c->irq_homes || !c->sys_percpu || !c->seen ||
 	    !c->removed.path || !c->removed.rel_path) {
 		collector_free(c);
@@ -755,6 +766,7 @@ void collector_free(struct collector *c)
 	free(c->slots);
 	free(c->retired);
 	free(c->lock_percpu);
+	free(c->irq_percpu);
 	free(c->lost_percpu);
 	free(c->sys_percpu);
 	free(c->dirty);
@@ -774,11 +786,30 @@ void collector_free(struct collector *c)
  * command waits for one. Kernels with nohz_full refuse it; programs take
  * microseconds, so a pause long past that serves there.
  */
-static void grace_period(void)
+static void *membarrier_global(void *done)
 {
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);
+	__atomic_store_n((int *)done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A grace period can take a while on a loaded machine: meanwhile the
+ * waiter (the -t ring buffer) is served, so reports are not dropped.
+ */
+static void grace_period(struct collector *c)
+{
+	pthread_t t;
+	int done = 0;
+
+	if (!c->waiter || pthread_create(&t, NULL, membarrier_global, &done)) {
+		membarrier_global(&done);
 		return;
-	usleep(10000);
+	}
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		c->waiter(c->waiter_arg);
+	pthread_join(t, NULL);
 }
 
 static void scratch_clear(struct scratch *s)
@@ -900,8 +931,8 @@ static void fold_vote(struct slot *s, struct fold *f, uint32_t tgid, const char 
 static void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct stage_dist *sd)
 {
 	for (int i = 0; i < STAGE_CELLS; i++)
-		if (sd->cell[i].count)
-			scratch_add(sc, k, sd->cell[i].bucket, sd->cell[i].count);
+		if (sd->count[i])
+			scratch_add(sc, k, sd->bucket[i], sd->count[i]);
 	f->sum[k] += sd->sum;
 	if (sd->max > f->max[k])
 		f->max[k] = sd->max;
@@ -920,9 +951,8 @@ static void fold_stage(struct collector *c, struct slot *s, struct fold *f,
 	if (st->n.flush_holds_max > d->flush_holds_max)
 		d->flush_holds_max = st->n.flush_holds_max;
 	fold_vote(s, f, st->n.top_tgid, st->n.top_comm, st->n.top_votes);
-	for (int k = 0; k < NDIST; k++)
-		if (k != SD_IRQOFF || c->src.irqoff_trace)
-			fold_stage_dist(c->scratch, f, k, &st->d[k]);
+	for (int k = 0; k < SLOT_HOME_DISTS; k++)
+		fold_stage_dist(c->scratch, f, k, &st->d[k]);
 }
 
 /* The buckets that changed in a home's histogram since the snapshot. */
@@ -1109,11 +1139,18 @@ static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
 
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lock_cpu), &zero, c->lock_percpu))
 		return -errno;
+	if (c->src.irqoff_trace &&
+	    bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_cpu), &zero, c->irq_percpu))
+		return -errno;
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		const struct slot_stage *st = &c->lock_percpu[cpu].stage[epoch & 1];
+		const struct slot_dist_stage *irq = &c->irq_percpu[cpu].slot[epoch & 1];
 
 		if (st->epoch == (__u32)epoch && st->slot && st->slot <= c->max_slots)
 			c->refs[n++] = (struct stage_ref){ .slot = st->slot - 1, .st = st };
+		if (c->src.irqoff_trace && irq->epoch == (__u32)epoch && irq->slot &&
+		    irq->slot <= c->max_slots)
+			c->refs[n++] = (struct stage_ref){ .slot = irq->slot - 1, .irqoff = &irq->d };
 	}
 	qsort(c->refs, n, sizeof(c->refs[0]), stage_ref_cmp);
 	*nrefs = n;
@@ -1193,9 +1230,14 @@ static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t 
 
 		slot_refresh(c, slot);
 		scratch_clear(c->scratch);
-		for (; r < nrefs && c->refs[r].slot == slot; r++)
-			if (s->state == SLOT_READY && s->cg)
+		for (; r < nrefs && c->refs[r].slot == slot; r++) {
+			if (s->state != SLOT_READY || !s->cg)
+				continue;
+			if (c->refs[r].st)
 				fold_stage(c, s, &f, c->refs[r].st);
+			else
+				fold_stage_dist(c->scratch, &f, SD_IRQOFF, c->refs[r].irqoff);
+		}
 		if (have_home && s->state == SLOT_READY && s->cg) {
 			if (d >= win_first + win_n) {
 				win_first = d;
@@ -1224,35 +1266,56 @@ static int read_percpu(struct collector *c, struct bpf_map *map)
 	return bpf_map_lookup_elem(bpf_map__fd(map), &zero, c->sys_percpu) ? -errno : 0;
 }
 
-static const struct sys_stage *sys_stage_at(const struct collector *c, int cpu, size_t value_size,
-					     size_t stage_off, uint64_t epoch)
-{
-	const char *v = (const char *)c->sys_percpu + (size_t)cpu * value_size;
-	const struct sys_stage *st = (const struct sys_stage *)(v + stage_off) + (epoch & 1);
-
-	return st->epoch == (__u32)epoch ? st : NULL;
-}
-
-/* The change of one system-wide distribution: stages, then its home. */
+/* The change of the system-wide figures in this read, before the homes. */
 struct sys_change {
-	uint64_t events, contended;
+	uint64_t ticks, locked, contended;
 	struct fold f;
 };
 
-static void fold_sys_stages(struct collector *c, size_t value_size, size_t stage_off,
-			    uint64_t epoch, const int home[2], struct sys_change *ch)
+static void fold_sys_stage(struct collector *c, const struct sys_stage *st, int k, uint64_t epoch,
+			   uint64_t *events, struct fold *f)
 {
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
-		const struct sys_stage *st = sys_stage_at(c, cpu, value_size, stage_off, epoch);
+	if (st->epoch != (__u32)epoch)
+		return;
+	*events += st->events;
+	fold_stage_dist(c->scratch, f, k, &st->d);
+}
 
-		if (!st)
-			continue;
-		ch->events += st->events;
-		ch->contended += st->contended;
-		for (int i = 0; i < 2; i++)
-			if (home[i] >= 0)
-				fold_stage_dist(c->scratch, &ch->f, home[i], &st->d[i]);
+/* Every CPU's stages of the closed epoch, for each source that is on. */
+static int fold_sys_stages(struct collector *c, uint64_t epoch, struct sys_change *ch)
+{
+	uint64_t unused = 0;
+	int err;
+
+	for (int cpu = 0; c->src.irqoff_trace && cpu < c->ncpus; cpu++)
+		fold_sys_stage(c, &c->irq_percpu[cpu].other[epoch & 1], SYS_IRQ_OTHER, epoch,
+			       &unused, &ch->f);
+	if (c->src.irqoff_sample) {
+		const struct tick_cpu *tc = c->sys_percpu;
+
+		if ((err = read_percpu(c, c->skel->maps.tick_cpu)))
+			return err;
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			fold_sys_stage(c, &tc[cpu].stage[epoch & 1], SYS_TICK_LATE, epoch, &ch->ticks,
+				       &ch->f);
 	}
+	if (c->src.cpu_lock) {
+		const struct cpulock_cpu *cc = c->sys_percpu;
+
+		if ((err = read_percpu(c, c->skel->maps.cpulock_cpu)))
+			return err;
+		for (int cpu = 0; cpu < c->ncpus; cpu++) {
+			const struct cpulock_stage *st = &cc[cpu].stage[epoch & 1];
+
+			if (st->epoch != (__u32)epoch)
+				continue;
+			ch->locked += st->locked;
+			ch->contended += st->contended;
+			fold_stage_dist(c->scratch, &ch->f, SYS_CPULOCK_HOLD, &st->hold);
+			fold_stage_dist(c->scratch, &ch->f, SYS_CPULOCK_WAIT, &st->wait);
+		}
+	}
+	return 0;
 }
 
 static void fold_sys_home(struct collector *c, const struct sys_home *h, int k, struct fold *f,
@@ -1289,46 +1352,36 @@ static int sys_add(struct collector *c, int k, const struct fold *f, struct dist
 	return err;
 }
 
+/* System-wide figures: the stages (irq_cpu was read with the slots' stages), then the homes. */
 static int read_system(struct collector *c, uint64_t epoch)
 {
-	struct sys_change irq = { 0 }, tick = { 0 }, cpulock = { 0 };
+	struct sys_change ch = { 0 };
 	struct sys_home home;
 	__u32 zero = 0;
-	int err = 0;
+	int err;
 
 	scratch_clear(c->scratch);
-	if (c->src.irqoff_trace && !(err = read_percpu(c, c->skel->maps.irq_cpu)))
-		fold_sys_stages(c, sizeof(struct irq_cpu), offsetof(struct irq_cpu, stage), epoch,
-				(const int[2]){ SYS_IRQ_OTHER, -1 }, &irq);
-	if (!err && c->src.irqoff_sample && !(err = read_percpu(c, c->skel->maps.tick_cpu)))
-		fold_sys_stages(c, sizeof(struct tick_cpu), offsetof(struct tick_cpu, stage), epoch,
-				(const int[2]){ SYS_TICK_LATE, -1 }, &tick);
-	if (!err && c->src.cpu_lock && !(err = read_percpu(c, c->skel->maps.cpulock_cpu)))
-		fold_sys_stages(c, sizeof(struct cpulock_cpu), offsetof(struct cpulock_cpu, stage),
-				epoch, (const int[2]){ SYS_CPULOCK_HOLD, SYS_CPULOCK_WAIT }, &cpulock);
+	err = fold_sys_stages(c, epoch, &ch);
 	if (err)
 		return err;
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.sys_home), &zero, &home))
 		return -errno;
-	fold_sys_home(c, &home, SYS_IRQ_OTHER, &irq.f, epoch);
-	fold_sys_home(c, &home, SYS_TICK_LATE, &tick.f, epoch);
-	fold_sys_home(c, &home, SYS_CPULOCK_HOLD, &cpulock.f, epoch);
-	fold_sys_home(c, &home, SYS_CPULOCK_WAIT, &cpulock.f, epoch);
-	c->sys_total.irq.ticks += tick.events;
-	c->sys_open.irq.ticks += tick.events;
-	c->sys_total.lock.locked += cpulock.events;
-	c->sys_open.lock.locked += cpulock.events;
-	c->sys_total.lock.contended += cpulock.contended;
-	c->sys_open.lock.contended += cpulock.contended;
-	err = sys_add(c, SYS_IRQ_OTHER, &irq.f, &c->sys_total.irq.other, &c->sys_open.irq.other);
+	for (int k = 0; k < SYS_MAX; k++)
+		fold_sys_home(c, &home, k, &ch.f, epoch);
+	c->sys_total.irq.ticks += ch.ticks;
+	c->sys_open.irq.ticks += ch.ticks;
+	c->sys_total.lock.locked += ch.locked;
+	c->sys_open.lock.locked += ch.locked;
+	c->sys_total.lock.contended += ch.contended;
+	c->sys_open.lock.contended += ch.contended;
+	err = sys_add(c, SYS_IRQ_OTHER, &ch.f, &c->sys_total.irq.other, &c->sys_open.irq.other);
 	if (!err)
-		err = sys_add(c, SYS_TICK_LATE, &tick.f, &c->sys_total.irq.late,
-			      &c->sys_open.irq.late);
+		err = sys_add(c, SYS_TICK_LATE, &ch.f, &c->sys_total.irq.late, &c->sys_open.irq.late);
 	if (!err)
-		err = sys_add(c, SYS_CPULOCK_HOLD, &cpulock.f, &c->sys_total.lock.hold,
+		err = sys_add(c, SYS_CPULOCK_HOLD, &ch.f, &c->sys_total.lock.hold,
 			      &c->sys_open.lock.hold);
 	if (!err)
-		err = sys_add(c, SYS_CPULOCK_WAIT, &cpulock.f, &c->sys_total.lock.wait,
+		err = sys_add(c, SYS_CPULOCK_WAIT, &ch.f, &c->sys_total.lock.wait,
 			      &c->sys_open.lock.wait);
 	return err;
 }
@@ -1484,7 +1537,7 @@ int collector_read(struct collector *c)
 		nslots = c->max_slots;
 	/* From here on BPF records into the other parity. */
 	c->skel->bss->epoch = epoch + 1;
-	grace_period();
+	grace_period(c);
 	c->reads++;
 	err = read_stages(c, epoch, &nrefs);
 	if (err)

@@ -39,6 +39,12 @@ int collector_interval(struct collector *c, struct report *out);
 /* Everything since load. 0 or -errno. */
 int collector_summary(struct collector *c, struct report *out);
 
+/*
+ * What to do while a read waits for a grace period: fn(arg) is called
+ * repeatedly and should block briefly (rstatlat serves -t reports).
+ */
+void collector_set_waiter(struct collector *c, void (*fn)(void *arg), void *arg);
+
 /* Slots in use now. */
 unsigned int collector_entries_used(const struct collector *c);
 

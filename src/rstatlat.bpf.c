@@ -420,12 +420,9 @@ static __always_inline struct dist_rec *irqoff_home_of(__u32 slot)
 
 static __noinline void dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
 {
-	for (int i = 0; i < STAGE_CELLS; i++) {
-		struct stage_cell *c = &sd->cell[i];
-
-		if (c->count)
-			home_bucket(h, c->bucket, c->count);
-	}
+	for (int i = 0; i < STAGE_CELLS; i++)
+		if (sd->count[i])
+			home_bucket(h, sd->bucket[i], sd->count[i]);
 	if (sd->sum) {
 		__sync_fetch_and_add(&h->sum, sd->sum);
 		atomic_max(&h->max, sd->max);
@@ -471,7 +468,6 @@ static __noinline void stage_evict(struct slot_stage *st)
 {
 	__u32 slot = st->slot - 1;
 	struct slot_home *h = home_of(slot);
-	struct dist_rec *irq;
 
 	if (!h)
 		return;
@@ -483,9 +479,6 @@ static __noinline void stage_evict(struct slot_stage *st)
 	dist_evict(&st->d[SD_HOLD], &h->d[SD_HOLD], st->epoch);
 	dist_evict(&st->d[SD_WAIT], &h->d[SD_WAIT], st->epoch);
 	dist_evict(&st->d[SD_FLUSH], &h->d[SD_FLUSH], st->epoch);
-	irq = irqoff_home_of(slot);
-	if (irq)
-		dist_evict(&st->d[SD_IRQOFF], irq, st->epoch);
 }
 
 /* ---- the stage: this CPU's, plain ---- */
@@ -514,7 +507,7 @@ static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 sl
 	if (st->epoch == e && st->slot)
 		stage_evict(st);
 	__builtin_memset(&st->n, 0, sizeof(st->n));
-	for (int k = 0; k < SD_MAX; k++)
+	for (int k = 0; k < SLOT_HOME_DISTS; k++)
 		dist_reset(&st->d[k]);
 	st->epoch = e;
 	st->slot = slot + 1;
@@ -527,36 +520,27 @@ static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 sl
  */
 static __always_inline bool stage_value(struct stage_dist *sd, __u32 b, __u64 v)
 {
-	struct stage_cell *c = &sd->cell[b & (STAGE_CELLS - 1)];
+	__u32 i = b & (STAGE_CELLS - 1);
 
 	sd->sum += v;
 	if (v > sd->max)
 		sd->max = v;
-	if (c->count && c->bucket != b)
+	if (sd->count[i] && sd->bucket[i] != b)
 		return false;
-	c->bucket = b;
-	c->count++;
+	sd->bucket[i] = b;
+	sd->count[i]++;
 	return true;
 }
 
-/* Records v in distribution k of the slot staged on this CPU. */
+/* Records v in distribution k (hold, wait, flush) of the slot staged on this CPU. */
 static __always_inline void record(struct slot_stage *st, enum slot_dist k, __u64 v)
 {
-	__u32 b = hist_bucket(v), slot = st->slot - 1;
+	__u32 b = hist_bucket(v);
 	struct slot_home *h;
-	struct dist_rec *irq;
 
-	if (k >= SD_MAX || stage_value(&st->d[k], b, v))
+	if (k >= SLOT_HOME_DISTS || stage_value(&st->d[k], b, v))
 		return;
-	if (k == SD_IRQOFF) {
-		irq = irqoff_home_of(slot);
-		if (irq) {
-			touch(slot);
-			home_bucket(irq, b, 1);
-		}
-		return;
-	}
-	h = home_of(slot);
+	h = home_of(st->slot - 1);
 	if (h)
 		home_bucket(&h->d[k], b, 1);
 }
@@ -568,20 +552,20 @@ static __always_inline struct sys_stage *sys_stage_of(struct sys_stage stage[2])
 	struct sys_stage *st = &stage[e & 1];
 
 	if (st->epoch != e) {
-		st->events = st->contended = 0;
-		dist_reset(&st->d[0]);
-		dist_reset(&st->d[1]);
+		st->events = 0;
+		dist_reset(&st->d);
 		st->epoch = e;
 	}
 	return st;
 }
 
-static __always_inline void sys_record(struct sys_stage *st, int i, enum sys_dist home, __u64 v)
+/* Records v in a staged system-wide distribution; a spill goes to its home. */
+static __always_inline void sys_record(struct stage_dist *sd, enum sys_dist home, __u64 v)
 {
 	__u32 b = hist_bucket(v), zero = 0;
 	struct sys_home *h;
 
-	if (i < 0 || i > 1 || stage_value(&st->d[i], b, v))
+	if (stage_value(sd, b, v))
 		return;
 	h = bpf_map_lookup_elem(&sys_home, &zero);
 	if (h && home < SYS_MAX)
@@ -897,20 +881,34 @@ static __always_inline void on_cpulock_contended(void)
 		cc->contended_ts = now;
 }
 
+static __always_inline struct cpulock_stage *cpulock_stage_of(struct cpulock_cpu *cc)
+{
+	__u32 e = (__u32)epoch;
+	struct cpulock_stage *st = &cc->stage[e & 1];
+
+	if (st->epoch != e) {
+		st->locked = st->contended = 0;
+		dist_reset(&st->hold);
+		dist_reset(&st->wait);
+		st->epoch = e;
+	}
+	return st;
+}
+
 static __always_inline void on_cpulock_locked(bool contended)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct cpulock_cpu *cc = this_cpulock();
-	struct sys_stage *st;
+	struct cpulock_stage *st;
 
 	if (!cc || !armed)
 		return;
-	st = sys_stage_of(cc->stage);
-	st->events++;
+	st = cpulock_stage_of(cc);
+	st->locked++;
 	if (contended) {
 		st->contended++;
 		if (cc->contended_ts)
-			sys_record(st, 1, SYS_CPULOCK_WAIT, now - cc->contended_ts);
+			sys_record(&st->wait, SYS_CPULOCK_WAIT, now - cc->contended_ts);
 	}
 	cc->contended_ts = 0;
 	cc->locked_ts = now;
@@ -923,7 +921,7 @@ static __always_inline void on_cpulock_unlock(void)
 
 	if (!cc || !cc->locked_ts)
 		return;
-	sys_record(sys_stage_of(cc->stage), 0, SYS_CPULOCK_HOLD, now - cc->locked_ts);
+	sys_record(&cpulock_stage_of(cc)->hold, SYS_CPULOCK_HOLD, now - cc->locked_ts);
 	cc->locked_ts = 0;
 }
 
@@ -1167,6 +1165,37 @@ int irqs_off(__u64 *ctx)
 	return 0;
 }
 
+/*
+ * An interval of a slot, staged like the lock's figures but in this
+ * source's own per-CPU stage; its home is slot_irqoff.
+ */
+static __always_inline void irqoff_record(struct irq_cpu *ic, __u32 slot, __u64 v)
+{
+	__u32 e = (__u32)epoch, b = hist_bucket(v);
+	struct slot_dist_stage *st = &ic->slot[e & 1];
+	struct dist_rec *home;
+
+	if (st->epoch != e || st->slot != slot + 1) {
+		if (st->epoch == e && st->slot) {
+			home = irqoff_home_of(st->slot - 1);
+			if (home) {
+				touch(st->slot - 1);
+				dist_evict(&st->d, home, e);
+			}
+		}
+		dist_reset(&st->d);
+		st->epoch = e;
+		st->slot = slot + 1;
+	}
+	if (stage_value(&st->d, b, v))
+		return;
+	home = irqoff_home_of(slot);
+	if (home) {
+		touch(slot);
+		home_bucket(home, b, 1);
+	}
+}
+
 static __always_inline void report_irqoff(__u64 *ctx, const struct irq_cpu *ic, __u64 now,
 					  __u64 duration, __u32 slot)
 {
@@ -1193,11 +1222,11 @@ int irqs_on(__u64 *ctx)
 	duration = now - ic->off_ts;
 	if (lc->hold_start >= ic->off_ts) {
 		/* an rstat hold began while irqs were off: its cgroup's interval */
-		record(stage_of(lc, lc->hold_slot), SD_IRQOFF, duration);
+		irqoff_record(ic, lc->hold_slot, duration);
 		if (report_ns && duration >= report_ns)
 			report_irqoff(ctx, ic, now, duration, lc->hold_slot);
 	} else {
-		sys_record(sys_stage_of(ic->stage), 0, SYS_IRQ_OTHER, duration);
+		sys_record(&sys_stage_of(ic->other)->d, SYS_IRQ_OTHER, duration);
 	}
 	ic->off_ts = 0;
 	return 0;
@@ -1228,7 +1257,7 @@ int irqoff_tick(struct bpf_perf_event_data *ctx)
 	st->events++;
 	if (gap > tick_period_ns) {
 		late = gap - tick_period_ns;
-		sys_record(st, 0, SYS_TICK_LATE, late);
+		sys_record(&st->d, SYS_TICK_LATE, late);
 		if (report_ns && late >= report_ns) {
 			e = report_begin(REPORT_TICK, now, late, (__u32)-1, -1);
 			if (e) {

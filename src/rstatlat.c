@@ -435,6 +435,12 @@ static int emit_summary(struct run *run)
 	return emit(run, &r);
 }
 
+/* Serves -t reports for up to 10 ms: what a read does while it waits. */
+static void serve_reports(void *rb)
+{
+	ring_buffer__poll(rb, 10);
+}
+
 /* Waits until `deadline` (CLOCK_MONOTONIC ns), serving -t reports. */
 static void wait_until(struct run *run, uint64_t deadline)
 {
@@ -636,6 +642,7 @@ int main(int argc, char **argv)
 					  &slow, NULL);
 		if (!run.rb)
 			die(EXIT_RUNTIME, "cannot create the ring buffer: %s", strerror(errno));
+		collector_set_waiter(run.collector, serve_reports, run.rb);
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

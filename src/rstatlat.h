@@ -66,15 +66,11 @@ struct slot_meta {
 #define IMAX_VALUE_MASK	((1ULL << IMAX_VALUE_BITS) - 1)
 #define IMAX_TAG(epoch)	((__u64)((epoch) & 0xffff) << IMAX_VALUE_BITS)
 
-struct stage_cell {
-	__u32 count;
-	__u32 bucket;
-};
-
 struct stage_dist {
 	__u64 sum;
 	__u64 max;
-	struct stage_cell cell[STAGE_CELLS];
+	__u32 count[STAGE_CELLS];	/* by cell: bucket index modulo STAGE_CELLS */
+	__u16 bucket[STAGE_CELLS];	/* the bucket each cell counts */
 };
 
 /*
@@ -89,7 +85,10 @@ struct dist_rec {
 	__u32 pad;		/* HIST_BUCKETS is odd: keep the size a multiple of 8 */
 };
 
-/* The distributions of a slot. irqoff (--irqoff trace) has its own home map. */
+/*
+ * The distributions of a slot. Irqs-off (--irqoff trace) is staged by its
+ * own source and has its own home map, which only that source sizes.
+ */
 enum slot_dist { SD_HOLD, SD_WAIT, SD_FLUSH, SD_IRQOFF, SD_MAX };
 #define SLOT_HOME_DISTS	SD_IRQOFF
 
@@ -108,7 +107,14 @@ struct slot_stage {
 	__u32 epoch;		/* low bits of the epoch these figures belong to */
 	__u32 slot;		/* 1 + slot staged here; 0: none */
 	struct slot_counts n;
-	struct stage_dist d[SD_MAX];
+	struct stage_dist d[SLOT_HOME_DISTS];
+};
+
+/* One distribution of one slot, staged by a source of its own. */
+struct slot_dist_stage {
+	__u32 epoch;
+	__u32 slot;		/* 1 + slot; 0: none */
+	struct stage_dist d;
 };
 
 struct slot_home {
@@ -147,9 +153,8 @@ struct lock_cpu {
 struct sys_stage {
 	__u32 epoch;
 	__u32 pad;
-	__u64 events;		/* trace: unused; sample: ticks; cpu lock: acquisitions */
-	__u64 contended;	/* cpu lock only */
-	struct stage_dist d[2];
+	__u64 events;		/* sample: ticks; trace: unused */
+	struct stage_dist d;
 };
 
 /* --irqoff trace: the irqs-off interval open on this CPU. */
@@ -157,13 +162,23 @@ struct irq_cpu {
 	__u64 off_ts;		/* 0: irqs on (as far as we saw) */
 	__u64 off_ip;
 	__u64 off_parent;
-	struct sys_stage stage[2];	/* d[0]: intervals with no rstat hold inside */
+	struct sys_stage other[2];	/* intervals with no rstat hold inside */
+	struct slot_dist_stage slot[2];	/* intervals with one: their slot's */
 };
 
 /* --irqoff sample: when the previous cpu-clock tick ran. */
 struct tick_cpu {
 	__u64 last;
-	struct sys_stage stage[2];	/* events: ticks; d[0]: how late they came */
+	struct sys_stage stage[2];	/* events: ticks; d: how late they came */
+};
+
+struct cpulock_stage {
+	__u32 epoch;
+	__u32 pad;
+	__u64 locked;
+	__u64 contended;
+	struct stage_dist hold;
+	struct stage_dist wait;
 };
 
 /*
@@ -173,7 +188,7 @@ struct tick_cpu {
 struct cpulock_cpu {
 	__u64 locked_ts;
 	__u64 contended_ts;
-	struct sys_stage stage[2];	/* events: acquisitions; d[0] hold, d[1] wait */
+	struct cpulock_stage stage[2];
 };
 
 /* Homes of the system-wide distributions: what spilled from the stages. */

@@ -398,9 +398,23 @@ def late_tick_for_the_longest_interval():
     """The sample source beside the trace source on the same reads: the
     longest irqs-off interval with an rstat hold inside delays the
     cpu-clock tick that fell due in it, so a late tick is reported on that
-    CPU right after the interval ends."""
+    CPU right after the interval ends. Under TCG the two instances' -t
+    reports can outrun the guest's reader and fill the sample instance's
+    ring buffer; a run whose late tick may have been among the dropped
+    reports proves nothing either way and is run once more."""
     if not has_event("irq_disable", "preemptirq") or not has_event("cgroup_rstat_locked"):
         raise Skip("needs the preemptirq and rstat tracepoints")
+    for attempt in (1, 2):
+        found, detail = late_tick_run()
+        if found is not None:
+            check(found, detail)
+            return detail + ("" if attempt == 1 else " (second run: the first dropped reports)")
+    check(False, detail)
+
+
+def late_tick_run():
+    """One run: (True, detail) found, (False, detail) not found though no
+    report was dropped, (None, detail) not found and reports were dropped."""
     hz = 5000  # a 200 us grid: the longest interval under TCG runs 0.5-2 ms
     with Cgroup(cgroup_mounts()["v2"]) as cg:
         cg.spawn(TICKER)
@@ -416,7 +430,7 @@ def late_tick_for_the_longest_interval():
     irqs = [r for r in json_lines(out1) if r["type"] == "slow" and r["kind"] == "irqoff" and
             r["cgroup"]["id"] == cg.id]
     ticks = [r for r in json_lines(out2) if r["type"] == "slow" and r["kind"] == "tick"]
-    check(json_lines(out2)[-1]["lost"]["ringbuf_full"] == 0, "tick reports dropped")
+    dropped = json_lines(out2)[-1]["lost"]["ringbuf_full"]
     check(irqs, "no attributed intervals")
     longest = max(irqs, key=lambda r: r["duration_ns"])
     period = 1e9 / hz
@@ -429,11 +443,84 @@ def late_tick_for_the_longest_interval():
     window = 1000000
     late = [t for t in ticks if t["cpu"] == longest["cpu"] and end <= t["time_ns"] <= end + window
             and t["duration_ns"] >= min(50000, 0.5 * (longest["duration_ns"] - period))]
-    check(late, "no late tick on CPU %d within %d ns after the %d ns interval ending %d" % (
-        longest["cpu"], window, longest["duration_ns"], end))
-    return "longest interval %d ns on CPU %d; tick %d ns late, %d ns after it ended, " \
-           "overlap %s" % (longest["duration_ns"], longest["cpu"], late[0]["duration_ns"],
-                           late[0]["time_ns"] - end, late[0]["overlap"])
+    if not late:
+        return (None if dropped else False), \
+            "no late tick on CPU %d within %d ns after the %d ns interval ending %d " \
+            "(%d tick reports, %d dropped)" % (longest["cpu"], window, longest["duration_ns"],
+                                               end, len(ticks), dropped)
+    return True, "longest interval %d ns on CPU %d; tick %d ns late, %d ns after it ended, " \
+        "overlap %s; %d tick reports, %d dropped" % (
+            longest["duration_ns"], longest["cpu"], late[0]["duration_ns"],
+            late[0]["time_ns"] - end, late[0]["overlap"], len(ticks), dropped)
+
+
+SCALE_CGROUPS = int(os.environ.get("RSL_SCALE_CGROUPS", "100"))
+SCALE_BOUND = 64 << 20  # kernel memory of all maps, with room for 10 000 cgroups
+
+
+@test
+def many_cgroups_many_cpus():
+    """Scale boots only (RSL_SCALE=1; tests/vm/run boots 6.1 with 2 and
+    with 448 possible CPUs): 100 cgroups under one parent, a shell loop
+    reading every cgroup's io.stat and cpu.stat with a new process per
+    read, rstatlat -p. Every cgroup is in the report, nothing is lost, and
+    the maps stay within 64 MiB whatever the number of possible CPUs. The
+    summary goes to the out share for make bench (RSL_SCALE_OUT)."""
+    if not os.environ.get("RSL_SCALE"):
+        raise Skip("runs in the many-CPU boots of tests/vm/run only")
+    mounts = cgroup_mounts()
+    seconds = os.environ.get("RSL_SCALE_SECONDS", "")
+    parent = os.path.join(mounts["v2"], "rsl-scale-%d" % os.getpid())
+    os.mkdir(parent)
+    with open(os.path.join(parent, "cgroup.subtree_control"), "w") as f:
+        f.write("+io +memory")
+    names = ["rsl%d" % i for i in range(SCALE_CGROUPS)]
+    for n in names:
+        os.mkdir(os.path.join(parent, n))
+    ids = {os.stat(os.path.join(parent, n)).st_ino: "/%s/%s" % (os.path.basename(parent), n)
+           for n in names}
+    # busybox is static: an exec of it is cheap under TCG, unlike dynamic binaries over 9p
+    loop = ('for d in "$1"/rsl*; do /bin/busybox cat "$d/io.stat" >/dev/null; '
+            '/bin/busybox cat "$d/cpu.stat" >/dev/null; done')
+    args = ["-p", "-j", "2", "--irqoff", "lock"] + (["-d", seconds] if seconds else [])
+    try:
+        tool = Rstatlat(*args).start(timeout=120)
+        rounds = 0
+        deadline = time.time() + (float(seconds) - 3 if seconds else 0)
+        while rounds == 0 or time.time() < deadline:
+            subprocess.run(["/bin/busybox", "sh", "-c", loop, "sh", parent], check=True,
+                           timeout=600)
+            rounds += 1
+        if seconds:
+            out, err = tool.p.communicate(timeout=120)
+            rc = tool.p.returncode
+        else:
+            time.sleep(3)  # the exits are seen and the slots handed back
+            rc, out, err = tool.stop(timeout=120)
+    finally:
+        for n in names:
+            os.rmdir(os.path.join(parent, n))
+        os.rmdir(parent)
+    check(rc == 0, "rstatlat exit %d: %s" % (rc, err))
+    reports = json_lines(out)
+    summary = reports[-1]
+    with open(os.environ.get("RSL_SCALE_OUT", os.path.join(OUT, "scale.json")), "wb") as f:
+        f.write(out)
+    rows = {c["id"]: c for c in summary["cgroups"]}
+    missing = [p for i, p in ids.items() if i not in rows]
+    check(not missing, "%d of %d cgroups missing, e.g. %s" % (len(missing), len(ids), missing[:3]))
+    for i, p in ids.items():
+        check(rows[i]["path"] == p, "%s shown as %r" % (p, rows[i]["path"]))
+        check(rows[i]["locked"] >= 2 * rounds, "%s: %d locks for %d rounds of 2 reads" % (
+            p, rows[i]["locked"], rounds))
+    check(not any(summary["lost"].values()), "lost %s" % summary["lost"])
+    me = summary["self"]
+    check(me["map_bytes"] <= SCALE_BOUND, "maps hold %.1f MiB" % (me["map_bytes"] / 2**20))
+    check(me["entries"] >= 10000, "--max-entries default %d" % me["entries"])
+    procs = [p for p in summary["processes"] if p["cgroup"]["id"] in ids]
+    return "%d possible CPUs: %d cgroups x %d rounds, %d process rows, maps %.1f MiB, CPU %.2f s" \
+        % (summary["kernel"]["cpus_possible"], len(ids), rounds, len(procs),
+           me["map_bytes"] / 2**20, (me["cpu_user_ns"] + me["cpu_system_ns"]) / 1e9)
 
 
 def main():
