@@ -931,8 +931,8 @@ static void fold_vote(struct slot *s, struct fold *f, uint32_t tgid, const char 
 static void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct stage_dist *sd)
 {
 	for (int i = 0; i < STAGE_CELLS; i++)
-		if (sd->count[i])
-			scratch_add(sc, k, sd->bucket[i], sd->count[i]);
+		if (sd->cell[i].count)
+			scratch_add(sc, k, sd->cell[i].bucket, sd->cell[i].count);
 	f->sum[k] += sd->sum;
 	if (sd->max > f->max[k])
 		f->max[k] = sd->max;

@@ -421,8 +421,8 @@ static __always_inline struct dist_rec *irqoff_home_of(__u32 slot)
 static __noinline void dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
 {
 	for (int i = 0; i < STAGE_CELLS; i++)
-		if (sd->count[i])
-			home_bucket(h, sd->bucket[i], sd->count[i]);
+		if (sd->cell[i].count)
+			home_bucket(h, sd->cell[i].bucket, sd->cell[i].count);
 	if (sd->sum) {
 		__sync_fetch_and_add(&h->sum, sd->sum);
 		atomic_max(&h->max, sd->max);
@@ -520,15 +520,15 @@ static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 sl
  */
 static __always_inline bool stage_value(struct stage_dist *sd, __u32 b, __u64 v)
 {
-	__u32 i = b & (STAGE_CELLS - 1);
+	struct stage_cell *c = &sd->cell[b & (STAGE_CELLS - 1)];
 
 	sd->sum += v;
 	if (v > sd->max)
 		sd->max = v;
-	if (sd->count[i] && sd->bucket[i] != b)
+	if (c->count && c->bucket != b)
 		return false;
-	sd->bucket[i] = b;
-	sd->count[i]++;
+	c->bucket = b;
+	c->count++;
 	return true;
 }
 
@@ -706,8 +706,12 @@ static __always_inline void flush_account(struct lock_cpu *lc, struct cgroup *cg
 					  int unlock_cpu, __u64 now)
 {
 	int lock_cpu = lc->locked_lock_cpu;
-	struct task_flush *f = current_flush(true);
+	struct task_flush *f;
 
+	/* once the kernel is known to lock per CPU, lock cpu -1 is a totals read */
+	if (lock_cpu < 0 && per_cpu_walks)
+		return;
+	f = current_flush(true);
 	if (!f)
 		return;
 	if (f->start && (f->cgrp != (__u64)cgrp || lock_cpu <= f->last_lock_cpu)) {
@@ -757,14 +761,22 @@ static __always_inline void on_contended(__u64 now)
 static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_cpu,
 				      bool contended, __u64 now)
 {
-	__u64 id = bpf_get_current_pid_tgid(), start = now;
-	__u32 tgid = id >> 32, slot;
+	/*
+	 * Who holds the lock is asked once per flush (its first acquisition,
+	 * or one of lock cpu -1), not per acquisition: the vote for the top
+	 * flusher weighs flushes. -p, --pid and waits need it every time.
+	 */
+	bool ask = per_process || targ_tgid || lock_cpu <= 0 || contended;
+	__u64 id, start = now;
 	struct slot_stage *st;
 	struct lock_cpu *lc;
+	__u32 tgid, slot;
 	int n;
 
 	if (!armed)
 		return;
+	id = ask ? bpf_get_current_pid_tgid() : 0;
+	tgid = id >> 32;
 	lc = this_lock_cpu();
 	if (!lc)
 		return;
@@ -781,7 +793,8 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	slot = n;
 	st = stage_of(lc, slot);
 	st->n.locked++;
-	vote(&st->n, tgid);
+	if (ask)
+		vote(&st->n, tgid);
 	if (contended) {
 		st->n.contended++;
 		if (lc->contended_ts && lc->contended_tid == (__u32)id) {
@@ -797,12 +810,15 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	}
 	lc->contended_ts = 0;
 	lc->locked_slot = slot;
-	lc->locked_contended = contended;
+	if (report_ns)
+		lc->locked_contended = contended;
 	lc->locked_lock_cpu = lock_cpu;
 	lc->locked_start = start;
 	lc->locked_ts = now;
-	lc->hold_start = now;
-	lc->hold_slot = slot;
+	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
+		lc->hold_start = now;
+		lc->hold_slot = slot;
+	}
 }
 
 static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_cpu, __u64 now)
@@ -827,7 +843,8 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_c
 		return;	/* filtered out or no slot: already accounted */
 	hold = now - lc->locked_ts;
 	lc->locked_ts = 0;
-	lc->hold_end = now;
+	if (tick_period_ns)	/* whether a late tick overlapped a hold */
+		lc->hold_end = now;
 	slot = lc->locked_slot;
 	record(stage_of(lc, slot), SD_HOLD, hold);
 	if (report_ns && hold >= report_ns)
@@ -1042,8 +1059,10 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	f->slot = slot;
 	f->cgrp = (__u64)cgrp;
 	f->hold_start = now;
-	lc->hold_start = now;
-	lc->hold_slot = slot;
+	if (irqoff_trace) {
+		lc->hold_start = now;
+		lc->hold_slot = slot;
+	}
 }
 
 static __always_inline void inner_exit(void *ctx)

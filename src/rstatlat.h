@@ -66,11 +66,16 @@ struct slot_meta {
 #define IMAX_VALUE_MASK	((1ULL << IMAX_VALUE_BITS) - 1)
 #define IMAX_TAG(epoch)	((__u64)((epoch) & 0xffff) << IMAX_VALUE_BITS)
 
+/* A cell keeps its count beside its bucket: one cache line per update. */
+struct stage_cell {
+	__u32 count;
+	__u32 bucket;		/* the bucket index this cell counts */
+};
+
 struct stage_dist {
 	__u64 sum;
 	__u64 max;
-	__u32 count[STAGE_CELLS];	/* by cell: bucket index modulo STAGE_CELLS */
-	__u16 bucket[STAGE_CELLS];	/* the bucket each cell counts */
+	struct stage_cell cell[STAGE_CELLS];	/* bucket index modulo STAGE_CELLS */
 };
 
 /*
