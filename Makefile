@@ -53,7 +53,7 @@ vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
 	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
 
-$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HEADERS) | $(OUT)
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HEADERS) $(wildcard tests/unit/*.h) | $(OUT)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 check-unit: $(UNIT_TESTS)

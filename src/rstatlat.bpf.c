@@ -222,13 +222,17 @@ static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
  * Copy the cgroup's path, leaf first, so that a cgroup removed before
  * userspace looks at it still has a name. Components are packed: each
  * takes its length, so a typical container path fits in RSL_NAMES_LEN.
+ * Global, so verified once (dist_evict says why); the node comes as a
+ * number and is read through probe reads.
  */
-static __noinline void capture_path(struct slot_meta *meta, struct kernfs_node *kn)
+__noinline int capture_path(struct slot_meta *meta, __u64 node)
 {
-	struct kernfs_node *parent;
+	struct kernfs_node *kn = (struct kernfs_node *)node, *parent;
 	__u32 off = 0, depth = 0;
 	long len;
 
+	if (!meta)
+		return 0;
 	for (int i = 0; i < RSL_MAX_DEPTH; i++) {
 		parent = kn_parent(kn);
 		if (!parent)
@@ -252,6 +256,7 @@ static __noinline void capture_path(struct slot_meta *meta, struct kernfs_node *
 	if (kn && kn_parent(kn))
 		meta->truncated = 1;
 	meta->depth = depth;
+	return 0;
 }
 
 /* The start of the current process, to tell it from a later one with its pid. */
@@ -292,7 +297,7 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 	meta->flusher_cgid = bpf_get_current_cgroup_id();
 	meta->flusher_start = key->tgid ? process_start() : 0;
 	bpf_get_current_comm(meta->comm, sizeof(meta->comm));
-	capture_path(meta, BPF_CORE_READ(cgrp, kn));
+	capture_path(meta, (__u64)BPF_CORE_READ(cgrp, kn));
 	if (bpf_map_update_elem(&slot_ids, key, &n, BPF_NOEXIST) == 0) {
 		meta->state = SLOT_READY;
 		return n;
@@ -418,8 +423,14 @@ static __always_inline struct dist_rec *irqoff_home_of(__u32 slot)
 	return irqoff_trace ? bpf_map_lookup_elem(&slot_irqoff, &slot) : NULL;
 }
 
-static __noinline void dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
+/*
+ * A global function: the verifier checks it once, not at every call site
+ * with the caller's state, which keeps the programs quick to load.
+ */
+__noinline int dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
 {
+	if (!sd || !h)
+		return 0;
 	for (int i = 0; i < STAGE_CELLS; i++)
 		if (sd->cell[i].count)
 			home_bucket(h, sd->cell[i].bucket, sd->cell[i].count);
@@ -428,6 +439,7 @@ static __noinline void dist_evict(struct stage_dist *sd, struct dist_rec *h, __u
 		atomic_max(&h->max, sd->max);
 		atomic_imax(&h->imax[e & 1], e, sd->max);
 	}
+	return 0;
 }
 
 /* Majority vote: the flusher holding most acquisitions wins the slot. */
@@ -497,13 +509,8 @@ static __noinline void dist_reset(struct stage_dist *sd)
  * epoch was read by userspace when that epoch closed: it is reset, not
  * evicted. A stage of another slot in this epoch goes home first.
  */
-static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 slot)
+static __noinline void stage_claim(struct slot_stage *st, __u32 e, __u32 slot)
 {
-	__u32 e = (__u32)epoch;
-	struct slot_stage *st = &lc->stage[e & 1];
-
-	if (st->epoch == e && st->slot == slot + 1)
-		return st;
 	if (st->epoch == e && st->slot)
 		stage_evict(st);
 	__builtin_memset(&st->n, 0, sizeof(st->n));
@@ -511,6 +518,15 @@ static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 sl
 		dist_reset(&st->d[k]);
 	st->epoch = e;
 	st->slot = slot + 1;
+}
+
+static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 slot)
+{
+	__u32 e = (__u32)epoch;
+	struct slot_stage *st = &lc->stage[e & 1];
+
+	if (st->epoch != e || st->slot != slot + 1)
+		stage_claim(st, e, slot);
 	return st;
 }
 
@@ -532,17 +548,22 @@ static __always_inline bool stage_value(struct stage_dist *sd, __u32 b, __u64 v)
 	return true;
 }
 
+/* A value whose cell another bucket holds goes to the slot's home. */
+static __noinline void spill(__u32 slot, __u32 k, __u32 b)
+{
+	struct slot_home *h = home_of(slot);
+
+	if (h && k < SLOT_HOME_DISTS)
+		home_bucket(&h->d[k], b, 1);
+}
+
 /* Records v in distribution k (hold, wait, flush) of the slot staged on this CPU. */
 static __always_inline void record(struct slot_stage *st, enum slot_dist k, __u64 v)
 {
 	__u32 b = hist_bucket(v);
-	struct slot_home *h;
 
-	if (k >= SLOT_HOME_DISTS || stage_value(&st->d[k], b, v))
-		return;
-	h = home_of(st->slot - 1);
-	if (h)
-		home_bucket(&h->d[k], b, 1);
+	if (k < SLOT_HOME_DISTS && !stage_value(&st->d[k], b, v))
+		spill(st->slot - 1, k, b);
 }
 
 /* A system-wide distribution: this CPU's stage of the current epoch. */
@@ -702,7 +723,7 @@ static __always_inline void record_flush(struct lock_cpu *lc, struct task_flush 
  * It is updated at unlock, after the hold's clock read, so no hold
  * includes the lookup.
  */
-static __always_inline void flush_account(struct lock_cpu *lc, struct cgroup *cgrp, __u32 slot,
+static __noinline void flush_account(struct lock_cpu *lc, struct cgroup *cgrp, __u32 slot,
 					  int unlock_cpu, __u64 now)
 {
 	int lock_cpu = lc->locked_lock_cpu;
@@ -758,25 +779,47 @@ static __always_inline void on_contended(__u64 now)
 	lc->contended_tid = (__u32)id;
 }
 
+/* The current task's vote for the top flusher of the staged slot. */
+static __noinline void vote_current(struct slot_stage *st)
+{
+	vote(&st->n, bpf_get_current_pid_tgid() >> 32);
+}
+
+/*
+ * A contended acquisition: its wait, when the contended event came from
+ * this task on this CPU. Returns when the wait began (now if unknown).
+ */
+static __noinline __u64 contended_wait(void *ctx, struct lock_cpu *lc, struct slot_stage *st,
+				       __u32 slot, __u64 now)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 wait;
+
+	st->n.contended++;
+	if (!lc->contended_ts || lc->contended_tid != tid) {
+		count_lost(LOST_WAIT_MIGRATED);
+		return now;
+	}
+	wait = now - lc->contended_ts;
+	record(st, SD_WAIT, wait);
+	if (report_ns && wait >= report_ns)
+		report(ctx, REPORT_WAIT, now, wait, slot, lc->locked_lock_cpu, true);
+	return lc->contended_ts;
+}
+
 static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_cpu,
 				      bool contended, __u64 now)
 {
-	/*
-	 * Who holds the lock is asked once per flush (its first acquisition,
-	 * or one of lock cpu -1), not per acquisition: the vote for the top
-	 * flusher weighs flushes. -p, --pid and waits need it every time.
-	 */
-	bool ask = per_process || targ_tgid || lock_cpu <= 0 || contended;
-	__u64 id, start = now;
+	/* the task is asked only where it matters: -p, --pid, waits, votes */
+	__u32 tgid = per_process || targ_tgid ? bpf_get_current_pid_tgid() >> 32 : 0;
+	__u64 start = now;
 	struct slot_stage *st;
 	struct lock_cpu *lc;
-	__u32 tgid, slot;
+	__u32 slot;
 	int n;
 
 	if (!armed)
 		return;
-	id = ask ? bpf_get_current_pid_tgid() : 0;
-	tgid = id >> 32;
 	lc = this_lock_cpu();
 	if (!lc)
 		return;
@@ -787,32 +830,25 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	lc->locked_cgrp = (__u64)cgrp;
 	if (targ_tgid && tgid != targ_tgid)
 		return;
-	n = resolve_slot(lc, cgrp, true, per_process ? tgid : 0);
+	n = resolve_slot(lc, cgrp, true, tgid);
 	if (n < 0)
 		return;
 	slot = n;
 	st = stage_of(lc, slot);
 	st->n.locked++;
-	if (ask)
-		vote(&st->n, tgid);
-	if (contended) {
-		st->n.contended++;
-		if (lc->contended_ts && lc->contended_tid == (__u32)id) {
-			__u64 wait = now - lc->contended_ts;
-
-			start = lc->contended_ts;
-			record(st, SD_WAIT, wait);
-			if (report_ns && wait >= report_ns)
-				report(ctx, REPORT_WAIT, now, wait, slot, lock_cpu, true);
-		} else {
-			count_lost(LOST_WAIT_MIGRATED);
-		}
-	}
+	/*
+	 * The vote weighs flushes: it is taken at a flush's first acquisition
+	 * (lock cpu 0, or -1 where one hold covers a flush or reads totals).
+	 */
+	if (lock_cpu <= 0)
+		vote_current(st);
+	lc->locked_lock_cpu = lock_cpu;
+	if (contended)
+		start = contended_wait(ctx, lc, st, slot, now);
 	lc->contended_ts = 0;
 	lc->locked_slot = slot;
 	if (report_ns)
 		lc->locked_contended = contended;
-	lc->locked_lock_cpu = lock_cpu;
 	lc->locked_start = start;
 	lc->locked_ts = now;
 	if (irqoff_trace) {	/* what irqs_on attributes its interval by */

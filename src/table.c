@@ -242,6 +242,10 @@ static size_t flusher_label(char *buf, const char *comm, uint32_t tgid, uint32_t
 		memcpy(p, " (exited: ", 10);
 		p = fmt_put_uint(p + 10, exited);
 		*p++ = ')';
+	} else if (!tgid) {
+		/* a cgroup's top flusher that is a row of exited processes */
+		memcpy(p, " (exited)", 9);
+		p += 9;
 	} else {
 		*p++ = '[';
 		p = fmt_put_uint(p, tgid);

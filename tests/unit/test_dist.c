@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include "check.h"
+#include "dist_check.h"
 #include "report.h"
 #include "stats.h"
 
@@ -36,16 +37,6 @@ static bool well_formed(const struct dist *d)
 		sum += d->b[i].count;
 	}
 	return sum == d->count;
-}
-
-static bool same_dist(const struct dist *a, const struct dist *b)
-{
-	if (a->count != b->count || a->sum != b->sum || a->max != b->max || a->n != b->n)
-		return false;
-	for (uint32_t i = 0; i < a->n; i++)
-		if (a->b[i].index != b->b[i].index || a->b[i].count != b->b[i].count)
-			return false;
-	return true;
 }
 
 static void test_append(void)

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include "check.h"
+#include "dist_check.h"
 #include "report.h"
 
 static uint64_t rng_state = 88172645463325252ULL;
@@ -98,17 +99,6 @@ static void test_quantiles_against(const char *name, sampler f, size_t n)
 	}
 	dist_free(&d);
 	free(v);
-}
-
-/* Same figures and buckets (not memcmp: struct bucket has padding). */
-static bool same_dist(const struct dist *a, const struct dist *b)
-{
-	if (a->count != b->count || a->sum != b->sum || a->max != b->max || a->n != b->n)
-		return false;
-	for (uint32_t i = 0; i < a->n; i++)
-		if (a->b[i].index != b->b[i].index || a->b[i].count != b->b[i].count)
-			return false;
-	return true;
 }
 
 static void test_merge(void)

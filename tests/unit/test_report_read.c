@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <jansson.h>
 #include "check.h"
+#include "dist_check.h"
 #include "compare.h"
 #include "report_read.h"
 #include "view.h"
@@ -53,17 +54,6 @@ static void sample_report(struct report *r, struct row *rows)
 	r->kernel.cpus_possible = 8;
 	r->kernel.cpus_online = 2;
 	r->lost[LOST_SLOTS_FULL] = 4;
-}
-
-/* Same figures and buckets (not memcmp: struct bucket has padding). */
-static bool same_dist(const struct dist *a, const struct dist *b)
-{
-	if (a->count != b->count || a->sum != b->sum || a->max != b->max || a->n != b->n)
-		return false;
-	for (uint32_t i = 0; i < a->n; i++)
-		if (a->b[i].index != b->b[i].index || a->b[i].count != b->b[i].count)
-			return false;
-	return true;
 }
 
 /* The sample's rows own their distributions, not their literal paths. */

@@ -58,16 +58,17 @@ static void test_self(void)
 /* Rows that fold exited processes or removed cgroups say so. */
 static void test_labels(void)
 {
-	struct row cg[2] = {
+	struct row cg[3] = {
 		{ .path = "/live", .locked = 1, .top_tgid = 7, .top_comm = "cat" },
 		{ .path = "(removed cgroups)", .locked = 1, .removed_cgroups = 1976 },
+		{ .path = "/gone-by", .locked = 1, .top_comm = "reader" },
 	};
 	struct row proc[2] = {
 		{ .path = "/live", .locked = 1, .comm = "cat", .exited = 731 },
 		{ .path = "/live", .locked = 1, .comm = "sh", .tgid = 42, .own_cgroup = "/me" },
 	};
 	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000ULL,
-			    .cgroups = cg, .ncgroups = 2, .processes = proc, .nprocesses = 2,
+			    .cgroups = cg, .ncgroups = 3, .processes = proc, .nprocesses = 2,
 			    .per_process = true };
 	char *out = render(&r);
 
@@ -77,6 +78,8 @@ static void test_labels(void)
 	CHECK(strstr(out, "\nsh[42]                   ") != NULL &&
 	      strstr(out, " /me                      /live\n") != NULL, "live flusher: %s", out);
 	CHECK(!strstr(out, "cat[0]"), "no pid for exited processes: %s", out);
+	CHECK(strstr(out, " reader (exited)          /gone-by\n") != NULL && !strstr(out, "reader[0]"),
+	      "a top flusher that exited: %s", out);
 }
 
 int main(void)
