@@ -723,7 +723,7 @@ static __always_inline void record_flush(struct lock_cpu *lc, struct task_flush 
  * It is updated at unlock, after the hold's clock read, so no hold
  * includes the lookup.
  */
-static __noinline void flush_account(struct lock_cpu *lc, struct cgroup *cgrp, __u32 slot,
+static __always_inline void flush_account(struct lock_cpu *lc, struct cgroup *cgrp, __u32 slot,
 					  int unlock_cpu, __u64 now)
 {
 	int lock_cpu = lc->locked_lock_cpu;
