@@ -398,23 +398,25 @@ def late_tick_for_the_longest_interval():
     """The sample source beside the trace source on the same reads: the
     longest irqs-off interval with an rstat hold inside delays the
     cpu-clock tick that fell due in it, so a late tick is reported on that
-    CPU right after the interval ends. Under TCG the two instances' -t
-    reports can outrun the guest's reader and fill the sample instance's
-    ring buffer; a run whose late tick may have been among the dropped
-    reports proves nothing either way and is run once more."""
+    CPU right after the interval ends. Under single-threaded TCG a run can
+    miss it for reasons of the emulator: the two instances' -t reports can
+    outrun the guest's reader and fill the sample instance's ring buffer,
+    and the pending tick can wait for the other vCPU's time slice past the
+    window (seen in about one run in eight). So a run that finds no late
+    tick is run once more; two that find none fail."""
     if not has_event("irq_disable", "preemptirq") or not has_event("cgroup_rstat_locked"):
         raise Skip("needs the preemptirq and rstat tracepoints")
+    first = None
     for attempt in (1, 2):
         found, detail = late_tick_run()
-        if found is not None:
-            check(found, detail)
-            return detail + ("" if attempt == 1 else " (second run: the first dropped reports)")
-    check(False, detail)
+        if found:
+            return detail + ("" if attempt == 1 else " (second run; the first: %s)" % first)
+        first = detail
+    check(False, "two runs without a late tick: %s" % detail)
 
 
 def late_tick_run():
-    """One run: (True, detail) found, (False, detail) not found though no
-    report was dropped, (None, detail) not found and reports were dropped."""
+    """One run: (whether the late tick was found, what was seen)."""
     hz = 5000  # a 200 us grid: the longest interval under TCG runs 0.5-2 ms
     with Cgroup(cgroup_mounts()["v2"]) as cg:
         cg.spawn(TICKER)
@@ -444,7 +446,7 @@ def late_tick_run():
     late = [t for t in ticks if t["cpu"] == longest["cpu"] and end <= t["time_ns"] <= end + window
             and t["duration_ns"] >= min(50000, 0.5 * (longest["duration_ns"] - period))]
     if not late:
-        return (None if dropped else False), \
+        return False, \
             "no late tick on CPU %d within %d ns after the %d ns interval ending %d " \
             "(%d tick reports, %d dropped)" % (longest["cpu"], window, longest["duration_ns"],
                                                end, len(ticks), dropped)
