@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/mman.h>
@@ -35,6 +36,13 @@
 #define EXIST_CHECK_MAX_GAP 64
 /* Idle process slots: whether the process lives is asked this often. */
 #define ALIVE_CHECK_GAP 8
+/*
+ * An unhooked slot is cleared and handed back this long after, and a read
+ * later at least: a hold or a flush that resolved it before it was
+ * unhooked records into it when it ends, and a flush of many CPUs can take
+ * far longer than one read of a short interval.
+ */
+#define RETIRE_GRACE_NS (2 * 1000000000ULL)
 
 #define NDIST SD_MAX
 /* Home records read at once, by a batch lookup where the kernel has it. */
@@ -100,7 +108,8 @@ struct home_snap {
 
 struct slot {
 	enum slot_state state;
-	bool retiring;		/* unhooked from BPF, freed at the next read */
+	bool retiring;		/* unhooked from BPF, freed after RETIRE_GRACE_NS */
+	uint64_t unhooked_ns;	/* CLOCK_MONOTONIC when it was unhooked */
 	bool exited;		/* -p: its process is gone */
 	bool touched;		/* changed in this read */
 	uint32_t idle_reads;	/* reads in a row without a change */
@@ -150,6 +159,7 @@ struct collector {
 	struct cgrec **retired;		/* removed cgroups without live slots */
 	size_t nretired;
 	struct cgrec removed;		/* the aggregate of what the bound left out */
+	struct cgrec *graveyard;	/* unhashed cgroups, freed after housekeeping */
 	const uint64_t *seen;		/* slot_seen, mmapped */
 	size_t seen_len;
 	struct lock_cpu *lock_percpu;
@@ -482,6 +492,26 @@ static void cgrec_free(struct cgrec *g)
 	free(g);
 }
 
+/*
+ * A new row in g's kept rows. Most cgroups keep one (a process row per
+ * flusher with -p): the array starts at one and doubles, where the
+ * report's rows start at 16.
+ */
+static struct row *cgrec_add_row(struct cgrec *g)
+{
+	if (g->nrows == g->cap) {
+		size_t ncap = g->cap ? g->cap * 2 : 1;
+		struct row *nr = realloc(g->rows, ncap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		g->rows = nr;
+		g->cap = ncap;
+	}
+	memset(&g->rows[g->nrows], 0, sizeof(g->rows[0]));
+	return &g->rows[g->nrows++];
+}
+
 /* Folds fig into g's rows no live slot backs, under who. */
 static int cgrec_keep(struct cgrec *g, const struct row *fig, const struct ident *who,
 		      uint32_t exited)
@@ -493,7 +523,7 @@ static int cgrec_keep(struct cgrec *g, const struct row *fig, const struct ident
 		if (ident_equal(&g->rows[i], &key, true))
 			row = &g->rows[i];
 	if (!row) {
-		row = report_add_row(&g->rows, &g->nrows, &g->cap);
+		row = cgrec_add_row(g);
 		if (!row)
 			return -ENOMEM;
 		*row = key;
@@ -535,38 +565,63 @@ static int fold_into_removed(struct collector *c, struct cgrec *g)
 }
 
 /*
+ * Out of the hash now, freed once housekeeping is done with its walk: a
+ * retirement may drop a cgroup other than the one the walk stands on.
+ */
+static void cgrec_bury(struct collector *c, struct cgrec *g)
+{
+	cgrec_unhash(c, g);
+	g->next = c->graveyard;
+	c->graveyard = g;
+}
+
+static void free_graveyard(struct collector *c)
+{
+	while (c->graveyard) {
+		struct cgrec *g = c->graveyard;
+
+		c->graveyard = g->next;
+		cgrec_free(g);
+	}
+}
+
+/*
  * A removed cgroup without live slots joins the retired list; beyond its
- * bound, the one with fewest acquisitions leaves it for the aggregate.
+ * bound, the one with fewest acquisitions leaves it for the aggregate. One
+ * that a slot came back to (a late flush after removal) stays listed.
+ * Cgroups outside -c keep nothing: they just go.
  */
 static int cgrec_retire(struct collector *c, struct cgrec *g)
 {
-	struct cgrec *out = g;
+	uint64_t least = UINT64_MAX;
 	size_t at = c->nretired;
+	struct cgrec *out;
 	int err;
 
+	if (g->excluded) {
+		cgrec_bury(c, g);
+		return 0;
+	}
 	g->retired = true;
-	if (c->nretired == RETIRED_CGROUPS_MAX) {
-		uint64_t least = cgrec_locked(g);
-
-		for (size_t i = 0; i < c->nretired; i++) {
-			uint64_t n = cgrec_locked(c->retired[i]);
-
-			if (n < least) {
-				least = n;
-				at = i;
-			}
-		}
-		if (at < c->nretired) {
-			out = c->retired[at];
-			c->retired[at] = g;
-		}
-	} else {
+	if (c->nretired < RETIRED_CGROUPS_MAX) {
 		c->retired[c->nretired++] = g;
 		return 0;
 	}
+	for (size_t i = 0; i < c->nretired; i++) {
+		uint64_t n = c->retired[i]->live_slots ? UINT64_MAX : cgrec_locked(c->retired[i]);
+
+		if (n < least) {
+			least = n;
+			at = i;
+		}
+	}
+	out = g;
+	if (at < c->nretired && least < cgrec_locked(g)) {
+		out = c->retired[at];
+		c->retired[at] = g;
+	}
 	err = fold_into_removed(c, out);
-	cgrec_unhash(c, out);
-	cgrec_free(out);
+	cgrec_bury(c, out);
 	return err;
 }
 
@@ -753,6 +808,7 @@ void collector_free(struct collector *c)
 			cgrec_free(g);
 		}
 	}
+	free_graveyard(c);
 	cgrec_rows_free(&c->removed);
 	free(c->removed.path);
 	free(c->removed.rel_path);
@@ -1409,6 +1465,14 @@ static int read_lost(struct collector *c)
 
 /* ---- housekeeping: slots of removed cgroups and exited flushers ---- */
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* Step 1: unhook the slot so no new event can reach it. */
 static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
 {
@@ -1418,12 +1482,13 @@ static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
 	(void)i;
 	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.slot_ids), &key);
 	s->retiring = true;
+	s->unhooked_ns = now_ns();
 }
 
 /*
- * Step 2, a read later: events that raced step 1 were folded by this
- * read. The slot's totals join its cgroup's kept rows, the slot is
- * cleared in the kernel and handed back to BPF.
+ * Step 2, RETIRE_GRACE_NS later: whatever resolved the slot before step 1
+ * has recorded by now, and this read folded it. The slot's totals join its
+ * cgroup's kept rows, the slot is cleared in the kernel and handed back.
  */
 static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 {
@@ -1434,7 +1499,7 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 	struct ident who;
 	int err = 0;
 
-	if (g && !delta_empty(&s->total)) {
+	if (g && !g->excluded && !delta_empty(&s->total)) {
 		ident_of_slot(s, &who);
 		if (cgrec_keep(g, &s->total, &who, s->exited))
 			c->retired_dropped++;
@@ -1478,7 +1543,7 @@ static int retire_cgroups(struct collector *c)
 		struct cgrec *g = c->cg_hash[b], *next;
 
 		for (; g && !err; g = next) {
-			next = g->next;	/* cgrec_retire may free a cgroup */
+			next = g->next;	/* cgrec_retire may unhash g (freed later) */
 			if (g->removed && !g->retired && !g->live_slots)
 				err = cgrec_retire(c, g);
 		}
@@ -1502,7 +1567,8 @@ static int housekeeping(struct collector *c, unsigned int nslots)
 		if (s->state != SLOT_READY)
 			continue;
 		if (s->retiring) {
-			err = retire_end(c, s, i);
+			if (now_ns() - s->unhooked_ns >= RETIRE_GRACE_NS)
+				err = retire_end(c, s, i);
 			continue;
 		}
 		s->idle_reads = s->touched ? 0 : s->idle_reads + 1;
@@ -1523,7 +1589,10 @@ static int housekeeping(struct collector *c, unsigned int nslots)
 		c->skel->bss->cache_gen++;
 	if (!err)
 		check_cgroups(c);
-	return err ? err : retire_cgroups(c);
+	if (!err)
+		err = retire_cgroups(c);
+	free_graveyard(c);
+	return err;
 }
 
 int collector_read(struct collector *c)

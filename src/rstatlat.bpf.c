@@ -267,6 +267,16 @@ static __always_inline __u64 process_start(void)
 	return BPF_CORE_READ(task, group_leader, start_boottime);
 }
 
+/* Marks a slot's home as changed in this epoch. */
+static __always_inline void touch(__u32 slot)
+{
+	__u64 *seen = bpf_map_lookup_elem(&slot_seen, &slot);
+	__u64 e = epoch;
+
+	if (seen && *seen != e)
+		*seen = e;
+}
+
 static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 {
 	struct slot_meta *meta;
@@ -302,8 +312,12 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 		meta->state = SLOT_READY;
 		return n;
 	}
-	/* Another CPU created the same key first: use its slot. */
+	/*
+	 * Another CPU created the same key first: use its slot. This one is
+	 * marked changed, so that userspace sees it and hands it back.
+	 */
 	meta->state = SLOT_DISCARDED;
+	touch(n);
 	existing = bpf_map_lookup_elem(&slot_ids, key);
 	if (!existing) {
 		count_lost(LOST_SLOTS_FULL);
@@ -331,13 +345,17 @@ static __always_inline void cgroup_ident(struct cgroup *cgrp, bool typed, __u64 
 static __always_inline int resolve_slot(struct lock_cpu *lc, struct cgroup *cgrp, bool typed,
 					__u32 tgid)
 {
+	/*
+	 * One read of the generation for the check and the fill: a fill under
+	 * a generation read after a retirement could name its slot.
+	 */
+	__u32 gen = cache_gen + 1, *slot;
 	struct slot_key key = {};
-	__u32 *slot;
 	int n;
 
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
-	if (lc->cache_valid == cache_gen + 1 && lc->cache_cgid == key.cgid &&
+	if (lc->cache_valid == gen && lc->cache_cgid == key.cgid &&
 	    lc->cache_hierarchy == key.hierarchy && lc->cache_tgid == tgid)
 		return lc->cache_slot;
 
@@ -349,7 +367,7 @@ static __always_inline int resolve_slot(struct lock_cpu *lc, struct cgroup *cgrp
 	lc->cache_hierarchy = key.hierarchy;
 	lc->cache_tgid = tgid;
 	lc->cache_slot = n;
-	lc->cache_valid = cache_gen + 1;
+	lc->cache_valid = gen;
 	return n;
 }
 
@@ -396,16 +414,6 @@ static __always_inline void home_record(struct dist_rec *h, __u64 v)
 	__sync_fetch_and_add(&h->sum, v);
 	atomic_max(&h->max, v);
 	atomic_imax(&h->imax[epoch & 1], (__u32)epoch, v);
-}
-
-/* Marks a slot's home as changed in this epoch. */
-static __always_inline void touch(__u32 slot)
-{
-	__u64 *seen = bpf_map_lookup_elem(&slot_seen, &slot);
-	__u64 e = epoch;
-
-	if (seen && *seen != e)
-		*seen = e;
 }
 
 static __always_inline struct slot_home *home_of(__u32 slot)
@@ -830,7 +838,7 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	lc->locked_cgrp = (__u64)cgrp;
 	if (targ_tgid && tgid != targ_tgid)
 		return;
-	n = resolve_slot(lc, cgrp, true, tgid);
+	n = resolve_slot(lc, cgrp, true, per_process ? tgid : 0);
 	if (n < 0)
 		return;
 	slot = n;

@@ -27,7 +27,10 @@ enum slot_state {
 	SLOT_DISCARDED = 2,	/* lost an insert race, never used */
 };
 
-/* Written once by BPF when the slot is created, read once by userspace. */
+/*
+ * Written once by BPF when the slot is created, read once by userspace,
+ * which clears it when it hands the slot back.
+ */
 struct slot_meta {
 	struct slot_key key;
 	__u64 flusher_cgid;	/* v2 cgroup of the task that created it */
@@ -56,15 +59,21 @@ struct slot_meta {
  *
  * Userspace advances the epoch, waits for a grace period (no program can
  * still be writing the previous parity), then reads every CPU's stage of
- * the closed epoch and the homes that changed. Nothing is reset by
- * userspace: a stage whose epoch is stale is reset by BPF when next used.
+ * the closed epoch and the homes that changed. Userspace writes no
+ * figures: a stage whose epoch is stale is reset by BPF when next used, and
+ * a slot's home is cleared only once the slot is unhooked and quiet.
  */
 #define STAGE_CELLS	32	/* two octaves of the layout without a collision */
 
-/* Interval maxima: the epoch's low IMAX_TAG_BITS above the value. */
-#define IMAX_VALUE_BITS	48
+/*
+ * Interval maxima: the epoch's low 28 bits above a 36-bit value (68 s, far
+ * beyond any hold or flush; larger ones are capped). The tag repeats after
+ * 2^28 reads: 8 years at one read a second, a month at one every 10 ms.
+ */
+#define IMAX_VALUE_BITS	36
 #define IMAX_VALUE_MASK	((1ULL << IMAX_VALUE_BITS) - 1)
-#define IMAX_TAG(epoch)	((__u64)((epoch) & 0xffff) << IMAX_VALUE_BITS)
+#define IMAX_TAG(epoch)	((__u64)((epoch) & ((1ULL << (64 - IMAX_VALUE_BITS)) - 1)) << \
+			 IMAX_VALUE_BITS)
 
 /* A cell keeps its count beside its bucket: one cache line per update. */
 struct stage_cell {
@@ -218,7 +227,7 @@ enum lost_kind {
 	LOST_WAIT_MIGRATED,	/* contended and locked seen by different tasks */
 	LOST_STACK,		/* -t report without a kernel stack */
 	LOST_FLUSH_OPEN,	/* a flush never saw its last release (not counted) */
-	LOST_RETIRED,		/* userspace: removed cgroups beyond the summary's room */
+	LOST_RETIRED,		/* userspace: a recycled slot's figures, out of memory */
 	LOST_MAX,
 };
 

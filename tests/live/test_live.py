@@ -516,11 +516,15 @@ def churn_of_cgroups_loses_nothing():
     row of removed cgroups; peak RSS stays within 16 MiB."""
     n = 3000
     parent = os.path.join(MOUNTS["v2"], unique("rsl-churn"))
+    elsewhere = os.path.join(MOUNTS["v2"], unique("rsl-churn-elsewhere"))
     os.mkdir(parent)
+    os.mkdir(elsewhere)
     made = {}
     try:
         with Ftrace() as ft:
             tool = Rstatlat("-j").start()
+            # -c elsewhere: the churn is outside its subtree, and leaves nothing in it
+            outside = Rstatlat("-j", "-c", "/" + os.path.basename(elsewhere)).start()
             for i in range(n):
                 path = os.path.join(parent, "c%d" % i)
                 os.mkdir(path)
@@ -528,12 +532,16 @@ def churn_of_cgroups_loses_nothing():
                 with open(path + "/cpu.stat") as f:
                     f.read()
                 os.rmdir(path)
-            time.sleep(6)  # slots are retired after 5 reads; removed cgroups are flushed once more when freed
+            time.sleep(8)  # slots are handed back 2 s after they are unhooked, 4 reads on
             reports, until = stop_at(tool)
+            filtered, _ = stop_at(outside)
             recs = ft.stop()
             check(ft.overrun == 0, "ftrace overran its buffer")
     finally:
         os.rmdir(parent)
+        os.rmdir(elsewhere)
+    check(not filtered[-1]["cgroups"], "-c kept rows from outside its subtree: %s" % [
+        (c["path"], c.get("removed_cgroups")) for c in filtered[-1]["cgroups"][:3]])
     summary = reports[-1]
     check(not any(summary["lost"].values()), "lost %s" % summary["lost"])
     counts = ftrace_locks(recs, set(made))
