@@ -166,7 +166,6 @@ struct collector {
 	struct irq_cpu *irq_percpu;	/* --irqoff trace */
 	__u64 *lost_percpu;
 	void *sys_percpu;		/* irq_cpu, tick_cpu or cpulock_cpu values */
-	size_t sys_percpu_len;
 	struct slot_home *homes;	/* a batch of home records */
 	struct dist_rec *irq_homes;
 	uint32_t *dirty;		/* slots to read this read */
@@ -191,13 +190,18 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 1099511628211ULL;	/* FNV-1a step */
 }
 
+static uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy)
+{
+	return mix(mix(1469598103934665603ULL, cgid), hierarchy);
+}
+
 /*
  * Row identity: a cgroup row is its cgroup; a process row also its tgid,
  * or, for the row of a comm's exited flushers (tgid 0), its comm.
  */
 static uint64_t ident_hash(const struct row *r, bool process)
 {
-	uint64_t h = mix(mix(1469598103934665603ULL, r->cgid), r->hierarchy);
+	uint64_t h = cg_hash(r->cgid, r->hierarchy);
 
 	if (!process)
 		return h;
@@ -363,11 +367,6 @@ static int builder_add(struct builder *bd, const struct ident *who, const struct
 }
 
 /* ---- cgroups ---- */
-
-static uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy)
-{
-	return mix(mix(1469598103934665603ULL, cgid), hierarchy);
-}
 
 static struct cgrec *cgrec_find(struct collector *c, uint64_t cgid, uint32_t hierarchy)
 {
@@ -749,7 +748,6 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 		sys_value = sizeof(struct tick_cpu);
 	if (sources->cpu_lock && sizeof(struct cpulock_cpu) > sys_value)
 		sys_value = sizeof(struct cpulock_cpu);
-	c->sys_percpu_len = sys_value;
 	c->sys_percpu = calloc((size_t)ncpus, sys_value ? sys_value : 1);
 	c->seen_len = (size_t)max_slots * sizeof(__u64);
 	c->seen = map_mmap(bpf_map__fd(skel->maps.slot_seen), c->seen_len);
@@ -1051,17 +1049,24 @@ static uint64_t imax_of(const __u64 imax[2], uint64_t epoch)
 	return (m & ~IMAX_VALUE_MASK) == IMAX_TAG(epoch) ? (m & IMAX_VALUE_MASK) : 0;
 }
 
-static int fold_dist_rec(struct slot *s, struct fold *f, struct scratch *sc, int k,
-			 const struct dist_rec *h, uint64_t epoch)
+/* A home's sum, epoch maximum and run maximum into distribution k of the fold. */
+static void fold_rec_figures(struct fold *f, int k, const struct dist_rec *h, uint64_t *last_sum,
+			     uint64_t epoch)
 {
 	uint64_t m = imax_of(h->imax, epoch);
 
-	f->sum[k] += h->sum - s->snap.sum[k];
-	s->snap.sum[k] = h->sum;
+	f->sum[k] += h->sum - *last_sum;
+	*last_sum = h->sum;
 	if (m > f->max[k])
 		f->max[k] = m;
 	if (h->max > f->run_max[k])
 		f->run_max[k] = h->max;
+}
+
+static int fold_dist_rec(struct slot *s, struct fold *f, struct scratch *sc, int k,
+			 const struct dist_rec *h, uint64_t epoch)
+{
+	fold_rec_figures(f, k, h, &s->snap.sum[k], epoch);
 	return fold_hist(&s->snap.hist[k], h->hist, sc, k);
 }
 
@@ -1378,18 +1383,13 @@ static void fold_sys_home(struct collector *c, const struct sys_home *h, int k, 
 			  uint64_t epoch)
 {
 	const struct dist_rec *r = &h->d[k];
-	uint64_t m = imax_of(r->imax, epoch);
 
+	/* one record each: a dense snapshot is cheaper than fold_hist's sparse one */
 	for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
 		scratch_add(c->scratch, k, b, (uint32_t)(r->hist[b] - c->sys_snap[k][b]));
 		c->sys_snap[k][b] = r->hist[b];
 	}
-	f->sum[k] += r->sum - c->sys_sum[k];
-	c->sys_sum[k] = r->sum;
-	if (m > f->max[k])
-		f->max[k] = m;
-	if (r->max > f->run_max[k])
-		f->run_max[k] = r->max;
+	fold_rec_figures(f, k, r, &c->sys_sum[k], epoch);
 }
 
 /* Adds distribution k of this read's system-wide change to two figures. */

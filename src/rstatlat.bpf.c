@@ -408,12 +408,18 @@ static __always_inline void home_bucket(struct dist_rec *h, __u32 b, __u32 n)
 }
 
 /* One value straight into a home (figures recorded outside any stage). */
+/* A sum and its largest value of epoch e into a home. */
+static __always_inline void home_sum(struct dist_rec *h, __u64 sum, __u64 max, __u32 e)
+{
+	__sync_fetch_and_add(&h->sum, sum);
+	atomic_max(&h->max, max);
+	atomic_imax(&h->imax[e & 1], e, max);
+}
+
 static __always_inline void home_record(struct dist_rec *h, __u64 v)
 {
 	home_bucket(h, hist_bucket(v), 1);
-	__sync_fetch_and_add(&h->sum, v);
-	atomic_max(&h->max, v);
-	atomic_imax(&h->imax[epoch & 1], (__u32)epoch, v);
+	home_sum(h, v, v, (__u32)epoch);
 }
 
 static __always_inline struct slot_home *home_of(__u32 slot)
@@ -442,11 +448,8 @@ __noinline int dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
 	for (int i = 0; i < STAGE_CELLS; i++)
 		if (sd->cell[i].count)
 			home_bucket(h, sd->cell[i].bucket, sd->cell[i].count);
-	if (sd->sum) {
-		__sync_fetch_and_add(&h->sum, sd->sum);
-		atomic_max(&h->max, sd->max);
-		atomic_imax(&h->imax[e & 1], e, sd->max);
-	}
+	if (sd->sum)
+		home_sum(h, sd->sum, sd->max, e);
 	return 0;
 }
 
