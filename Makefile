@@ -9,9 +9,15 @@ PKG_CONFIG ?= pkg-config
 
 OUT := build
 WARN := -Wall -Wextra -Werror
+# The user's flags (packagers pass CFLAGS, CPPFLAGS, LDFLAGS on the command
+# line) are kept apart from the ones the build needs, so they add, never
+# replace (libbpf-tools style).
 CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) $(shell $(PKG_CONFIG) --cflags libbpf jansson)
-LDLIBS += $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson) -lm -lpthread
+BUILD_CFLAGS := $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) \
+	$(shell $(PKG_CONFIG) --cflags libbpf jansson)
+ALL_CFLAGS = $(BUILD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+BUILD_LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson) -lm -lpthread
+ALL_LDFLAGS = $(LDFLAGS)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-Ivmlinux/$(ARCH) -Isrc
 
@@ -19,8 +25,10 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 # Userspace, split by role; rstatlat.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
-	src/compare_view.c
-TOOL_SRCS := src/rstatlat.c src/probe.c src/collect.c src/slow.c src/self.c src/compare_cli.c
+	src/compare_view.c src/probe.c
+# Only these include the skeleton.
+SKEL_SRCS := src/rstatlat.c src/collect.c
+TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 TOOL_OBJS := $(TOOL_SRCS:src/%.c=$(OUT)/%.o)
 HEADERS := $(wildcard src/*.h)
@@ -40,12 +48,12 @@ $(OUT)/rstatlat.skel.h: $(OUT)/rstatlat.bpf.o
 	$(BPFTOOL) gen skeleton $< name rstatlat_bpf > $@.tmp && mv $@.tmp $@
 
 $(OUT)/%.o: src/%.c $(HEADERS) | $(OUT)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(TOOL_OBJS): $(OUT)/rstatlat.skel.h
+$(SKEL_SRCS:src/%.c=$(OUT)/%.o): $(OUT)/rstatlat.skel.h
 
 rstatlat: $(TOOL_OBJS) $(LIB_OBJS)
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $^ $(BUILD_LDLIBS) $(LDLIBS) -o $@
 
 # vmlinux.h is generated from the running kernel's BTF and committed, so
 # builds do not depend on the build host's kernel.
@@ -54,7 +62,18 @@ vmlinux:
 	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HEADERS) $(wildcard tests/unit/*.h) | $(OUT)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(CC) $(ALL_CFLAGS) -DTEST_OUT='"$(OUT)"' $(ALL_LDFLAGS) $< $(LIB_OBJS) \
+		$(BUILD_LDLIBS) $(LDLIBS) -o $@
+
+# test_probe reads the BTF samples of tests/data, compiled by clang as the
+# kernel's would be, and the BPF object, whose sections the table must name.
+BTF_SAMPLES := $(patsubst tests/data/%.c,$(OUT)/tests/data/%.o,$(wildcard tests/data/btf_*.c))
+
+$(OUT)/tests/data/%.o: tests/data/%.c | $(OUT)
+	mkdir -p $(OUT)/tests/data
+	$(CLANG) -g -target bpf -c $< -o $@
+
+$(OUT)/tests/test_probe: $(BTF_SAMPLES) $(OUT)/rstatlat.bpf.o
 
 check-unit: $(UNIT_TESTS)
 	tests/run-unit $(UNIT_TESTS)
@@ -92,7 +111,7 @@ clean:
 	rm -rf $(OUT) rstatlat
 
 $(OUT)/bench/reader: bench/reader.c | $(OUT)
-	$(CC) $(CFLAGS) $< -lpthread -o $@
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -lpthread -o $@
 
 $(OUT)/bench/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -101,10 +120,10 @@ $(OUT)/bench/floor.skel.h: $(OUT)/bench/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
 
 $(OUT)/bench/floor: bench/floor.c $(OUT)/bench/floor.skel.h
-	$(CC) $(CFLAGS) -I$(OUT)/bench $< $(LDLIBS) -o $@
+	$(CC) $(ALL_CFLAGS) -I$(OUT)/bench $(ALL_LDFLAGS) $< $(BUILD_LDLIBS) $(LDLIBS) -o $@
 
 $(OUT)/bench/render: bench/render.c $(LIB_OBJS) $(HEADERS)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(LIB_OBJS) $(BUILD_LDLIBS) $(LDLIBS) -o $@
 
 BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render
 

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include "clock.h"
 #include "collect.h"
 #include "rstatlat.skel.h"
 
@@ -59,16 +60,10 @@ struct ident {
 	const char *own_cgroup;
 };
 
-struct key_index {
-	size_t *pos;		/* row position + 1; 0 = empty */
-	size_t cap;		/* power of two */
-	size_t used;
-};
-
 struct builder {
 	struct report *r;
 	size_t cap_cg, cap_proc;
-	struct key_index cg_ix, proc_ix;
+	struct row_index cg_ix, proc_ix;	/* by cgroup id; by process too */
 };
 
 struct cgrec {
@@ -162,10 +157,10 @@ struct collector {
 	struct cgrec *graveyard;	/* unhashed cgroups, freed after housekeeping */
 	const uint64_t *seen;		/* slot_seen, mmapped */
 	size_t seen_len;
-	struct lock_cpu *lock_percpu;
-	struct irq_cpu *irq_percpu;	/* --irqoff trace */
+	struct lock_state *lock_percpu;
+	struct irq_state *irq_percpu;	/* --irqoff trace */
 	__u64 *lost_percpu;
-	void *sys_percpu;		/* irq_cpu, tick_cpu or cpulock_cpu values */
+	void *sys_percpu;		/* irq_state, tick_state or cpu_lock_state values */
 	struct slot_home *homes;	/* a batch of home records */
 	struct dist_rec *irq_homes;
 	uint32_t *dirty;		/* slots to read this read */
@@ -199,73 +194,34 @@ static uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy)
  * Row identity: a cgroup row is its cgroup; a process row also its tgid,
  * or, for the row of a comm's exited flushers (tgid 0), its comm.
  */
-static uint64_t ident_hash(const struct row *r, bool process)
+static uint64_t cgroup_ident_hash(const struct row *r)
 {
-	uint64_t h = cg_hash(r->cgid, r->hierarchy);
+	return cg_hash(r->cgid, r->hierarchy);
+}
 
-	if (!process)
-		return h;
+static bool cgroup_ident_same(const struct row *a, const struct row *b)
+{
+	return a->cgid == b->cgid && a->hierarchy == b->hierarchy;
+}
+
+static uint64_t process_ident_hash(const struct row *r)
+{
+	uint64_t h = cgroup_ident_hash(r);
+
 	if (!r->tgid)
 		for (const unsigned char *p = (const unsigned char *)r->comm; *p; p++)
 			h = mix(h, *p);
 	return mix(h, r->tgid);
 }
 
-static bool ident_equal(const struct row *a, const struct row *b, bool process)
+static bool process_ident_same(const struct row *a, const struct row *b)
 {
-	if (a->cgid != b->cgid || a->hierarchy != b->hierarchy)
-		return false;
-	if (!process)
-		return true;
-	return a->tgid == b->tgid && (a->tgid || !strcmp(a->comm, b->comm));
+	return cgroup_ident_same(a, b) && a->tgid == b->tgid &&
+	       (a->tgid || !strcmp(a->comm, b->comm));
 }
 
-static long index_find(const struct key_index *ix, const struct row *rows, const struct row *key,
-		       bool process)
-{
-	if (!ix->cap)
-		return -1;
-	for (size_t i = ident_hash(key, process) & (ix->cap - 1); ix->pos[i];
-	     i = (i + 1) & (ix->cap - 1))
-		if (ident_equal(&rows[ix->pos[i] - 1], key, process))
-			return (long)(ix->pos[i] - 1);
-	return -1;
-}
-
-static void index_put(size_t *pos, size_t cap, const struct row *rows, size_t at, bool process)
-{
-	size_t i = ident_hash(&rows[at], process) & (cap - 1);
-
-	while (pos[i])
-		i = (i + 1) & (cap - 1);
-	pos[i] = at + 1;
-}
-
-static int index_add(struct key_index *ix, const struct row *rows, size_t at, bool process)
-{
-	if ((ix->used + 1) * 2 > ix->cap) {
-		size_t ncap = ix->cap ? ix->cap * 2 : 64;
-		size_t *npos = calloc(ncap, sizeof(*npos));
-
-		if (!npos)
-			return -ENOMEM;
-		for (size_t i = 0; i < ix->cap; i++)
-			if (ix->pos[i])
-				index_put(npos, ncap, rows, ix->pos[i] - 1, process);
-		free(ix->pos);
-		ix->pos = npos;
-		ix->cap = ncap;
-	}
-	index_put(ix->pos, ix->cap, rows, at, process);
-	ix->used++;
-	return 0;
-}
-
-static void index_free(struct key_index *ix)
-{
-	free(ix->pos);
-	memset(ix, 0, sizeof(*ix));
-}
+static const struct row_identity cgroup_ident = { cgroup_ident_hash, cgroup_ident_same };
+static const struct row_identity process_ident = { process_ident_hash, process_ident_same };
 
 /* ---- builder ---- */
 
@@ -277,12 +233,14 @@ static void builder_start(struct builder *bd, struct report *r, enum report_type
 	r->per_process = per_process;
 	memset(bd, 0, sizeof(*bd));
 	bd->r = r;
+	bd->cg_ix.identity = &cgroup_ident;
+	bd->proc_ix.identity = &process_ident;
 }
 
 static void builder_end(struct builder *bd)
 {
-	index_free(&bd->cg_ix);
-	index_free(&bd->proc_ix);
+	row_index_free(&bd->cg_ix);
+	row_index_free(&bd->proc_ix);
 }
 
 static void ident_key(struct row *key, const struct ident *who, bool process)
@@ -302,12 +260,12 @@ static struct row *builder_row(struct builder *bd, const struct ident *who, bool
 	struct row **rows = process ? &bd->r->processes : &bd->r->cgroups;
 	size_t *n = process ? &bd->r->nprocesses : &bd->r->ncgroups;
 	size_t *cap = process ? &bd->cap_proc : &bd->cap_cg;
-	struct key_index *ix = process ? &bd->proc_ix : &bd->cg_ix;
+	struct row_index *ix = process ? &bd->proc_ix : &bd->cg_ix;
 	struct row key, *row;
 	long at;
 
 	ident_key(&key, who, process);
-	at = index_find(ix, *rows, &key, process);
+	at = row_index_find(ix, *rows, &key);
 	if (at >= 0)
 		return &(*rows)[at];
 	row = report_add_row(rows, n, cap);
@@ -322,7 +280,7 @@ static struct row *builder_row(struct builder *bd, const struct ident *who, bool
 		row->own_cgroup = strdup(who->own_cgroup);
 	if (!process)
 		row->removed_cgroups = who->cg->removed_cgroups;
-	if (index_add(ix, *rows, (size_t)(row - *rows), process))
+	if (row_index_add(ix, *rows, (size_t)(row - *rows)))
 		return NULL;
 	return row;
 }
@@ -519,7 +477,7 @@ static int cgrec_keep(struct cgrec *g, const struct row *fig, const struct ident
 
 	ident_key(&key, who, true);
 	for (size_t i = 0; i < g->nrows && !row; i++)
-		if (ident_equal(&g->rows[i], &key, true))
+		if (process_ident_same(&g->rows[i], &key))
 			row = &g->rows[i];
 	if (!row) {
 		row = cgrec_add_row(g);
@@ -745,9 +703,9 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->homes = calloc(HOME_BATCH, sizeof(*c->homes));
 	c->irq_homes = calloc(HOME_BATCH, sizeof(*c->irq_homes));
 	if (sources->irqoff_sample)
-		sys_value = sizeof(struct tick_cpu);
-	if (sources->cpu_lock && sizeof(struct cpulock_cpu) > sys_value)
-		sys_value = sizeof(struct cpulock_cpu);
+		sys_value = sizeof(struct tick_state);
+	if (sources->cpu_lock && sizeof(struct cpu_lock_state) > sys_value)
+		sys_value = sizeof(struct cpu_lock_state);
 	c->sys_percpu = calloc((size_t)ncpus, sys_value ? sys_value : 1);
 	c->seen_len = (size_t)max_slots * sizeof(__u64);
 	c->seen = map_mmap(bpf_map__fd(skel->maps.slot_seen), c->seen_len);
@@ -850,7 +808,7 @@ static void *membarrier_global(void *done)
 
 /*
  * A grace period can take a while on a loaded machine: meanwhile the
- * waiter (the -t ring buffer) is served, so reports are not dropped.
+ * waiter (the -t ring buffer) is served, so slow events are not dropped.
  */
 static void grace_period(struct collector *c)
 {
@@ -1198,10 +1156,10 @@ static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
 	__u32 zero = 0;
 	size_t n = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lock_cpu), &zero, c->lock_percpu))
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lock_state), &zero, c->lock_percpu))
 		return -errno;
 	if (c->src.irqoff_trace &&
-	    bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_cpu), &zero, c->irq_percpu))
+	    bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_state), &zero, c->irq_percpu))
 		return -errno;
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		const struct slot_stage *st = &c->lock_percpu[cpu].stage[epoch & 1];
@@ -1352,28 +1310,28 @@ static int fold_sys_stages(struct collector *c, uint64_t epoch, struct sys_chang
 		fold_sys_stage(c, &c->irq_percpu[cpu].other[epoch & 1], SYS_IRQ_OTHER, epoch,
 			       &unused, &ch->f);
 	if (c->src.irqoff_sample) {
-		const struct tick_cpu *tc = c->sys_percpu;
+		const struct tick_state *tc = c->sys_percpu;
 
-		if ((err = read_percpu(c, c->skel->maps.tick_cpu)))
+		if ((err = read_percpu(c, c->skel->maps.tick_state)))
 			return err;
 		for (int cpu = 0; cpu < c->ncpus; cpu++)
 			fold_sys_stage(c, &tc[cpu].stage[epoch & 1], SYS_TICK_LATE, epoch, &ch->ticks,
 				       &ch->f);
 	}
 	if (c->src.cpu_lock) {
-		const struct cpulock_cpu *cc = c->sys_percpu;
+		const struct cpu_lock_state *cc = c->sys_percpu;
 
-		if ((err = read_percpu(c, c->skel->maps.cpulock_cpu)))
+		if ((err = read_percpu(c, c->skel->maps.cpu_lock_state)))
 			return err;
 		for (int cpu = 0; cpu < c->ncpus; cpu++) {
-			const struct cpulock_stage *st = &cc[cpu].stage[epoch & 1];
+			const struct cpu_lock_stage *st = &cc[cpu].stage[epoch & 1];
 
 			if (st->epoch != (__u32)epoch)
 				continue;
 			ch->locked += st->locked;
 			ch->contended += st->contended;
-			fold_stage_dist(c->scratch, &ch->f, SYS_CPULOCK_HOLD, &st->hold);
-			fold_stage_dist(c->scratch, &ch->f, SYS_CPULOCK_WAIT, &st->wait);
+			fold_stage_dist(c->scratch, &ch->f, SYS_CPU_LOCK_HOLD, &st->hold);
+			fold_stage_dist(c->scratch, &ch->f, SYS_CPU_LOCK_WAIT, &st->wait);
 		}
 	}
 	return 0;
@@ -1408,7 +1366,7 @@ static int sys_add(struct collector *c, int k, const struct fold *f, struct dist
 	return err;
 }
 
-/* System-wide figures: the stages (irq_cpu was read with the slots' stages), then the homes. */
+/* System-wide figures: the stages (irq_state was read with the slots' stages), then the homes. */
 static int read_system(struct collector *c, uint64_t epoch)
 {
 	struct sys_change ch = { 0 };
@@ -1434,10 +1392,10 @@ static int read_system(struct collector *c, uint64_t epoch)
 	if (!err)
 		err = sys_add(c, SYS_TICK_LATE, &ch.f, &c->sys_total.irq.late, &c->sys_open.irq.late);
 	if (!err)
-		err = sys_add(c, SYS_CPULOCK_HOLD, &ch.f, &c->sys_total.lock.hold,
+		err = sys_add(c, SYS_CPU_LOCK_HOLD, &ch.f, &c->sys_total.lock.hold,
 			      &c->sys_open.lock.hold);
 	if (!err)
-		err = sys_add(c, SYS_CPULOCK_WAIT, &ch.f, &c->sys_total.lock.wait,
+		err = sys_add(c, SYS_CPU_LOCK_WAIT, &ch.f, &c->sys_total.lock.wait,
 			      &c->sys_open.lock.wait);
 	return err;
 }
@@ -1465,14 +1423,6 @@ static int read_lost(struct collector *c)
 
 /* ---- housekeeping: slots of removed cgroups and exited flushers ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Step 1: unhook the slot so no new event can reach it. */
 static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
 {
@@ -1482,7 +1432,7 @@ static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
 	(void)i;
 	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.slot_ids), &key);
 	s->retiring = true;
-	s->unhooked_ns = now_ns();
+	s->unhooked_ns = clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -1567,7 +1517,7 @@ static int housekeeping(struct collector *c, unsigned int nslots)
 		if (s->state != SLOT_READY)
 			continue;
 		if (s->retiring) {
-			if (now_ns() - s->unhooked_ns >= RETIRE_GRACE_NS)
+			if (clock_ns(CLOCK_MONOTONIC) - s->unhooked_ns >= RETIRE_GRACE_NS)
 				err = retire_end(c, s, i);
 			continue;
 		}

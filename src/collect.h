@@ -41,7 +41,7 @@ int collector_summary(struct collector *c, struct report *out);
 
 /*
  * What to do while a read waits for a grace period: fn(arg) is called
- * repeatedly and should block briefly (rstatlat serves -t reports).
+ * repeatedly and should block briefly (rstatlat serves slow events).
  */
 void collector_set_waiter(struct collector *c, void (*fn)(void *arg), void *arg);
 

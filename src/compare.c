@@ -19,8 +19,8 @@
 	{ n ".max", n " max", MK_MAX, d, 1.0 }
 
 const struct metric_def metrics[NMETRICS] = {
-	{ "events", "events", MK_COUNT, DK_HOLD, 0 },
-	{ "events.rate", "events/s", MK_RATE, DK_HOLD, 0 },
+	{ "locked", "locked", MK_COUNT, DK_HOLD, 0 },
+	{ "locked.rate", "locked/s", MK_RATE, DK_HOLD, 0 },
 	{ "contended.rate", "contended", MK_SHARE, DK_HOLD, 0 },
 	DIST_METRICS(DK_HOLD, "hold"),
 	DIST_METRICS(DK_WAIT, "wait"),
@@ -40,6 +40,11 @@ const char *const verdict_names[] = {
 
 int metric_find(const char *s)
 {
+	/* the old spellings, from before "locked" was the one word for it */
+	if (!strcmp(s, "events"))
+		s = "locked";
+	else if (!strcmp(s, "events.rate"))
+		s = "locked.rate";
 	for (int i = 0; i < NMETRICS; i++)
 		if (!strcmp(s, metrics[i].name))
 			return i;
@@ -203,7 +208,7 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 		cell->has_after = metric_value(&metrics[i], row->after, c->after.r, &cell->after);
 		cell->ratio = ratio(cell->before, cell->after);
 		cell->verdict = verdict_at(c, row, i, c->alpha);
-		/* more events is not a regression; everything else is */
+		/* more acquisitions is not a regression; everything else is */
 		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE ||
 		    metrics[i].kind == MK_MEAN_HOLDS)
 			continue;
@@ -479,7 +484,7 @@ static const char *limit_help(const struct metric_def *m)
 	case MK_SHARE:
 		return "+N% or -N% (relative) or N% (absolute share of acquisitions)";
 	default:
-		return "+N% or -N% (relative) or events per second";
+		return "+N% or -N% (relative) or acquisitions per second";
 	}
 }
 

@@ -12,8 +12,8 @@
 #include "report.h"
 
 enum metric_kind {
-	MK_COUNT,	/* events: shown, not tested (depends on the duration) */
-	MK_RATE,	/* events per second */
+	MK_COUNT,	/* locked: shown, not tested (depends on the duration) */
+	MK_RATE,	/* locked per second */
 	MK_SHARE,	/* contended / locked */
 	MK_QUANTILE,
 	MK_MAX,
@@ -46,7 +46,7 @@ extern const char *const verdict_names[];
 
 struct cell {
 	bool has_before, has_after;
-	double before, after;	/* ns, fraction, events or events/s */
+	double before, after;	/* ns, fraction, locked or locked/s */
 	double ratio;		/* after / before; INFINITY when before is 0 */
 	enum verdict verdict;
 };
@@ -83,7 +83,7 @@ struct side {
 	const char *file;
 	const struct report *r;
 	size_t summaries, intervals;
-	const char *irqoff_source;	/* "hold" when derived from the holds */
+	const char *irqoff_source;	/* "lock" when the holds stand for irqs-off (as --irqoff lock) */
 };
 
 struct comparison {

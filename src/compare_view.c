@@ -76,7 +76,8 @@ static const char *safe(char *buf, size_t len, const char *s, bool md)
 
 static const char *source_text(const struct side *s)
 {
-	return strcmp(s->irqoff_source, "hold") ? s->irqoff_source : "holds (lock held, irqs off)";
+	return strcmp(s->irqoff_source, "lock") ? s->irqoff_source :
+	       "lock (each hold: the lock is held with irqs off)";
 }
 
 static void header_line(FILE *f, bool md, const char *name, const char *b, const char *a)

@@ -52,7 +52,7 @@ char *fmt_put_uint(char *p, uint64_t v)
 /*
  * Integer formatting by hand: the table prints six of these per row, and
  * printf (its floating point first, then its parsing) made a 10 000-row
- * table miss its 20 ms budget.
+ * table miss its 10 ms budget (README, Overhead).
  */
 char *fmt_put_duration(char *p, uint64_t ns)
 {

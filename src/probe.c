@@ -9,43 +9,44 @@
 #include "probe.h"
 
 /*
- * The probe table: every attach point rstatlat knows, what it is for, and
- * the program that serves it. Tracepoints are recognised by their BTF
- * typedef btf_trace_<event>, whose prototype is (void *ctx, args...);
- * functions by their BTF FUNC record.
+ * The probe table: every attach point rstatlat knows and what it is for.
+ * Tracepoints are recognised by their BTF typedef btf_trace_<event>,
+ * whose prototype is (void *ctx, args...); functions by their BTF FUNC
+ * record. The programs that serve a point are found by their section
+ * (probe_find_programs), so the names here are the attach targets.
  */
-#define TP(n, r, p) { .name = n, .kind = POINT_TRACEPOINT, .role = r, .prog = p }
-#define FN(n, r, p) { .name = n, .kind = POINT_FUNCTION, .role = r, .prog = p }
-
-static struct attach_point points[] = {
-	TP("cgroup_rstat_lock_contended", ROLE_CONTENDED, "rstat_contended"),
-	TP("cgroup_rstat_locked", ROLE_LOCKED, "rstat_locked"),
-	TP("cgroup_rstat_unlock", ROLE_UNLOCK, "rstat_unlock"),
-	TP("cgroup_rstat_cpu_lock_contended", ROLE_CPU_LOCK, "rstat_cpu_contended"),
-	TP("cgroup_rstat_cpu_locked", ROLE_CPU_LOCK, "rstat_cpu_locked"),
-	TP("cgroup_rstat_cpu_unlock", ROLE_CPU_LOCK, "rstat_cpu_unlock"),
-	TP("cgroup_rstat_cpu_lock_contended_fastpath", ROLE_CPU_LOCK,
-	   "rstat_cpu_contended_fastpath"),
-	TP("cgroup_rstat_cpu_locked_fastpath", ROLE_CPU_LOCK, "rstat_cpu_locked_fastpath"),
-	TP("cgroup_rstat_cpu_unlock_fastpath", ROLE_CPU_LOCK, "rstat_cpu_unlock_fastpath"),
-	TP("irq_disable", ROLE_IRQS, "irqs_off"),
-	TP("irq_enable", ROLE_IRQS, "irqs_on"),
-	FN("cgroup_rstat_flush_locked", ROLE_FLUSH_LOCKED, "flush_locked"),
-	FN("cgroup_rstat_flush", ROLE_FLUSH_OUTER, "cgroup_rstat_flush"),
-	FN("cgroup_rstat_flush_irqsafe", ROLE_FLUSH_OUTER, "cgroup_rstat_flush_irqsafe"),
-	FN("cgroup_rstat_flush_atomic", ROLE_FLUSH_OUTER, "cgroup_rstat_flush_atomic"),
-	FN("cgroup_rstat_flush_hold", ROLE_FLUSH_OUTER, "cgroup_rstat_flush_hold"),
+struct point_def {
+	const char *name;
+	enum point_kind kind;
+	enum point_role role;
 };
 
-#define NPOINTS ((int)(sizeof(points) / sizeof(points[0])))
+#define TP(n, r) { n, POINT_TRACEPOINT, r }
+#define FN(n, r) { n, POINT_FUNCTION, r }
 
-/* Argument positions by type: exactly one cgroup pointer and one bool. */
-struct tp_args {
-	int cgrp, cpu, contended;
+static const struct point_def point_table[] = {
+	TP("cgroup_rstat_lock_contended", ROLE_CONTENDED),
+	TP("cgroup_rstat_locked", ROLE_LOCKED),
+	TP("cgroup_rstat_unlock", ROLE_UNLOCK),
+	TP("cgroup_rstat_cpu_lock_contended", ROLE_CPU_LOCK),
+	TP("cgroup_rstat_cpu_locked", ROLE_CPU_LOCK),
+	TP("cgroup_rstat_cpu_unlock", ROLE_CPU_LOCK),
+	TP("cgroup_rstat_cpu_lock_contended_fastpath", ROLE_CPU_LOCK),
+	TP("cgroup_rstat_cpu_locked_fastpath", ROLE_CPU_LOCK),
+	TP("cgroup_rstat_cpu_unlock_fastpath", ROLE_CPU_LOCK),
+	TP("irq_disable", ROLE_IRQS),
+	TP("irq_enable", ROLE_IRQS),
+	FN("cgroup_rstat_flush_locked", ROLE_FLUSH_LOCKED),
+	FN("cgroup_rstat_flush", ROLE_FLUSH_OUTER),
+	FN("cgroup_rstat_flush_irqsafe", ROLE_FLUSH_OUTER),
+	FN("cgroup_rstat_flush_atomic", ROLE_FLUSH_OUTER),
+	FN("cgroup_rstat_flush_hold", ROLE_FLUSH_OUTER),
 };
 
-/* What the probe read from each tracepoint's prototype; cgrp -1: unusable. */
-static struct tp_args point_args[NPOINTS];
+_Static_assert(sizeof(point_table) / sizeof(point_table[0]) == PROBE_NPOINTS,
+	       "PROBE_NPOINTS in probe.h counts the probe table");
+
+static const struct tp_args no_args = { -1, -1, -1 };
 
 static const char *const source_names[] = {
 	[SOURCE_TRACEPOINT] = "tracepoint",
@@ -81,7 +82,7 @@ static bool read_tp_args(const struct btf *btf, const struct btf_type *proto,
 	const struct btf_param *p = btf_params(proto);
 	int nargs = btf_vlen(proto) - 1;	/* the first is the ctx */
 
-	*a = (struct tp_args){ -1, -1, -1 };
+	*a = no_args;
 	if (nargs < 2 || nargs > 4) {
 		snprintf(why, len, "prototype has %d arguments; 2 to 4 are understood", nargs);
 		return false;
@@ -135,8 +136,7 @@ static const struct btf_type *tp_proto(const struct btf *btf, const char *event)
 	return t && btf_is_func_proto(t) ? t : NULL;
 }
 
-static void probe_tracepoint(const struct btf *btf, struct attach_point *pt,
-			     struct tp_args *args)
+static void probe_tracepoint(const struct btf *btf, struct attach_point *pt)
 {
 	const struct btf_type *proto = tp_proto(btf, pt->name);
 
@@ -149,10 +149,10 @@ static void probe_tracepoint(const struct btf *btf, struct attach_point *pt,
 		snprintf(pt->why, sizeof(pt->why), "present; --irqoff trace uses it");
 		return;
 	}
-	if (read_tp_args(btf, proto, args, pt->why, sizeof(pt->why)))
-		describe_args(args, pt->why, sizeof(pt->why));
+	if (read_tp_args(btf, proto, &pt->args, pt->why, sizeof(pt->why)))
+		describe_args(&pt->args, pt->why, sizeof(pt->why));
 	else
-		args->cgrp = -1;
+		pt->args.cgrp = -1;
 }
 
 /* Loads a do-nothing fentry program on fn and attaches it, to learn whether the kernel allows it. */
@@ -194,38 +194,42 @@ static void unusable(struct attach_plan *plan, const char *fmt, const char *arg)
 	snprintf(plan->missing, sizeof(plan->missing), fmt, arg);
 }
 
-static const struct tp_args *role_args(enum point_role role)
+static struct attach_point *point_named(struct attach_plan *plan, const char *name)
 {
-	for (int i = 0; i < NPOINTS; i++)
-		if (points[i].role == role)
-			return &point_args[i];
+	for (int i = 0; i < plan->n; i++)
+		if (!strcmp(plan->points[i].name, name))
+			return &plan->points[i];
 	return NULL;
 }
 
-/* The global lock's tracepoints; the per-CPU ones ride along when present. */
+static bool same_args(const struct tp_args *a, const struct tp_args *b)
+{
+	return a->cgrp == b->cgrp && a->cpu == b->cpu && a->contended == b->contended;
+}
+
+/*
+ * The global lock's tracepoints; the per-CPU ones ride along when
+ * present. One set of argument positions serves each lock's programs, so
+ * a point whose positions differ from its lock's locked event is left out.
+ */
 static void choose_tracepoints(struct attach_plan *plan)
 {
-	const struct tp_args *locked = role_args(ROLE_LOCKED);
+	const struct attach_point *cpu_locked = point_named(plan, "cgroup_rstat_cpu_locked");
 
 	plan->source = SOURCE_TRACEPOINT;
-	plan->arg_cgrp = locked->cgrp;
-	plan->arg_cpu = locked->cpu;
-	plan->arg_contended = locked->contended;
-	for (int i = 0; i < NPOINTS; i++) {
-		struct attach_point *pt = &points[i];
-		const struct tp_args *a = &point_args[i];
+	plan->args = point_named(plan, "cgroup_rstat_locked")->args;
+	plan->cpu_lock_args = cpu_locked->args;
+	for (int i = 0; i < plan->n; i++) {
+		struct attach_point *pt = &plan->points[i];
+		bool cpu_lock = pt->role == ROLE_CPU_LOCK;
 
-		if (pt->kind != POINT_TRACEPOINT || pt->role == ROLE_IRQS || a->cgrp < 0)
+		if (pt->kind != POINT_TRACEPOINT || pt->role == ROLE_IRQS || pt->args.cgrp < 0)
 			continue;
-		/* one set of argument positions serves all three programs */
-		if (pt->role != ROLE_CPU_LOCK && memcmp(a, locked, sizeof(*a))) {
-			snprintf(pt->why, sizeof(pt->why), "argument positions differ from "
-				 "cgroup_rstat_locked's");
+		if (!same_args(&pt->args, cpu_lock ? &plan->cpu_lock_args : &plan->args)) {
+			snprintf(pt->why, sizeof(pt->why), "argument positions differ from %s's",
+				 cpu_lock ? cpu_locked->name : "cgroup_rstat_locked");
 			continue;
 		}
-		/* the per-CPU programs read (cgrp, cpu, contended) as today */
-		if (pt->role == ROLE_CPU_LOCK && (a->cgrp != 0 || a->cpu != 1 || a->contended != 2))
-			continue;
 		pt->chosen = true;
 	}
 }
@@ -235,9 +239,9 @@ static void choose_functions(struct attach_plan *plan, const struct btf *btf,
 {
 	struct attach_point *inner = NULL;
 
-	for (int i = 0; i < NPOINTS; i++)
-		if (points[i].role == ROLE_FLUSH_LOCKED && points[i].present)
-			inner = &points[i];
+	for (int i = 0; i < plan->n; i++)
+		if (plan->points[i].role == ROLE_FLUSH_LOCKED && plan->points[i].present)
+			inner = &plan->points[i];
 	if (!inner) {
 		unusable(plan, "%s", "kernel has no usable cgroup_rstat tracepoints and no "
 			 "cgroup_rstat_flush_locked function to fall back on");
@@ -253,8 +257,8 @@ static void choose_functions(struct attach_plan *plan, const struct btf *btf,
 			 privileged ? "fentry and kprobes" : "kprobes (fentry: not root)");
 		return;
 	}
-	for (int i = 0; i < NPOINTS; i++) {
-		struct attach_point *pt = &points[i];
+	for (int i = 0; i < plan->n; i++) {
+		struct attach_point *pt = &plan->points[i];
 
 		if (pt->kind != POINT_FUNCTION || !pt->present)
 			continue;
@@ -273,9 +277,9 @@ static void choose_irqoff(struct attach_plan *plan, enum irqoff_pref pref)
 {
 	bool have = true;
 
-	for (int i = 0; i < NPOINTS; i++)
-		if (points[i].role == ROLE_IRQS)
-			have &= points[i].present;
+	for (int i = 0; i < plan->n; i++)
+		if (plan->points[i].role == ROLE_IRQS)
+			have &= plan->points[i].present;
 	plan->irqoff_trace = have && (pref == IRQOFF_AUTO || pref == IRQOFF_TRACE);
 	plan->irqoff_lock = pref == IRQOFF_LOCK || (pref == IRQOFF_AUTO && !have);
 	plan->irqoff_sample = pref == IRQOFF_SAMPLE || (pref == IRQOFF_AUTO && !have);
@@ -285,14 +289,40 @@ static void choose_irqoff(struct attach_plan *plan, enum irqoff_pref pref)
 	plan->irqoff_source = plan->irqoff_trace ? "trace" :
 			      plan->irqoff_lock && plan->irqoff_sample ? "lock+sample" :
 			      plan->irqoff_lock ? "lock" : plan->irqoff_sample ? "sample" : "off";
-	for (int i = 0; i < NPOINTS; i++) {
-		if (points[i].role != ROLE_IRQS || !points[i].present)
+	for (int i = 0; i < plan->n; i++) {
+		if (plan->points[i].role != ROLE_IRQS || !plan->points[i].present)
 			continue;
-		points[i].chosen = plan->irqoff_trace;
-		snprintf(points[i].why, sizeof(points[i].why), "%s", plan->irqoff_trace ?
+		plan->points[i].chosen = plan->irqoff_trace;
+		snprintf(plan->points[i].why, sizeof(plan->points[i].why), "%s", plan->irqoff_trace ?
 			 "tp_btf, args (ip, parent_ip): exact irqs-off intervals" :
 			 "present; not chosen (--irqoff)");
 	}
+}
+
+/* A fresh copy of the table: nothing measured yet. */
+static void plan_init(struct attach_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->n = PROBE_NPOINTS;
+	plan->usable = true;
+	plan->args = plan->cpu_lock_args = no_args;
+	for (int i = 0; i < plan->n; i++) {
+		plan->points[i].name = point_table[i].name;
+		plan->points[i].kind = point_table[i].kind;
+		plan->points[i].role = point_table[i].role;
+		plan->points[i].args = no_args;
+	}
+}
+
+static void probe_point(const struct btf *btf, struct attach_point *pt)
+{
+	if (pt->kind == POINT_TRACEPOINT) {
+		probe_tracepoint(btf, pt);
+		return;
+	}
+	pt->present = btf__find_by_name_kind(btf, pt->name, BTF_KIND_FUNC) >= 0;
+	snprintf(pt->why, sizeof(pt->why), pt->present ?
+		 "present; used only without rstat tracepoints" : "no such function in kernel BTF");
 }
 
 int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
@@ -301,28 +331,13 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	struct btf *btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
 	bool tracepoints;
 
-	memset(plan, 0, sizeof(*plan));
+	plan_init(plan);
 	if (!btf)
 		return -1;
-	plan->points = points;
-	plan->n = NPOINTS;
-	plan->usable = true;
-	for (int i = 0; i < NPOINTS; i++) {
-		struct attach_point *pt = &points[i];
-
-		pt->present = pt->chosen = false;
-		pt->why[0] = '\0';
-		point_args[i] = (struct tp_args){ -1, -1, -1 };
-		if (pt->kind == POINT_TRACEPOINT) {
-			probe_tracepoint(btf, pt, &point_args[i]);
-		} else {
-			pt->present = btf__find_by_name_kind(btf, pt->name, BTF_KIND_FUNC) >= 0;
-			snprintf(pt->why, sizeof(pt->why), pt->present ?
-				 "present; used only without rstat tracepoints" :
-				 "no such function in kernel BTF");
-		}
-	}
-	tracepoints = role_args(ROLE_LOCKED)->cgrp >= 0 && role_args(ROLE_UNLOCK)->cgrp >= 0;
+	for (int i = 0; i < plan->n; i++)
+		probe_point(btf, &plan->points[i]);
+	tracepoints = point_named(plan, "cgroup_rstat_locked")->args.cgrp >= 0 &&
+		      point_named(plan, "cgroup_rstat_unlock")->args.cgrp >= 0;
 	if (pref == PREF_TRACEPOINT && !tracepoints)
 		unusable(plan, "%s", "kernel lacks a usable cgroup_rstat_locked/unlock tracepoint "
 			 "(they appeared in Linux 6.10; --probe says why)");
@@ -334,6 +349,14 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	choose_irqoff(plan, irqoff);
 	btf__free(btf);
 	return 0;
+}
+
+bool plan_has_cpu_lock(const struct attach_plan *plan)
+{
+	for (int i = 0; i < plan->n; i++)
+		if (plan->points[i].chosen && plan->points[i].role == ROLE_CPU_LOCK)
+			return true;
+	return false;
 }
 
 int irqoff_pref_parse(const char *s, enum irqoff_pref *pref)
@@ -362,23 +385,50 @@ int source_pref_parse(const char *s, enum source_pref *pref)
 	return -1;
 }
 
-void probe_programs(const struct attach_plan *plan, const struct attach_point *pt,
-		    char names[2][64])
+int probe_sections(enum rsl_source source, const struct attach_point *pt, char sec[2][96])
 {
-	static const char *const entry[] = { [SOURCE_FENTRY] = "fentry", [SOURCE_KPROBE] = "kprobe" };
-	static const char *const exit_[] = { [SOURCE_FENTRY] = "fexit", [SOURCE_KPROBE] = "kretprobe" };
+	static const char *const entry[] = {
+		[SOURCE_TRACEPOINT] = "tp_btf", [SOURCE_FENTRY] = "fentry", [SOURCE_KPROBE] = "kprobe",
+	};
+	static const char *const exit_[] = {
+		[SOURCE_FENTRY] = "fexit", [SOURCE_KPROBE] = "kretprobe",
+	};
 
-	names[0][0] = names[1][0] = '\0';
-	if (!pt->prog)
-		return;
-	if (pt->kind == POINT_TRACEPOINT) {
-		snprintf(names[0], 64, "%s", pt->prog);
-		return;
+	if (pt->kind == POINT_TRACEPOINT || source == SOURCE_TRACEPOINT) {
+		snprintf(sec[0], 96, "tp_btf/%s", pt->name);
+		return 1;
 	}
-	if (plan->source == SOURCE_TRACEPOINT)
-		return;
-	snprintf(names[0], 64, "%s_%s", entry[plan->source], pt->prog);
-	snprintf(names[1], 64, "%s_%s", exit_[plan->source], pt->prog);
+	snprintf(sec[0], 96, "%s/%s", entry[source], pt->name);
+	snprintf(sec[1], 96, "%s/%s", exit_[source], pt->name);
+	return 2;
+}
+
+static struct bpf_program *program_in_section(struct bpf_object *obj, const char *sec)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj)
+		if (!strcmp(bpf_program__section_name(prog), sec))
+			return prog;
+	return NULL;
+}
+
+int probe_find_programs(struct bpf_object *obj, enum rsl_source source,
+			const struct attach_point *pt, struct bpf_program *progs[2],
+			char missing[96])
+{
+	char sec[2][96];
+	int n = probe_sections(source, pt, sec);
+
+	progs[0] = progs[1] = NULL;
+	for (int k = 0; k < n; k++) {
+		progs[k] = program_in_section(obj, sec[k]);
+		if (!progs[k]) {
+			memcpy(missing, sec[k], sizeof(sec[k]));
+			return -ENOENT;
+		}
+	}
+	return 0;
 }
 
 void probe_print(FILE *f, const struct attach_plan *plan)

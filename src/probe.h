@@ -2,8 +2,11 @@
 /*
  * What the running kernel offers, decided from its BTF (tracepoint
  * typedefs and their prototypes, functions) and from what it lets us
- * attach, never from its version: the only place that knows kernel
- * differences.
+ * attach, never from its version: the only place that knows which
+ * attach points a kernel has and where their arguments are. (Differences
+ * in kernel structures are CO-RE's, in rstatlat.bpf.c: kernfs_node's
+ * parent before 6.15; how a flush takes the lock is read from the events
+ * themselves, see flush_account.)
  */
 #ifndef RSTATLAT_PROBE_H
 #define RSTATLAT_PROBE_H
@@ -12,6 +15,9 @@
 #include <stdio.h>
 #include "rstatlat.h"
 
+struct bpf_object;
+struct bpf_program;
+
 enum point_kind { POINT_TRACEPOINT, POINT_FUNCTION };
 
 enum point_role {
@@ -19,18 +25,26 @@ enum point_role {
 	ROLE_LOCKED,
 	ROLE_UNLOCK,
 	ROLE_CPU_LOCK,		/* per-CPU lock tracepoints (6.10-6.16) */
-	ROLE_IRQS,		/* preemptirq: reported, not used yet */
+	ROLE_IRQS,		/* preemptirq: --irqoff trace */
 	ROLE_FLUSH_LOCKED,	/* fallback: runs with the lock held */
 	ROLE_FLUSH_OUTER,	/* fallback: a flush call that takes the lock */
 };
+
+/* Where a tracepoint keeps each argument, by type; -1: it has none. */
+struct tp_args {
+	int cgrp, cpu, contended;
+};
+
+/* The number of entries in the probe table (probe.c). */
+#define PROBE_NPOINTS 16
 
 struct attach_point {
 	const char *name;	/* tracepoint event or kernel function */
 	enum point_kind kind;
 	enum point_role role;
-	const char *prog;	/* tracepoint: its program; function: program suffix */
 	bool present;
 	bool chosen;
+	struct tp_args args;	/* tracepoints: as read from BTF; cgrp -1: unusable */
 	char why[160];
 };
 
@@ -40,14 +54,17 @@ enum source_pref { PREF_AUTO, PREF_TRACEPOINT, PREF_FENTRY, PREF_KPROBE };
 /* ... and with --irqoff. */
 enum irqoff_pref { IRQOFF_AUTO, IRQOFF_TRACE, IRQOFF_LOCK, IRQOFF_SAMPLE, IRQOFF_OFF };
 
+/* The probe's answer; it owns its copy of the table. */
 struct attach_plan {
-	struct attach_point *points;
+	struct attach_point points[PROBE_NPOINTS];
 	int n;
 	bool usable;
 	enum rsl_source source;
 	const char *source_name;	/* "tracepoint", "fentry" or "kprobe" */
-	/* tracepoint argument positions; cpu -1 when the events lack it */
-	int arg_cgrp, arg_cpu, arg_contended;
+	/* the global lock's tracepoint arguments, as located in BTF */
+	struct tp_args args;
+	/* the per-CPU lock's (when chosen): only contended is read */
+	struct tp_args cpu_lock_args;
 	/* where irqs-off figures come from */
 	bool irqoff_trace;	/* preemptirq tracepoints, per cgroup and "other" */
 	bool irqoff_lock;	/* the holds stand for them, per cgroup */
@@ -57,17 +74,32 @@ struct attach_plan {
 };
 
 /*
- * Probes btf_path (NULL: the running kernel's) and, when privileged and a
- * fallback is considered, whether fentry and kprobes attach. Returns 0 (see
- * plan->usable), or -1 when BTF cannot be read.
+ * Probes the BTF at btf_path (NULL: the running kernel's) and, when
+ * privileged and a fallback is considered, whether fentry and kprobes
+ * attach. Returns 0 (see plan->usable), or -1 when BTF cannot be read.
  */
 int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
 		 enum irqoff_pref irqoff, bool privileged);
 int source_pref_parse(const char *s, enum source_pref *pref);
 int irqoff_pref_parse(const char *s, enum irqoff_pref *pref);
 void probe_print(FILE *f, const struct attach_plan *plan);
-/* The BPF programs a chosen point needs: up to two names, NULL-terminated. */
-void probe_programs(const struct attach_plan *plan, const struct attach_point *pt,
-		    char names[2][64]);
+/* Whether the plan attaches the per-CPU lock's tracepoints (6.10-6.16). */
+bool plan_has_cpu_lock(const struct attach_plan *plan);
+
+/*
+ * The link from the table to the BPF programs is the attach target
+ * itself: a point is served by the program(s) whose ELF section names it
+ * ("tp_btf/EVENT"; "fentry/FN" and "fexit/FN", or "kprobe/FN" and
+ * "kretprobe/FN"). Writes the sections a point needs under `source` and
+ * returns how many (1 or 2).
+ */
+int probe_sections(enum rsl_source source, const struct attach_point *pt, char sec[2][96]);
+/*
+ * Finds those programs in obj. Returns 0, or -ENOENT with the section
+ * that no program has in `missing`: a point renamed on one side only.
+ */
+int probe_find_programs(struct bpf_object *obj, enum rsl_source source,
+			const struct attach_point *pt, struct bpf_program *progs[2],
+			char missing[96]);
 
 #endif

@@ -187,7 +187,7 @@ static int bucket_from_top(const struct dist *d, uint64_t rank)
 /*
  * Ranks at or above the median are found from the top, where the max
  * bounds the walk instead of the buckets below. Needs every value <= max:
- * dist_add_value() keeps it so, collect.c's delta_dist() never leaves max
+ * dist_add_value() keeps it so, collect.c's finish_delta() never leaves max
  * below the highest bucket touched, and report_read.c refuses files where
  * it does not hold.
  */
@@ -357,7 +357,7 @@ static bool row_has_path(const struct row *r)
 	return r->path && r->path[0];
 }
 
-static size_t row_hash(const struct row *r)
+static uint64_t row_hash(const struct row *r)
 {
 	uint64_t h = 1469598103934665603ULL ^ r->hierarchy;	/* FNV-1a */
 
@@ -367,7 +367,7 @@ static size_t row_hash(const struct row *r)
 	} else {
 		h = (h ^ r->cgid) * 1099511628211ULL;
 	}
-	return (size_t)(h ^ (h >> 29));
+	return h ^ (h >> 29);
 }
 
 static bool row_same_cgroup(const struct row *a, const struct row *b)
@@ -377,20 +377,30 @@ static bool row_same_cgroup(const struct row *a, const struct row *b)
 	return row_has_path(a) ? !strcmp(a->path, b->path) : a->cgid == b->cgid;
 }
 
+static const struct row_identity by_path = { row_hash, row_same_cgroup };
+
+static const struct row_identity *identity_of(const struct row_index *ix)
+{
+	return ix->identity ? ix->identity : &by_path;
+}
+
 long row_index_find(const struct row_index *ix, const struct row *rows,
 		    const struct row *key)
 {
+	const struct row_identity *id = identity_of(ix);
+
 	if (!ix->cap)
 		return -1;
-	for (size_t i = row_hash(key) & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
-		if (row_same_cgroup(&rows[ix->slot[i] - 1], key))
+	for (size_t i = id->hash(key) & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+		if (id->same(&rows[ix->slot[i] - 1], key))
 			return (long)(ix->slot[i] - 1);
 	return -1;
 }
 
-static void index_put(size_t *slot, size_t cap, const struct row *rows, size_t pos)
+static void index_put(const struct row_identity *id, size_t *slot, size_t cap,
+		      const struct row *rows, size_t pos)
 {
-	size_t i = row_hash(&rows[pos]) & (cap - 1);
+	size_t i = id->hash(&rows[pos]) & (cap - 1);
 
 	while (slot[i])
 		i = (i + 1) & (cap - 1);
@@ -399,6 +409,8 @@ static void index_put(size_t *slot, size_t cap, const struct row *rows, size_t p
 
 int row_index_add(struct row_index *ix, const struct row *rows, size_t pos)
 {
+	const struct row_identity *id = identity_of(ix);
+
 	/* keep the load factor at or below one half */
 	if ((ix->used + 1) * 2 > ix->cap) {
 		size_t ncap = ix->cap ? ix->cap * 2 : 64;
@@ -408,12 +420,12 @@ int row_index_add(struct row_index *ix, const struct row *rows, size_t pos)
 			return -1;
 		for (size_t i = 0; i < ix->cap; i++)
 			if (ix->slot[i])
-				index_put(nslot, ncap, rows, ix->slot[i] - 1);
+				index_put(id, nslot, ncap, rows, ix->slot[i] - 1);
 		free(ix->slot);
 		ix->slot = nslot;
 		ix->cap = ncap;
 	}
-	index_put(ix->slot, ix->cap, rows, pos);
+	index_put(id, ix->slot, ix->cap, rows, pos);
 	ix->used++;
 	return 0;
 }
@@ -421,7 +433,8 @@ int row_index_add(struct row_index *ix, const struct row *rows, size_t pos)
 void row_index_free(struct row_index *ix)
 {
 	free(ix->slot);
-	memset(ix, 0, sizeof(*ix));
+	ix->slot = NULL;
+	ix->cap = ix->used = 0;
 }
 
 static void rows_free(struct row *rows, size_t n)

@@ -192,11 +192,18 @@ int row_merge(struct row *into, const struct row *from);
 const struct dist *row_irqoff(const struct report *r, const struct row *row);
 
 /*
- * Finds cgroup rows by identity: hierarchy and path, or hierarchy and id
- * when the path is unknown (""). Indexes positions in a row array, so the
- * array may grow (realloc) between calls.
+ * Finds rows by an identity: by default (identity NULL) a cgroup's
+ * hierarchy and path, or hierarchy and id when the path is unknown ("").
+ * Indexes positions in a row array, so the array may grow (realloc)
+ * between calls.
  */
+struct row_identity {
+	uint64_t (*hash)(const struct row *r);
+	bool (*same)(const struct row *a, const struct row *b);
+};
+
 struct row_index {
+	const struct row_identity *identity;	/* NULL: by path */
 	size_t *slot;		/* row position + 1; 0 = empty */
 	size_t cap;		/* power of two */
 	size_t used;
@@ -207,6 +214,7 @@ long row_index_find(const struct row_index *ix, const struct row *rows,
 		    const struct row *key);
 /* Records rows[pos]. Returns 0 or -1 (out of memory). */
 int row_index_add(struct row_index *ix, const struct row *rows, size_t pos);
+/* Frees the index and forgets the rows, keeping its identity. */
 void row_index_free(struct row_index *ix);
 /* Frees everything the report owns: rows, their distributions, the summaries'. */
 void report_free(struct report *r);

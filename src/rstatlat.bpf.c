@@ -2,16 +2,21 @@
 /*
  * rstatlat: cgroup rstat lock wait and hold times, per flushed cgroup.
  *
- * Map of this file:
+ * Map of this file, in order (each part opens with a "----" line):
  *   knobs and globals          set by userspace before load / shared .bss
- *   maps                       per source: lock_cpu (rstat lock), task_flush
- *                              (whole flushes), irq_cpu (trace), tick_cpu
- *                              (sample), cpulock_cpu (per-CPU lock); slot
- *                              tables; homes; lost counters; -t ring buffer
- *   slots                      path capture, creation, per-CPU cache
- *   stage and home             where figures are recorded (rstatlat.h)
- *   -t reports                 ring buffer records with stacks
- *   rstat tracepoints          locked / unlock / contended, whole flushes
+ *   maps                       homes first (slot_home, slot_irqoff), slot
+ *                              tables (slot_seen, slot_ids, slot_meta,
+ *                              free_slots), sys_home; per-source state:
+ *                              lock_state (rstat lock), irq_state (trace),
+ *                              tick_state (sample), cpu_lock_state (per-CPU
+ *                              lock), task_flush (whole flushes); lost; the
+ *                              -t ring buffer
+ *   slots                      path capture (CO-RE: kernfs before/after 6.15),
+ *                              creation, per-CPU cache
+ *   home                       shared by all CPUs, atomic (rstatlat.h)
+ *   stage                      this CPU's, plain; evicted into the home
+ *   slow events (-t)           ring buffer records with stacks
+ *   rstat lock tracepoints     locked / unlock / contended, whole flushes
  *   per-CPU lock tracepoints   6.10-6.16, system-wide
  *   fallback                   fentry/kprobe on the flush functions (< 6.10)
  *   irqs-off                   preemptirq tracepoints (trace), cpu-clock (sample)
@@ -28,10 +33,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* ---- knobs and globals ---- */
+
 /* Knobs, set by userspace before load. */
 const volatile __u32 targ_tgid = 0;	/* only this process flushes, 0 = all */
 const volatile bool per_process = false;	/* key slots by tgid too (-p) */
-const volatile __u64 report_ns = 0;	/* -t threshold, 0 = off */
+const volatile __u64 threshold_ns = 0;	/* -t threshold, 0 = off */
 const volatile __u32 max_slots = 1;	/* max_entries of the slot maps */
 const volatile bool irqoff_trace = false;	/* --irqoff trace: slot_irqoff is sized */
 /*
@@ -42,6 +49,8 @@ const volatile bool irqoff_trace = false;	/* --irqoff trace: slot_irqoff is size
 const volatile __u32 arg_cgrp = 0;
 const volatile __s32 arg_cpu = 1;	/* -1: no cpu argument */
 const volatile __u32 arg_contended = 2;
+/* The per-CPU lock's tracepoints (6.10-6.16), located the same way. */
+const volatile __u32 cpu_lock_arg_contended = 2;
 /* The highest possible CPU: its unlock ends a flush that locks per CPU. */
 const volatile __s32 last_cpu = 0;
 /* --irqoff sample: the cpu-clock period; 0 = not sampling */
@@ -89,6 +98,8 @@ struct task_flush {
 	__u8 pad;
 	__u32 pad2;
 };
+
+/* ---- maps ---- */
 
 /*
  * The homes come first: they are the largest maps, so that a --max-entries
@@ -154,30 +165,30 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct lock_cpu);
-} lock_cpu SEC(".maps");
+	__type(value, struct lock_state);
+} lock_state SEC(".maps");
 
 /* The maps of optional sources are not created when their source is off. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct irq_cpu);
-} irq_cpu SEC(".maps");
+	__type(value, struct irq_state);
+} irq_state SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct tick_cpu);
-} tick_cpu SEC(".maps");
+	__type(value, struct tick_state);
+} tick_state SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cpulock_cpu);
-} cpulock_cpu SEC(".maps");
+	__type(value, struct cpu_lock_state);
+} cpu_lock_state SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -197,6 +208,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);	/* resized by userspace */
 } events SEC(".maps");
+
+/* ---- slots: a cgroup (x process with -p) and its number ---- */
 
 /* Before 6.15 kernfs_node's parent pointer was called "parent". */
 struct kernfs_node___pre615 {
@@ -342,7 +355,7 @@ static __always_inline void cgroup_ident(struct cgroup *cgrp, bool typed, __u64 
 	}
 }
 
-static __always_inline int resolve_slot(struct lock_cpu *lc, struct cgroup *cgrp, bool typed,
+static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cgrp, bool typed,
 					__u32 tgid)
 {
 	/*
@@ -407,7 +420,6 @@ static __always_inline void home_bucket(struct dist_rec *h, __u32 b, __u32 n)
 		__sync_fetch_and_add(&h->hist[b], n);
 }
 
-/* One value straight into a home (figures recorded outside any stage). */
 /* A sum and its largest value of epoch e into a home. */
 static __always_inline void home_sum(struct dist_rec *h, __u64 sum, __u64 max, __u32 e)
 {
@@ -416,6 +428,7 @@ static __always_inline void home_sum(struct dist_rec *h, __u64 sum, __u64 max, _
 	atomic_imax(&h->imax[e & 1], e, max);
 }
 
+/* One value straight into a home (figures recorded outside any stage). */
 static __always_inline void home_record(struct dist_rec *h, __u64 v)
 {
 	home_bucket(h, hist_bucket(v), 1);
@@ -453,7 +466,7 @@ __noinline int dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
 	return 0;
 }
 
-/* Majority vote: the flusher holding most acquisitions wins the slot. */
+/* Majority vote (Boyer-Moore), one vote per flush: the top flusher of the slot. */
 static __always_inline void vote(struct slot_counts *n, __u32 tgid)
 {
 	if (n->top_tgid == tgid) {
@@ -531,7 +544,7 @@ static __noinline void stage_claim(struct slot_stage *st, __u32 e, __u32 slot)
 	st->slot = slot + 1;
 }
 
-static __always_inline struct slot_stage *stage_of(struct lock_cpu *lc, __u32 slot)
+static __always_inline struct slot_stage *stage_of(struct lock_state *lc, __u32 slot)
 {
 	__u32 e = (__u32)epoch;
 	struct slot_stage *st = &lc->stage[e & 1];
@@ -604,13 +617,13 @@ static __always_inline void sys_record(struct stage_dist *sd, enum sys_dist home
 		home_bucket(&h->d[home], b, 1);
 }
 
-/* ---- -t reports ---- */
+/* ---- slow events ---- */
 
 /*
- * A -t report: reserved and filled with what every kind has. The caller
- * adds its own fields, then report_submit() takes the stack and sends it.
+ * A slow event: reserved and filled with what every kind has. The caller
+ * adds its own fields, then slow_submit() takes the stack and sends it.
  */
-static __always_inline struct slow_event *report_begin(__u32 kind, __u64 now, __u64 duration,
+static __always_inline struct slow_event *slow_begin(__u32 kind, __u64 now, __u64 duration,
 							__u32 slot, int lock_cpu)
 {
 	struct slow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -637,7 +650,7 @@ static __always_inline struct slow_event *report_begin(__u32 kind, __u64 now, __
 	return e;
 }
 
-static __always_inline void report_submit(void *ctx, struct slow_event *e)
+static __always_inline void slow_submit(void *ctx, struct slow_event *e)
 {
 	e->stack_bytes = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
 	if (e->stack_bytes < 0)
@@ -645,22 +658,24 @@ static __always_inline void report_submit(void *ctx, struct slow_event *e)
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void report(void *ctx, __u32 kind, __u64 now, __u64 duration,
+static __always_inline void slow_emit(void *ctx, __u32 kind, __u64 now, __u64 duration,
 				   __u32 slot, int lock_cpu, bool contended)
 {
-	struct slow_event *e = report_begin(kind, now, duration, slot, lock_cpu);
+	struct slow_event *e = slow_begin(kind, now, duration, slot, lock_cpu);
 
 	if (!e)
 		return;
 	e->contended = contended;
-	report_submit(ctx, e);
+	slow_submit(ctx, e);
 }
 
-static __always_inline struct lock_cpu *this_lock_cpu(void)
+/* ---- the rstat lock's tracepoints: paired per CPU, flushes per task ---- */
+
+static __always_inline struct lock_state *this_lock_state(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&lock_cpu, &zero);
+	return bpf_map_lookup_elem(&lock_state, &zero);
 }
 
 /*
@@ -702,7 +717,7 @@ static __always_inline struct task_flush *current_flush(bool create)
 }
 
 /* A flush ended, with the lock held: into this CPU's stage. */
-static __always_inline void record_flush(struct lock_cpu *lc, struct task_flush *f, __u64 now)
+static __always_inline void record_flush(struct lock_state *lc, struct task_flush *f, __u64 now)
 {
 	struct slot_stage *st;
 
@@ -734,7 +749,7 @@ static __always_inline void record_flush(struct lock_cpu *lc, struct task_flush 
  * It is updated at unlock, after the hold's clock read, so no hold
  * includes the lookup.
  */
-static __always_inline void flush_account(struct lock_cpu *lc, struct cgroup *cgrp, __u32 slot,
+static __always_inline void flush_account(struct lock_state *lc, struct cgroup *cgrp, __u32 slot,
 					  int unlock_cpu, __u64 now)
 {
 	int lock_cpu = lc->locked_lock_cpu;
@@ -779,11 +794,11 @@ static __always_inline void flush_account(struct lock_cpu *lc, struct cgroup *cg
 static __always_inline void on_contended(__u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct lock_cpu *lc;
+	struct lock_state *lc;
 
 	if (!armed || (targ_tgid && (id >> 32) != targ_tgid))
 		return;
-	lc = this_lock_cpu();
+	lc = this_lock_state();
 	if (!lc)
 		return;
 	lc->contended_ts = now;
@@ -800,7 +815,7 @@ static __noinline void vote_current(struct slot_stage *st)
  * A contended acquisition: its wait, when the contended event came from
  * this task on this CPU. Returns when the wait began (now if unknown).
  */
-static __noinline __u64 contended_wait(void *ctx, struct lock_cpu *lc, struct slot_stage *st,
+static __noinline __u64 contended_wait(void *ctx, struct lock_state *lc, struct slot_stage *st,
 				       __u32 slot, __u64 now)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -813,8 +828,8 @@ static __noinline __u64 contended_wait(void *ctx, struct lock_cpu *lc, struct sl
 	}
 	wait = now - lc->contended_ts;
 	record(st, SD_WAIT, wait);
-	if (report_ns && wait >= report_ns)
-		report(ctx, REPORT_WAIT, now, wait, slot, lc->locked_lock_cpu, true);
+	if (threshold_ns && wait >= threshold_ns)
+		slow_emit(ctx, SLOW_WAIT, now, wait, slot, lc->locked_lock_cpu, true);
 	return lc->contended_ts;
 }
 
@@ -825,13 +840,13 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	__u32 tgid = per_process || targ_tgid ? bpf_get_current_pid_tgid() >> 32 : 0;
 	__u64 start = now;
 	struct slot_stage *st;
-	struct lock_cpu *lc;
+	struct lock_state *lc;
 	__u32 slot;
 	int n;
 
 	if (!armed)
 		return;
-	lc = this_lock_cpu();
+	lc = this_lock_state();
 	if (!lc)
 		return;
 	if (lc->locked_ts)
@@ -858,7 +873,7 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 		start = contended_wait(ctx, lc, st, slot, now);
 	lc->contended_ts = 0;
 	lc->locked_slot = slot;
-	if (report_ns)
+	if (threshold_ns)
 		lc->locked_contended = contended;
 	lc->locked_start = start;
 	lc->locked_ts = now;
@@ -870,13 +885,13 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 
 static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_cpu, __u64 now)
 {
-	struct lock_cpu *lc;
+	struct lock_state *lc;
 	__u64 hold;
 	__u32 slot;
 
 	if (!armed)
 		return;
-	lc = this_lock_cpu();
+	lc = this_lock_state();
 	if (!lc)
 		return;
 	if (lc->locked_cgrp != (__u64)cgrp) {
@@ -894,8 +909,8 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_c
 		lc->hold_end = now;
 	slot = lc->locked_slot;
 	record(stage_of(lc, slot), SD_HOLD, hold);
-	if (report_ns && hold >= report_ns)
-		report(ctx, REPORT_HOLD, now, hold, slot, lock_cpu, lc->locked_contended);
+	if (threshold_ns && hold >= threshold_ns)
+		slow_emit(ctx, SLOW_HOLD, now, hold, slot, lock_cpu, lc->locked_contended);
 	flush_account(lc, cgrp, slot, lock_cpu, now);
 }
 
@@ -929,26 +944,26 @@ int rstat_unlock(__u64 *ctx)
 
 /* ---- the per-CPU rstat lock: system-wide, paired per CPU (irqsave) ---- */
 
-static __always_inline struct cpulock_cpu *this_cpulock(void)
+static __always_inline struct cpu_lock_state *this_cpu_lock_state(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&cpulock_cpu, &zero);
+	return bpf_map_lookup_elem(&cpu_lock_state, &zero);
 }
 
-static __always_inline void on_cpulock_contended(void)
+static __always_inline void on_cpu_lock_contended(void)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct cpulock_cpu *cc = this_cpulock();
+	struct cpu_lock_state *cc = this_cpu_lock_state();
 
 	if (cc && armed)
 		cc->contended_ts = now;
 }
 
-static __always_inline struct cpulock_stage *cpulock_stage_of(struct cpulock_cpu *cc)
+static __always_inline struct cpu_lock_stage *cpu_lock_stage_of(struct cpu_lock_state *cc)
 {
 	__u32 e = (__u32)epoch;
-	struct cpulock_stage *st = &cc->stage[e & 1];
+	struct cpu_lock_stage *st = &cc->stage[e & 1];
 
 	if (st->epoch != e) {
 		st->locked = st->contended = 0;
@@ -959,60 +974,62 @@ static __always_inline struct cpulock_stage *cpulock_stage_of(struct cpulock_cpu
 	return st;
 }
 
-static __always_inline void on_cpulock_locked(bool contended)
+static __always_inline void on_cpu_lock_locked(bool contended)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct cpulock_cpu *cc = this_cpulock();
-	struct cpulock_stage *st;
+	struct cpu_lock_state *cc = this_cpu_lock_state();
+	struct cpu_lock_stage *st;
 
 	if (!cc || !armed)
 		return;
-	st = cpulock_stage_of(cc);
+	st = cpu_lock_stage_of(cc);
 	st->locked++;
 	if (contended) {
 		st->contended++;
 		if (cc->contended_ts)
-			sys_record(&st->wait, SYS_CPULOCK_WAIT, now - cc->contended_ts);
+			sys_record(&st->wait, SYS_CPU_LOCK_WAIT, now - cc->contended_ts);
 	}
 	cc->contended_ts = 0;
 	cc->locked_ts = now;
 }
 
-static __always_inline void on_cpulock_unlock(void)
+static __always_inline void on_cpu_lock_unlock(void)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct cpulock_cpu *cc = this_cpulock();
+	struct cpu_lock_state *cc = this_cpu_lock_state();
 
 	if (!cc || !cc->locked_ts)
 		return;
-	sys_record(&cpulock_stage_of(cc)->hold, SYS_CPULOCK_HOLD, now - cc->locked_ts);
+	sys_record(&cpu_lock_stage_of(cc)->hold, SYS_CPU_LOCK_HOLD, now - cc->locked_ts);
 	cc->locked_ts = 0;
 }
 
-#define CPULOCK_PROGS(suffix)							\
+#define CPU_LOCK_PROGS(suffix)							\
 SEC("tp_btf/cgroup_rstat_cpu_lock_contended" #suffix)				\
 int rstat_cpu_contended##suffix(__u64 *ctx)					\
 {										\
 	(void)ctx;								\
-	on_cpulock_contended();							\
+	on_cpu_lock_contended();							\
 	return 0;								\
 }										\
 SEC("tp_btf/cgroup_rstat_cpu_locked" #suffix)					\
 int rstat_cpu_locked##suffix(__u64 *ctx)					\
 {										\
-	on_cpulock_locked((bool)ctx[2]);					\
+	on_cpu_lock_locked((bool)tp_arg(ctx, cpu_lock_arg_contended));					\
 	return 0;								\
 }										\
 SEC("tp_btf/cgroup_rstat_cpu_unlock" #suffix)					\
 int rstat_cpu_unlock##suffix(__u64 *ctx)					\
 {										\
 	(void)ctx;								\
-	on_cpulock_unlock();							\
+	on_cpu_lock_unlock();							\
 	return 0;								\
 }
 
-CPULOCK_PROGS()
-CPULOCK_PROGS(_fastpath)
+CPU_LOCK_PROGS()
+CPU_LOCK_PROGS(_fastpath)
+
+/* ---- fallback: the flush functions ---- */
 
 /*
  * Fallback for kernels without rstat tracepoints (before 6.10): the flush
@@ -1074,13 +1091,13 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct slot_stage *st;
 	struct task_flush *f;
-	struct lock_cpu *lc;
+	struct lock_state *lc;
 	__u32 slot;
 	int n;
 
 	if (!fallback_wanted())
 		return;
-	lc = this_lock_cpu();
+	lc = this_lock_state();
 	f = current_flush(true);
 	if (!lc || !f)
 		return;
@@ -1098,8 +1115,8 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 		__u64 wait = now - f->start;
 
 		record(st, SD_WAIT, wait);
-		if (report_ns && wait >= report_ns)
-			report(ctx, REPORT_WAIT, now, wait, slot, -1, false);
+		if (threshold_ns && wait >= threshold_ns)
+			slow_emit(ctx, SLOW_WAIT, now, wait, slot, -1, false);
 	}
 	st->n.locked++;
 	vote(&st->n, id >> 32);
@@ -1116,12 +1133,12 @@ static __always_inline void inner_exit(void *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), hold;
 	struct task_flush *f;
-	struct lock_cpu *lc;
+	struct lock_state *lc;
 
 	if (!fallback_wanted())
 		return;
 	f = current_flush(false);
-	lc = this_lock_cpu();
+	lc = this_lock_state();
 	if (!f || !lc || !f->hold_start)
 		return;
 	hold = now - f->hold_start;
@@ -1129,8 +1146,8 @@ static __always_inline void inner_exit(void *ctx)
 	lc->hold_end = now;
 	/* the lock is still held here: the stage is safe */
 	record(stage_of(lc, f->slot), SD_HOLD, hold);
-	if (report_ns && hold >= report_ns)
-		report(ctx, REPORT_HOLD, now, hold, f->slot, -1, false);
+	if (threshold_ns && hold >= threshold_ns)
+		slow_emit(ctx, SLOW_HOLD, now, hold, f->slot, -1, false);
 	f->holds++;
 	if (!f->outer)
 		record_flush(lc, f, now);
@@ -1200,6 +1217,8 @@ OUTER_PROGS(cgroup_rstat_flush_irqsafe)
 OUTER_PROGS(cgroup_rstat_flush_atomic)
 OUTER_PROGS(cgroup_rstat_flush_hold)
 
+/* ---- irqs-off: trace and sample ---- */
+
 /*
  * --irqoff trace: the preemptirq tracepoints (CONFIG_PREEMPTIRQ_TRACEPOINTS)
  * give every irqs-off interval on every CPU, args (ip, parent_ip) of where
@@ -1207,22 +1226,22 @@ OUTER_PROGS(cgroup_rstat_flush_hold)
  * belongs to that hold's cgroup; the rest go to a system-wide figure. Both
  * programs run with irqs off, so this CPU's stages are safe.
  */
-static __always_inline struct irq_cpu *this_irq_cpu(void)
+static __always_inline struct irq_state *this_irq_state(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&irq_cpu, &zero);
+	return bpf_map_lookup_elem(&irq_state, &zero);
 }
 
 SEC("tp_btf/irq_disable")
 int irqs_off(__u64 *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct irq_cpu *ic;
+	struct irq_state *ic;
 
 	if (!armed)
 		return 0;
-	ic = this_irq_cpu();
+	ic = this_irq_state();
 	if (!ic)
 		return 0;
 	ic->off_ts = now;
@@ -1235,7 +1254,7 @@ int irqs_off(__u64 *ctx)
  * An interval of a slot, staged like the lock's figures but in this
  * source's own per-CPU stage; its home is slot_irqoff.
  */
-static __always_inline void irqoff_record(struct irq_cpu *ic, __u32 slot, __u64 v)
+static __always_inline void irqoff_record(struct irq_state *ic, __u32 slot, __u64 v)
 {
 	__u32 e = (__u32)epoch, b = hist_bucket(v);
 	struct slot_dist_stage *st = &ic->slot[e & 1];
@@ -1262,10 +1281,10 @@ static __always_inline void irqoff_record(struct irq_cpu *ic, __u32 slot, __u64 
 	}
 }
 
-static __always_inline void report_irqoff(__u64 *ctx, const struct irq_cpu *ic, __u64 now,
+static __always_inline void slow_irqoff(__u64 *ctx, const struct irq_state *ic, __u64 now,
 					  __u64 duration, __u32 slot)
 {
-	struct slow_event *e = report_begin(REPORT_IRQOFF, now, duration, slot, -1);
+	struct slow_event *e = slow_begin(SLOW_IRQOFF, now, duration, slot, -1);
 
 	if (!e)
 		return;
@@ -1273,15 +1292,15 @@ static __always_inline void report_irqoff(__u64 *ctx, const struct irq_cpu *ic, 
 	e->irq_sites[1] = ic->off_parent;
 	e->irq_sites[2] = ctx[0];
 	e->irq_sites[3] = ctx[1];
-	report_submit(ctx, e);
+	slow_submit(ctx, e);
 }
 
 SEC("tp_btf/irq_enable")
 int irqs_on(__u64 *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), duration;
-	struct irq_cpu *ic = this_irq_cpu();
-	struct lock_cpu *lc = this_lock_cpu();
+	struct irq_state *ic = this_irq_state();
+	struct lock_state *lc = this_lock_state();
 
 	if (!ic || !lc || !ic->off_ts)
 		return 0;
@@ -1289,8 +1308,8 @@ int irqs_on(__u64 *ctx)
 	if (lc->hold_start >= ic->off_ts) {
 		/* an rstat hold began while irqs were off: its cgroup's interval */
 		irqoff_record(ic, lc->hold_slot, duration);
-		if (report_ns && duration >= report_ns)
-			report_irqoff(ctx, ic, now, duration, lc->hold_slot);
+		if (threshold_ns && duration >= threshold_ns)
+			slow_irqoff(ctx, ic, now, duration, lc->hold_slot);
 	} else {
 		sys_record(&sys_stage_of(ic->other)->d, SYS_IRQ_OTHER, duration);
 	}
@@ -1303,19 +1322,20 @@ int irqs_on(__u64 *ctx)
  * tick_period_ns. The tick is an hrtimer interrupt: while interrupts are
  * off it cannot run, so a tick that comes late by d means they were off
  * (or the vCPU was not running) for about d before it. It runs in
- * interrupt context and touches only its own per-CPU state.
+ * interrupt context: its own per-CPU state, plus atomic spills into
+ * sys_home and the -t ring buffer, both safe there.
  */
 SEC("perf_event")
 int irqoff_tick(struct bpf_perf_event_data *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), gap, late;
-	struct lock_cpu *lc = this_lock_cpu();
+	struct lock_state *lc = this_lock_state();
 	struct slow_event *e;
 	struct sys_stage *st;
-	struct tick_cpu *tc;
+	struct tick_state *tc;
 	__u32 zero = 0;
 
-	tc = bpf_map_lookup_elem(&tick_cpu, &zero);
+	tc = bpf_map_lookup_elem(&tick_state, &zero);
 	if (!tc || !lc || !armed)
 		return 0;
 	gap = tc->last ? now - tc->last : 0;
@@ -1324,12 +1344,12 @@ int irqoff_tick(struct bpf_perf_event_data *ctx)
 	if (gap > tick_period_ns) {
 		late = gap - tick_period_ns;
 		sys_record(&st->d, SYS_TICK_LATE, late);
-		if (report_ns && late >= report_ns) {
-			e = report_begin(REPORT_TICK, now, late, (__u32)-1, -1);
+		if (threshold_ns && late >= threshold_ns) {
+			e = slow_begin(SLOW_TICK, now, late, (__u32)-1, -1);
 			if (e) {
 				e->overlap = lc->hold_end > tc->last;
 				e->cgid_current = bpf_get_current_cgroup_id();
-				report_submit(ctx, e);
+				slow_submit(ctx, e);
 			}
 		}
 	}

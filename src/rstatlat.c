@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <bpf/libbpf.h>
 #include "cgroup.h"
+#include "clock.h"
 #include "collect.h"
 #include "compare_cli.h"
 #include "fmt.h"
@@ -41,8 +42,8 @@
  * of kernel memory, whatever the number of CPUs (README, Memory).
  */
 #define DEFAULT_MAX_SLOTS 10000
-/* -t reports are ~340 bytes: room for a burst of ~12k before any is lost */
-#define REPORT_RINGBUF_BYTES (4U << 20)
+/* Slow events (-t) are 384 bytes with their header: a burst of ~10.9k fits */
+#define SLOW_RINGBUF_BYTES (4U << 20)
 /*
  * A tick a millisecond: resolution well below the irqs-off intervals worth
  * finding (tens of ms on big machines), ~1000 BPF runs/s per CPU. 997, not
@@ -86,16 +87,19 @@ static const char usage_text[] =
 "  -p, --per-process     break down by flushing process as well (processes\n"
 "                        that exited fold into one row per comm)\n"
 "  -s, --sort KEY        hold-p99 (default), hold-p50, hold-max, wait-p99,\n"
-"                        wait-max, flushes, flush-p99, contended, path\n"
+"                        wait-max, locked (acquisitions), flush-p99,\n"
+"                        contended, path\n"
 "  -n, --rows N          rows per table (default 20, 0 = all)\n"
-"  -H, --histograms      print hold and wait histograms per row\n"
+"  -H, --histograms      print hold, wait, flush (and irqs-off) histograms\n"
+"                        per row\n"
 "  -T, --timestamp       timestamp each interval\n"
 "  -c, --cgroup PATH     only this cgroup subtree: /a/b (v2), memory:/a/b,\n"
 "                        or a path under a cgroup mount\n"
 "      --pid PID         only flushes by this process\n"
-"  -t, --threshold USEC  report each hold, wait, irqs-off interval (trace) or\n"
-"                        late tick (sample) >= USEC as it happens, with the\n"
-"                        kernel stack (units ns/us/ms/s accepted)\n"
+"  -t, --threshold USEC  print a slow event for each hold, wait, irqs-off\n"
+"                        interval (trace) or late tick (sample) >= USEC as\n"
+"                        it happens, with the kernel stack (units ns/us/ms/s\n"
+"                        accepted)\n"
 "  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
 "      --max-entries N   cgroups (x processes with -p) tracked at once\n"
 "                        (default 10000: about 62 MiB of kernel memory at any\n"
@@ -282,14 +286,6 @@ static void check_environment(struct attach_plan *plan)
 		die(EXIT_ENV, "cannot parse kernel BTF at %s", BTF_PATH);
 }
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void kernel_info(struct kernel_info *k)
 {
 	struct utsname u;
@@ -300,11 +296,15 @@ static void kernel_info(struct kernel_info *k)
 	k->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* Only the chosen points' programs load; everything else stays off. */
+/*
+ * Only the chosen points' programs load; everything else stays off. A
+ * chosen point without its program is a table renamed on one side only:
+ * a hard error, not a run that measures nothing.
+ */
 static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan *plan)
 {
-	struct bpf_program *prog;
-	char names[2][64];
+	struct bpf_program *prog, *progs[2];
+	char missing[96];
 
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
@@ -312,36 +312,28 @@ static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan 
 	for (int i = 0; i < plan->n; i++) {
 		if (!plan->points[i].chosen)
 			continue;
-		probe_programs(plan, &plan->points[i], names);
-		for (int k = 0; k < 2; k++) {
-			prog = names[k][0] ? bpf_object__find_program_by_name(skel->obj, names[k])
-					   : NULL;
-			if (prog)
-				bpf_program__set_autoload(prog, true);
-		}
+		if (probe_find_programs(skel->obj, plan->source, &plan->points[i], progs, missing))
+			die(EXIT_RUNTIME, "internal error: no BPF program in section %s for %s",
+			    missing, plan->points[i].name);
+		for (int k = 0; k < 2; k++)
+			if (progs[k])
+				bpf_program__set_autoload(progs[k], true);
 	}
-}
-
-/* Whether the plan attaches the per-CPU lock's tracepoints (6.10-6.16). */
-static bool plan_has_cpu_lock(const struct attach_plan *plan)
-{
-	for (int i = 0; i < plan->n; i++)
-		if (plan->points[i].chosen && plan->points[i].role == ROLE_CPU_LOCK)
-			return true;
-	return false;
 }
 
 static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 		      unsigned int max_slots, int ncpus)
 {
-	skel->rodata->arg_cgrp = (__u32)plan->arg_cgrp;
-	skel->rodata->arg_cpu = plan->arg_cpu;
-	skel->rodata->arg_contended = (__u32)plan->arg_contended;
+	skel->rodata->arg_cgrp = (__u32)plan->args.cgrp;
+	skel->rodata->arg_cpu = plan->args.cpu;
+	skel->rodata->arg_contended = (__u32)plan->args.contended;
+	if (plan_has_cpu_lock(plan))
+		skel->rodata->cpu_lock_arg_contended = (__u32)plan->cpu_lock_args.contended;
 	skel->rodata->last_cpu = ncpus - 1;
 	skel->rodata->tick_period_ns = plan->irqoff_sample ? 1000000000ULL / opts.sample_hz : 0;
 	skel->rodata->targ_tgid = (__u32)opts.targ_tgid;
 	skel->rodata->per_process = opts.per_process;
-	skel->rodata->report_ns = opts.threshold_ns;
+	skel->rodata->threshold_ns = opts.threshold_ns;
 	skel->rodata->max_slots = max_slots;
 	skel->rodata->irqoff_trace = plan->irqoff_trace;
 	bpf_map__set_max_entries(skel->maps.slot_home, max_slots);
@@ -351,12 +343,12 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	bpf_map__set_max_entries(skel->maps.slot_meta, max_slots);
 	bpf_map__set_max_entries(skel->maps.free_slots, max_slots);
 	/* a source that is off costs no memory: its per-CPU state is not created */
-	bpf_map__set_autocreate(skel->maps.irq_cpu, plan->irqoff_trace);
-	bpf_map__set_autocreate(skel->maps.tick_cpu, plan->irqoff_sample);
-	bpf_map__set_autocreate(skel->maps.cpulock_cpu, plan_has_cpu_lock(plan));
+	bpf_map__set_autocreate(skel->maps.irq_state, plan->irqoff_trace);
+	bpf_map__set_autocreate(skel->maps.tick_state, plan->irqoff_sample);
+	bpf_map__set_autocreate(skel->maps.cpu_lock_state, plan_has_cpu_lock(plan));
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
-				 REPORT_RINGBUF_BYTES : (unsigned int)getpagesize());
+				 SLOW_RINGBUF_BYTES : (unsigned int)getpagesize());
 	choose_programs(skel, plan);
 }
 
@@ -369,7 +361,7 @@ static uint64_t planned_map_bytes(const struct attach_plan *plan, unsigned int m
 
 	if (plan->irqoff_trace)
 		per_slot += sizeof(struct dist_rec);
-	return per_slot * max_slots + (uint64_t)ncpus * sizeof(struct lock_cpu);
+	return per_slot * max_slots + (uint64_t)ncpus * sizeof(struct lock_state);
 }
 
 struct run {
@@ -410,7 +402,7 @@ static int emit(struct run *run, struct report *r)
 static int emit_interval(struct run *run)
 {
 	struct report r;
-	uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
+	uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
 	int err = collector_interval(run->collector, &r);
 
 	if (err) {
@@ -434,21 +426,21 @@ static int emit_summary(struct run *run)
 		return err;
 	}
 	r.start_ns = run->start_real;
-	r.duration_ns = now_ns(CLOCK_MONOTONIC) - run->start_mono;
+	r.duration_ns = clock_ns(CLOCK_MONOTONIC) - run->start_mono;
 	return emit(run, &r);
 }
 
-/* Serves -t reports for up to 10 ms: what a read does while it waits. */
-static void serve_reports(void *rb)
+/* Serves slow events for up to 10 ms: what a read does while it waits. */
+static void serve_slow_events(void *rb)
 {
 	ring_buffer__poll(rb, 10);
 }
 
-/* Waits until `deadline` (CLOCK_MONOTONIC ns), serving -t reports. */
+/* Waits until `deadline` (CLOCK_MONOTONIC ns), serving slow events. */
 static void wait_until(struct run *run, uint64_t deadline)
 {
 	while (!exiting) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		int ms;
 
 		if (now >= deadline)
@@ -483,11 +475,11 @@ static int main_loop(struct run *run)
 		uint64_t wake = next_emit < next_read ? next_emit : next_read;
 
 		wait_until(run, wake < end ? wake : end);
-		if (exiting || now_ns(CLOCK_MONOTONIC) >= end)
+		if (exiting || clock_ns(CLOCK_MONOTONIC) >= end)
 			break;
 		err = collector_read(run->collector);
-		next_read = now_ns(CLOCK_MONOTONIC) + READ_PERIOD_NS;
-		if (err || now_ns(CLOCK_MONOTONIC) < next_emit)
+		next_read = clock_ns(CLOCK_MONOTONIC) + READ_PERIOD_NS;
+		if (err || clock_ns(CLOCK_MONOTONIC) < next_emit)
 			continue;
 		next_emit += step;
 		if (next_read > next_emit)
@@ -636,7 +628,7 @@ int main(int argc, char **argv)
 		slow.out = stdout;
 		slow.json = opts.json;
 		slow.threshold_ns = opts.threshold_ns;
-		slow.mono_to_real_ns = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+		slow.mono_to_real_ns = (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
 		slow.collector = run.collector;
 		slow.cg = &cg;
 		slow.cgroup_filter = opts.cgroup != NULL;
@@ -645,12 +637,12 @@ int main(int argc, char **argv)
 					  &slow, NULL);
 		if (!run.rb)
 			die(EXIT_RUNTIME, "cannot create the ring buffer: %s", strerror(errno));
-		collector_set_waiter(run.collector, serve_reports, run.rb);
+		collector_set_waiter(run.collector, serve_slow_events, run.rb);
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	run.start_mono = run.last_mono = now_ns(CLOCK_MONOTONIC);
-	run.start_real = run.last_real = now_ns(CLOCK_REALTIME);
+	run.start_mono = run.last_mono = clock_ns(CLOCK_MONOTONIC);
+	run.start_real = run.last_real = clock_ns(CLOCK_REALTIME);
 	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, irqs-off from %s, %u entries); "
 		"Ctrl-C to end\n", plan.source_name, plan.irqoff_source, max_slots);
 

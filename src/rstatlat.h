@@ -9,7 +9,7 @@
 #define RSL_NAMES_LEN	256	/* the captured path: components, leaf first */
 #define RSL_NAME_LEN	64	/* bytes kept of each component */
 #define RSL_MAX_DEPTH	16	/* components captured per cgroup */
-#define RSL_MAX_STACK	32	/* kernel frames in a -t report */
+#define RSL_MAX_STACK	32	/* kernel frames in a slow event */
 
 /*
  * A slot is the unit of aggregation: one flushed cgroup, and with -p one
@@ -141,7 +141,7 @@ struct slot_home {
  * lock is taken with irqs off, so the holder stays on its CPU), caches the
  * last slot resolved, and stages that slot's figures.
  */
-struct lock_cpu {
+struct lock_state {
 	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
 	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
 	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
@@ -172,7 +172,7 @@ struct sys_stage {
 };
 
 /* --irqoff trace: the irqs-off interval open on this CPU. */
-struct irq_cpu {
+struct irq_state {
 	__u64 off_ts;		/* 0: irqs on (as far as we saw) */
 	__u64 off_ip;
 	__u64 off_parent;
@@ -181,12 +181,12 @@ struct irq_cpu {
 };
 
 /* --irqoff sample: when the previous cpu-clock tick ran. */
-struct tick_cpu {
+struct tick_state {
 	__u64 last;
 	struct sys_stage stage[2];	/* events: ticks; d: how late they came */
 };
 
-struct cpulock_stage {
+struct cpu_lock_stage {
 	__u32 epoch;
 	__u32 pad;
 	__u64 locked;
@@ -199,14 +199,14 @@ struct cpulock_stage {
  * The per-CPU rstat lock (cgroup_rstat_cpu_lock, Linux 6.10-6.16), measured
  * system-wide, not per cgroup: its holds are short and hot.
  */
-struct cpulock_cpu {
+struct cpu_lock_state {
 	__u64 locked_ts;
 	__u64 contended_ts;
-	struct cpulock_stage stage[2];
+	struct cpu_lock_stage stage[2];
 };
 
 /* Homes of the system-wide distributions: what spilled from the stages. */
-enum sys_dist { SYS_IRQ_OTHER, SYS_TICK_LATE, SYS_CPULOCK_HOLD, SYS_CPULOCK_WAIT, SYS_MAX };
+enum sys_dist { SYS_IRQ_OTHER, SYS_TICK_LATE, SYS_CPU_LOCK_HOLD, SYS_CPU_LOCK_WAIT, SYS_MAX };
 
 struct sys_home {
 	struct dist_rec d[SYS_MAX];
@@ -221,30 +221,30 @@ enum rsl_source {
 
 enum lost_kind {
 	LOST_SLOTS_FULL,	/* no slot left for a new cgroup/process */
-	LOST_RINGBUF_FULL,	/* -t report dropped */
+	LOST_RINGBUF_FULL,	/* slow event dropped */
 	LOST_UNPAIRED_UNLOCK,	/* unlock with no matching locked */
 	LOST_RELOCKED,		/* locked while this CPU already held one */
 	LOST_WAIT_MIGRATED,	/* contended and locked seen by different tasks */
-	LOST_STACK,		/* -t report without a kernel stack */
+	LOST_STACK,		/* slow event without a kernel stack */
 	LOST_FLUSH_OPEN,	/* a flush never saw its last release (not counted) */
 	LOST_RETIRED,		/* userspace: a recycled slot's figures, out of memory */
 	LOST_MAX,
 };
 
-enum report_kind {
-	REPORT_HOLD = 0,
-	REPORT_WAIT = 1,
-	REPORT_IRQOFF = 2,	/* an irqs-off interval with an rstat hold inside */
-	REPORT_TICK = 3,	/* a late cpu-clock tick */
+enum slow_kind {
+	SLOW_HOLD = 0,
+	SLOW_WAIT = 1,
+	SLOW_IRQOFF = 2,	/* an irqs-off interval with an rstat hold inside */
+	SLOW_TICK = 3,	/* a late cpu-clock tick */
 };
 
-/* A -t report: one hold, wait, irqs-off interval or late tick at or above the threshold. */
+/* A slow event: one hold, wait, irqs-off interval or late tick at or above the threshold. */
 struct slow_event {
 	__u64 ts;		/* CLOCK_MONOTONIC ns at the end of the interval */
 	__u64 duration_ns;
 	__u64 cgid;
 	__u32 hierarchy;
-	__u32 kind;		/* enum report_kind */
+	__u32 kind;		/* enum slow_kind */
 	__s32 lock_cpu;		/* the tracepoint's cpu argument */
 	__u32 cpu;		/* CPU the event ran on */
 	__u32 pid;

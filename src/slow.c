@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A -t report is laid out like the IRQSOFF tracer's trace so it can be
+ * A slow event is laid out like the IRQSOFF tracer's trace so it can be
  * pasted into a mail: what, how long, where, who, and the kernel stack.
  */
 #include <inttypes.h>
@@ -29,7 +29,8 @@ static void wall_clock(char *buf, size_t len, uint64_t real_ns)
 
 /*
  * The first frames are rstatlat's own program and the BPF dispatch; the
- * report starts at the kernel code that released or took the lock.
+ * stack shown starts at the kernel code the event fired in: where the
+ * lock was released or taken, interrupts came back on, or the tick landed.
  */
 static int first_kernel_frame(struct slow_ctx *sc, const struct slow_event *e, int frames)
 {
@@ -51,8 +52,8 @@ static int first_kernel_frame(struct slow_ctx *sc, const struct slow_event *e, i
 }
 
 static const char *const kind_names[] = {
-	[REPORT_HOLD] = "hold", [REPORT_WAIT] = "wait", [REPORT_IRQOFF] = "irqoff",
-	[REPORT_TICK] = "tick",
+	[SLOW_HOLD] = "hold", [SLOW_WAIT] = "wait", [SLOW_IRQOFF] = "irqoff",
+	[SLOW_TICK] = "tick",
 };
 
 static void headline(struct slow_ctx *sc, const struct slow_event *e)
@@ -62,17 +63,17 @@ static void headline(struct slow_ctx *sc, const struct slow_event *e)
 	fmt_duration(dur, sizeof(dur), e->duration_ns);
 	fmt_duration(thr, sizeof(thr), sc->threshold_ns);
 	switch (e->kind) {
-	case REPORT_IRQOFF:
+	case SLOW_IRQOFF:
 		fprintf(sc->out, "# rstatlat: irqs off %s with a cgroup rstat hold inside "
 			"(threshold %s)\n", dur, thr);
 		break;
-	case REPORT_TICK:
+	case SLOW_TICK:
 		fprintf(sc->out, "# rstatlat: cpu-clock tick %s late (threshold %s): irqs off, or "
 			"the vCPU stopped, about that long\n", dur, thr);
 		break;
 	default:
 		fprintf(sc->out, "# rstatlat: cgroup rstat lock %s %s (threshold %s)\n",
-			e->kind == REPORT_HOLD ? "held" : "waited for", dur, thr);
+			e->kind == SLOW_HOLD ? "held" : "waited for", dur, thr);
 	}
 	fprintf(sc->out, "# -----------------------------------------------------------\n");
 }
@@ -105,7 +106,7 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 	term_escape(comm, sizeof(comm), e->comm);
 	wall_clock(when, sizeof(when), e->ts + (uint64_t)sc->mono_to_real_ns);
 	headline(sc, e);
-	if (e->kind == REPORT_TICK) {
+	if (e->kind == SLOW_TICK) {
 		term_escape(esc, sizeof(esc), task_cgroup(sc, e));
 		fprintf(sc->out, "#    | interrupted: %s-%u (tgid %u), CPU#%u, cgroup %s (id %llu)\n",
 			comm, e->pid, e->tgid, e->cpu, esc, (unsigned long long)e->cgid_current);
@@ -115,7 +116,7 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 		term_escape(esc, sizeof(esc), path ? path : "?");
 		fprintf(sc->out, "#    | cgroup: %s (id %llu" ", hierarchy %u)\n", esc, e->cgid,
 			e->hierarchy);
-		if (e->kind == REPORT_IRQOFF)
+		if (e->kind == SLOW_IRQOFF)
 			fprintf(sc->out, "#    | task: %s-%u (tgid %u), CPU#%u\n", comm, e->pid,
 				e->tgid, e->cpu);
 		else
@@ -123,15 +124,15 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 				"contended: %s\n", comm, e->pid, e->tgid, e->cpu, e->lock_cpu,
 				e->contended ? "yes" : "no");
 	}
-	if (e->kind == REPORT_IRQOFF) {
+	if (e->kind == SLOW_IRQOFF) {
 		term_escape(esc, sizeof(esc), site(sc, &e->irq_sites[0], where, sizeof(where)));
 		fprintf(sc->out, "#    | started at: %s\n", esc);
 		term_escape(esc, sizeof(esc), site(sc, &e->irq_sites[2], where, sizeof(where)));
 		fprintf(sc->out, "#    | ended at:   %s\n", esc);
 	}
-	fprintf(sc->out, "#    | %s: %s\n", e->kind == REPORT_TICK ? "at" : "ended", when);
-	fprintf(sc->out, "#  kernel stack at %s:\n", e->kind == REPORT_HOLD ? "unlock" :
-		e->kind == REPORT_WAIT ? "lock" : e->kind == REPORT_IRQOFF ? "irqs on" :
+	fprintf(sc->out, "#    | %s: %s\n", e->kind == SLOW_TICK ? "at" : "ended", when);
+	fprintf(sc->out, "#  kernel stack at %s:\n", e->kind == SLOW_HOLD ? "unlock" :
+		e->kind == SLOW_WAIT ? "lock" : e->kind == SLOW_IRQOFF ? "irqs on" :
 		"the tick (where irqs came back on)");
 	for (int i = first_kernel_frame(sc, e, frames); i < frames && i < RSL_MAX_STACK; i++)
 		fprintf(sc->out, " => %s\n", ksym_format(sc->ksyms, e->stack[i], sym, sizeof(sym)));
@@ -155,7 +156,7 @@ static void print_json(struct slow_ctx *sc, const struct slow_event *e, const ch
 		"\"path\":", e->contended ? "true" : "false", e->cgid, e->hierarchy);
 	json_write_string(sc->out, path ? path : "");
 	fputc('}', sc->out);
-	if (e->kind == REPORT_IRQOFF) {
+	if (e->kind == SLOW_IRQOFF) {
 		char where[600];
 
 		fputs(",\"started_at\":", sc->out);
@@ -163,7 +164,7 @@ static void print_json(struct slow_ctx *sc, const struct slow_event *e, const ch
 		fputs(",\"ended_at\":", sc->out);
 		json_write_string(sc->out, site(sc, &e->irq_sites[2], where, sizeof(where)));
 	}
-	if (e->kind == REPORT_TICK) {
+	if (e->kind == SLOW_TICK) {
 		fprintf(sc->out, ",\"overlap\":%s,\"task_cgroup\":{\"id\":%llu,\"path\":",
 			e->overlap ? "true" : "false", (unsigned long long)e->cgid_current);
 		json_write_string(sc->out, task_cgroup(sc, e));
@@ -190,7 +191,7 @@ int slow_handle(void *ctx, void *data, size_t len)
 	/* copy out of the ring so the string fields can be terminated */
 	e = *(const struct slow_event *)data;
 	e.comm[RSL_COMM_LEN - 1] = '\0';
-	if (e.kind == REPORT_TICK ? sc->cgroup_filter : !collector_slot_wanted(sc->collector, e.slot))
+	if (e.kind == SLOW_TICK ? sc->cgroup_filter : !collector_slot_wanted(sc->collector, e.slot))
 		return 0;	/* outside -c */
 	path = collector_slot_path(sc->collector, e.slot);
 	if (sc->json)

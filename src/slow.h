@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* -t reports: each hold, wait, irqs-off interval or late tick over the threshold. */
+/* Slow events (-t): each hold, wait, irqs-off interval or late tick over the threshold. */
 #ifndef RSTATLAT_SLOW_H
 #define RSTATLAT_SLOW_H
 

@@ -13,7 +13,7 @@ const char *const sort_names[SORT_MAX_KEY] = {
 	[SORT_HOLD_MAX] = "hold-max",
 	[SORT_WAIT_P99] = "wait-p99",
 	[SORT_WAIT_MAX] = "wait-max",
-	[SORT_FLUSHES] = "flushes",
+	[SORT_LOCKED] = "locked",
 	[SORT_FLUSH_P99] = "flush-p99",
 	[SORT_CONTENDED] = "contended",
 	[SORT_PATH] = "path",
@@ -21,6 +21,11 @@ const char *const sort_names[SORT_MAX_KEY] = {
 
 int sort_key_parse(const char *s, enum sort_key *key)
 {
+	/* the old spelling, from before "locked" was the one word for it */
+	if (!strcmp(s, "flushes")) {
+		*key = SORT_LOCKED;
+		return 0;
+	}
 	for (int k = 0; k < SORT_MAX_KEY; k++) {
 		if (!strcmp(s, sort_names[k])) {
 			*key = k;
@@ -46,7 +51,7 @@ static uint64_t sort_value(const struct sorted_row *s, enum sort_key key)
 	case SORT_HOLD_MAX: return s->row->hold.max;
 	case SORT_WAIT_P99: return s->wait_p99;
 	case SORT_WAIT_MAX: return s->row->wait.max;
-	case SORT_FLUSHES: return s->row->locked;
+	case SORT_LOCKED: return s->row->locked;
 	case SORT_FLUSH_P99: return s->flush_p99;
 	case SORT_CONTENDED: return s->row->contended;
 	case SORT_PATH: break;
@@ -147,7 +152,7 @@ static const char *fmt_tenths(char *buf, uint64_t tenths)
 	return buf;
 }
 
-/* Events per second, in tenths; a double: n * 1e10 overflows past 1.8e9. */
+/* Acquisitions per second, in tenths; a double: n * 1e10 overflows past 1.8e9. */
 static uint64_t rate_tenths(uint64_t n, uint64_t duration_ns)
 {
 	return duration_ns ? (uint64_t)((double)n * 1e10 / (double)duration_ns + 0.5) : 0;
@@ -332,7 +337,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		return;
 	if (process_rows)
 		fprintf(f, "%-24s ", "FLUSHER");
-	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s ", "LOCKS/s", "%CONT", "HOLDp50",
+	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s ", "LOCKED/s", "%CONT", "HOLDp50",
 		"HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL");
 	if (irq_columns(r))
 		fprintf(f, "%8s %8s ", "IRQp99", "IRQmax");
@@ -362,7 +367,7 @@ static void print_cpu_lock(FILE *f, const struct report *r)
 
 	if (!l->present)
 		return;
-	fprintf(f, "per-CPU lock: %s locks/s, %s%% contended, hold p99 %s max %s, wait p99 %s\n",
+	fprintf(f, "per-CPU lock: %s locked/s, %s%% contended, hold p99 %s max %s, wait p99 %s\n",
 		fmt_tenths(rate, rate_tenths(l->locked, r->duration_ns)),
 		fmt_tenths(pct, ratio_tenths(l->contended, l->locked, 1000)),
 		fmt_duration(a, sizeof(a), dist_quantile(&l->hold, 0.99)),

@@ -13,7 +13,7 @@ enum sort_key {
 	SORT_HOLD_MAX,
 	SORT_WAIT_P99,
 	SORT_WAIT_MAX,
-	SORT_FLUSHES,
+	SORT_LOCKED,		/* lock acquisitions */
 	SORT_FLUSH_P99,
 	SORT_CONTENDED,
 	SORT_PATH,

@@ -141,8 +141,8 @@ def intervals_are_merged():
     total = sum(c["locked"] for o in objs for c in o["cgroups"])
     check(res["before"]["intervals"] == len(objs) and res["before"]["summaries"] == 0,
           "counted %s" % res["before"])
-    check(res["total"]["metrics"]["events"]["before"] == total, "events %s vs %d" % (
-        res["total"]["metrics"]["events"]["before"], total))
+    check(res["total"]["metrics"]["locked"]["before"] == total, "locked %s vs %d" % (
+        res["total"]["metrics"]["locked"]["before"], total))
     rc, out, _ = compare(INTERVALS, "-", stdin=open(INTERVALS, "rb").read())
     check(rc == 0, "stdin as AFTER")
     return "%d intervals, %d events" % (len(objs), total)

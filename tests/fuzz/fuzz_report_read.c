@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void compare_with_itself(struct report *r, struct read_info *info)
 {
 	static const char *const texts[] = { "hold.p99>+20%", "irqoff.max>5ms",
-					     "contended.rate>10%", "events.rate<-50%" };
+					     "contended.rate>10%", "locked.rate<-50%" };
 	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
 	struct gate gates[4];
 	char err[256];

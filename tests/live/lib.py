@@ -16,6 +16,8 @@ import time
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from harness import check  # noqa: E402
 BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
 TRACEFS = "/sys/kernel/tracing"
 PY = sys.executable
@@ -105,18 +107,22 @@ TICKER = ("import time\n"
 
 
 class Ftrace:
-    """A private tracefs instance recording every rstat lock event.
+    """A private tracefs instance recording some events (by default every
+    rstat lock event), the ground truth of the live and VM tiers.
 
     No event filter: a filter makes ftrace stage each event and take its
     timestamp late, at commit, which moves its window relative to ours.
     The trace is read twice, in raw mode for ns timestamps (CLOCK_MONOTONIC,
     as bpf_ktime_get_ns) and formatted for the fields, and zipped.
     """
-    EVENTS = ("cgroup_rstat_lock_contended", "cgroup_rstat_locked", "cgroup_rstat_unlock")
+    RSTAT = ("cgroup/cgroup_rstat_lock_contended", "cgroup/cgroup_rstat_locked",
+             "cgroup/cgroup_rstat_unlock")
     FIELDS = re.compile(r"(cgroup_rstat_\w+): root=(-?\d+) id=(\d+) level=\d+ cpu=(-?\d+)")
 
-    def __init__(self):
+    def __init__(self, events=RSTAT, buffer_kb=16384):
         self.dir = os.path.join(TRACEFS, "instances", unique("rsl-ftrace"))
+        self.events, self.buffer_kb = events, buffer_kb
+        self.overrun = 0
 
     def _w(self, rel, val):
         with open(os.path.join(self.dir, rel), "w") as f:
@@ -126,46 +132,80 @@ class Ftrace:
         with open(os.path.join(self.dir, "trace")) as f:
             return [l for l in f if not l.startswith("#")]
 
+    def _enable(self, on):
+        for ev in self.events:
+            try:
+                self._w("events/%s/enable" % ev, "1" if on else "0")
+            except OSError:
+                if on:
+                    raise
+
     def __enter__(self):
         os.mkdir(self.dir)
-        self._w("trace_clock", "mono")
-        self._w("buffer_size_kb", "16384")
-        self.enable()
+        try:
+            self._w("trace_clock", "mono")
+            self._w("buffer_size_kb", str(self.buffer_kb))
+            self._enable(True)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
-    def enable(self, events=EVENTS):
-        for ev in events:
-            self._w("events/cgroup/%s/enable" % ev, "1")
-
-    def stop(self):
-        """Stops recording; returns records (pid, cpu, ts, event, cgid, lock_cpu)."""
-        for ev in self.EVENTS:
-            self._w("events/cgroup/%s/enable" % ev, "0")
+    def stop_lines(self):
+        """Stops recording; returns [(pid, cpu, ts, formatted line)] and sets
+        self.overrun (events lost to a full buffer)."""
+        self._enable(False)
         self._w("options/raw", "1")
         raw = self._lines()
         self._w("options/raw", "0")
         text = self._lines()
         if len(raw) != len(text):
             raise RuntimeError("ftrace changed between reads")
-        recs = []
-        for r, t in zip(raw, text):
-            pid, cpu, ts = r.split()[:3]
-            m = self.FIELDS.search(t)
-            if not m:
-                continue
-            recs.append((int(pid), int(cpu), int(ts), m.group(1), int(m.group(3)),
-                         int(m.group(4))))
         self.overrun = 0
         for cpu_dir in os.listdir(os.path.join(self.dir, "per_cpu")):
             with open(os.path.join(self.dir, "per_cpu", cpu_dir, "stats")) as f:
                 self.overrun += int([l for l in f if l.startswith("overrun")][0].split()[1])
+        out = []
+        for r, t in zip(raw, text):
+            pid, cpu, ts = r.split()[:3]
+            out.append((int(pid), int(cpu), int(ts), t))
+        return out
+
+    def stop(self):
+        """Stops recording; returns rstat records (pid, cpu, ts, event, cgid, lock_cpu)."""
+        recs = []
+        for pid, cpu, ts, t in self.stop_lines():
+            m = self.FIELDS.search(t)
+            if m:
+                recs.append((pid, cpu, ts, m.group(1), int(m.group(3)), int(m.group(4))))
         return recs
 
     def __exit__(self, *exc):
+        self._enable(False)
         try:
             os.rmdir(self.dir)
         except OSError:
             pass
+
+
+def ftrace_run(action, *args, timeout=30):
+    """Records ftrace and rstatlat -j around action(); returns (reports, recs).
+
+    ftrace is enabled first so its probe runs before ours at both events;
+    each window then holds the other tool's probe at one end only.
+    """
+    with Ftrace() as ft:
+        tool = Rstatlat("-j", *args).start(timeout=timeout)
+        action()
+        time.sleep(0.2)
+        rc, out, err = tool.stop(timeout=timeout)
+        recs = ft.stop()
+        check(ft.overrun == 0, "ftrace overran its buffer")
+    check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+    reports = json_lines(out)
+    check(reports and reports[-1]["type"] == "summary", "no summary at exit")
+    check(all(r["type"] == "slow" for r in reports[:-1]), "only slow events before it")
+    return reports, recs
 
 
 def pair_holds(recs, cgid):

@@ -122,8 +122,8 @@ static void test_path_exists(void)
 
 int main(void)
 {
-	test_hybrid();
-	test_container();
-	test_path_exists();
+	RUN_TEST(test_hybrid());
+	RUN_TEST(test_container());
+	RUN_TEST(test_path_exists());
 	return check_done("test_cgroup");
 }

@@ -73,8 +73,8 @@ static void build(struct pair *p, uint64_t n, double scale, double cb, double ca
 	p->a = p->b;
 	p->a.cgroups = &p->ra;
 	memset(&p->c, 0, sizeof(p->c));
-	p->c.before = (struct side){ .file = "b", .r = &p->b, .irqoff_source = "hold" };
-	p->c.after = (struct side){ .file = "a", .r = &p->a, .irqoff_source = "hold" };
+	p->c.before = (struct side){ .file = "b", .r = &p->b, .irqoff_source = "lock" };
+	p->c.after = (struct side){ .file = "a", .r = &p->a, .irqoff_source = "lock" };
 	p->c.alpha = 0.01;
 	p->c.noise = 0.05;
 	for (size_t i = 0; i < ngates; i++)
@@ -192,7 +192,7 @@ static void test_same_distribution(void)
 {
 	static const char *const texts[] = {
 		"hold.p50>+10%", "hold.p90>+10%", "hold.p99>+10%", "hold.max>+10%",
-		"wait.p99>+10%", "contended.rate>+10%", "events.rate>+10%",
+		"wait.p99>+10%", "contended.rate>+10%", "locked.rate>+10%",
 		"hold.p99<-10%", "contended.rate<-10%",
 	};
 	struct gate gates[9];
@@ -285,7 +285,7 @@ static void test_gate_parse(void)
 	static const char *const good[] = {
 		"hold.p99>+20%", "irqoff.max>5ms", "hold.p99>100us", "wait.p50>1.5us",
 		"contended.rate>+10%", "contended.rate>5%", "events.rate<-50%",
-		"events.rate>1000", "irqoff.p90>2s",
+		"locked.rate>1000", "irqoff.p90>2s",
 	};
 	static const char *const bad[] = {
 		"", "hold.p99", "hold.p99>", "hold.p99>20", "hold.p99>20%", "hold.p98>+20%",
@@ -307,9 +307,13 @@ static void test_gate_parse(void)
 	CHECK(gate_parse("irqoff.max>5ms", &g, err, sizeof(err)) == 0 && !g.relative &&
 	      g.above && g.limit == 5e6, "5ms in ns");
 	free(g.text);
-	CHECK(gate_parse("events.rate<-50%", &g, err, sizeof(err)) == 0 && g.relative &&
+	CHECK(gate_parse("locked.rate<-50%", &g, err, sizeof(err)) == 0 && g.relative &&
 	      !g.above && g.limit == -0.5, "-50%%");
 	free(g.text);
+	/* the old spellings of locked still parse, to the same metric */
+	CHECK(metric_find("events.rate") == metric_find("locked.rate") &&
+	      metric_find("events") == metric_find("locked") && metric_find("locked") >= 0,
+	      "old spellings");
 }
 
 /* Rows pair by hierarchy and path, by id when the path is unknown. */
@@ -333,8 +337,8 @@ static void test_matching(void)
 	char err[128];
 
 	ra.cgroups = a;
-	c.before = (struct side){ .file = "b", .r = &rb, .irqoff_source = "hold" };
-	c.after = (struct side){ .file = "a", .r = &ra, .irqoff_source = "hold" };
+	c.before = (struct side){ .file = "b", .r = &rb, .irqoff_source = "lock" };
+	c.after = (struct side){ .file = "a", .r = &ra, .irqoff_source = "lock" };
 	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
 	CHECK(c.nrows == 4, "4 rows, got %zu", c.nrows);
 	for (size_t i = 0; i < c.nrows; i++) {
@@ -371,8 +375,8 @@ static void test_sorting(void)
 	fill(&b[2], "/much-worse", 5000, 1, 0);
 	fill(&a[2], "/much-worse", 5000, 4, 0);
 	ra.cgroups = a;
-	c.before = (struct side){ .file = "b", .r = &rb, .irqoff_source = "hold" };
-	c.after = (struct side){ .file = "a", .r = &ra, .irqoff_source = "hold" };
+	c.before = (struct side){ .file = "b", .r = &rb, .irqoff_source = "lock" };
+	c.after = (struct side){ .file = "a", .r = &ra, .irqoff_source = "lock" };
 	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
 	CHECK_STR(row_label(&c.rows[0]), "/much-worse");
 	CHECK_STR(row_label(&c.rows[1]), "/worse");
@@ -386,15 +390,15 @@ static void test_sorting(void)
 
 int main(void)
 {
-	test_stats();
-	test_relative_shifts();
-	test_too_few();
-	test_same_distribution();
-	test_identical();
-	test_absolute();
-	test_max_shift();
-	test_gate_parse();
-	test_matching();
-	test_sorting();
+	RUN_TEST(test_stats());
+	RUN_TEST(test_relative_shifts());
+	RUN_TEST(test_too_few());
+	RUN_TEST(test_same_distribution());
+	RUN_TEST(test_identical());
+	RUN_TEST(test_absolute());
+	RUN_TEST(test_max_shift());
+	RUN_TEST(test_gate_parse());
+	RUN_TEST(test_matching());
+	RUN_TEST(test_sorting());
 	return check_done("test_compare");
 }

@@ -13,15 +13,7 @@
 #include "report.h"
 #include "stats.h"
 
-static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
-
-static uint64_t xorshift(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
+#include "rng.h"
 
 /* Buckets ascending, each non-empty, adding up to count. */
 static bool well_formed(const struct dist *d)
@@ -425,14 +417,15 @@ static void test_report_free(void)
 
 int main(void)
 {
-	test_append();
-	test_insert();
-	test_empty_and_zero();
-	test_merge();
-	test_copy();
-	test_against_dense();
-	test_rows();
-	test_row_irqoff();
-	test_report_free();
+	rng_seed(0x2545F4914F6CDD1DULL);
+	RUN_TEST(test_append());
+	RUN_TEST(test_insert());
+	RUN_TEST(test_empty_and_zero());
+	RUN_TEST(test_merge());
+	RUN_TEST(test_copy());
+	RUN_TEST(test_against_dense());
+	RUN_TEST(test_rows());
+	RUN_TEST(test_row_irqoff());
+	RUN_TEST(test_report_free());
 	return check_done("test_dist");
 }

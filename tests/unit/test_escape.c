@@ -110,8 +110,8 @@ static void test_json_buffer(void)
 
 int main(void)
 {
-	test_json();
-	test_json_buffer();
-	test_term();
+	RUN_TEST(test_json());
+	RUN_TEST(test_json_buffer());
+	RUN_TEST(test_term());
 	return check_done("test_escape");
 }

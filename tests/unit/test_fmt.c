@@ -102,9 +102,9 @@ static void test_ksym(void)
 
 int main(void)
 {
-	test_parse();
-	test_format();
-	test_put_uint();
-	test_ksym();
+	RUN_TEST(test_parse());
+	RUN_TEST(test_format());
+	RUN_TEST(test_put_uint());
+	RUN_TEST(test_ksym());
 	return check_done("test_fmt");
 }

@@ -7,15 +7,7 @@
 #include "dist_check.h"
 #include "report.h"
 
-static uint64_t rng_state = 88172645463325252ULL;
-
-static uint64_t xorshift(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
+#include "rng.h"
 
 static double uniform01(void)
 {
@@ -121,13 +113,14 @@ static void test_merge(void)
 
 int main(void)
 {
-	test_layout();
-	test_quantiles_against("uniform", s_uniform, 20000);
-	test_quantiles_against("lognormal", s_lognormal, 50000);
-	test_quantiles_against("bimodal", s_bimodal, 30000);
-	test_quantiles_against("constant", s_constant, 1000);
-	test_quantiles_against("heavy", s_heavy, 50000);
-	test_quantiles_against("small", s_lognormal, 7);
-	test_merge();
+	rng_seed(88172645463325252ULL);
+	RUN_TEST(test_layout());
+	RUN_TEST(test_quantiles_against("uniform", s_uniform, 20000));
+	RUN_TEST(test_quantiles_against("lognormal", s_lognormal, 50000));
+	RUN_TEST(test_quantiles_against("bimodal", s_bimodal, 30000));
+	RUN_TEST(test_quantiles_against("constant", s_constant, 1000));
+	RUN_TEST(test_quantiles_against("heavy", s_heavy, 50000));
+	RUN_TEST(test_quantiles_against("small", s_lognormal, 7));
+	RUN_TEST(test_merge());
 	return check_done("test_hist");
 }

@@ -414,8 +414,8 @@ static void test_views(void)
 	FILE *f;
 
 	sample_report(&r, rows);
-	c.before = (struct side){ .file = "b\x1b]0;x\a.json", .r = &r, .irqoff_source = "hold" };
-	c.after = (struct side){ .file = "a.json", .r = &r, .irqoff_source = "hold" };
+	c.before = (struct side){ .file = "b\x1b]0;x\a.json", .r = &r, .irqoff_source = "lock" };
+	c.after = (struct side){ .file = "a.json", .r = &r, .irqoff_source = "lock" };
 	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
 	for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++) {
 		f = open_memstream(&buf, &len);
@@ -442,12 +442,12 @@ static void test_views(void)
 
 int main(void)
 {
-	test_round_trip();
-	test_self_and_folds();
-	test_self_merge();
-	test_long_name();
-	test_merge();
-	test_bad_input();
-	test_views();
+	RUN_TEST(test_round_trip());
+	RUN_TEST(test_self_and_folds());
+	RUN_TEST(test_self_merge());
+	RUN_TEST(test_long_name());
+	RUN_TEST(test_merge());
+	RUN_TEST(test_bad_input());
+	RUN_TEST(test_views());
 	return check_done("test_report_read");
 }

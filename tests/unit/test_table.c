@@ -82,7 +82,8 @@ static void test_labels(void)
 	      "a top flusher that exited: %s", out);
 }
 
-int main(void)
+/* One busy row through the columns: rates, shares, flushes, the per-CPU lock, irqs-off. */
+static void test_summary_table(void)
 {
 	struct row row = { .cgid = 2, .path = "/busy", .locked = 5000000000ULL,
 			   .contended = 1250000000ULL };
@@ -113,7 +114,7 @@ int main(void)
 	out = render(&r);
 	/* quantiles are bucket midpoints: 5000 ns shows as 4.99us, 300 as 296ns */
 	CHECK(strstr(out, "  4.99us   2.3 ") != NULL, "FLUSHp99 and H/FL: %s", out);
-	CHECK(strstr(out, "per-CPU lock: 5.0 locks/s, 50.0% contended, hold p99 296ns max 300ns") != NULL,
+	CHECK(strstr(out, "per-CPU lock: 5.0 locked/s, 50.0% contended, hold p99 296ns max 300ns") != NULL,
 	      "per-CPU lock line: %s", out);
 	CHECK(strstr(out, "IRQp99") == NULL, "no irqs-off columns unless traced");
 	r.irqoff_rows = IRQOFF_ROWS_HOLDS;
@@ -150,7 +151,12 @@ int main(void)
 	r.cgroups = NULL;
 	r.ncgroups = 0;
 	report_free(&r);	/* the summaries' distributions */
-	test_self();
-	test_labels();
+}
+
+int main(void)
+{
+	RUN_TEST(test_summary_table());
+	RUN_TEST(test_self());
+	RUN_TEST(test_labels());
 	return check_done("test_table");
 }

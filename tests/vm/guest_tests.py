@@ -22,7 +22,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "live"))
 sys.path.insert(0, os.path.dirname(HERE))
 from harness import Skip, Tier, check  # noqa: E402
 from lib import (BIN, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat, cgroup_mounts,  # noqa: E402
-                 exact_quantile, find_cgroup, ftrace_flushes, json_lines, pair_holds)
+                 exact_quantile, find_cgroup, ftrace_flushes, ftrace_run, json_lines,
+                 pair_holds)
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 READER = os.path.join(ROOT, "build", "bench", "reader")
@@ -104,18 +105,6 @@ def probe_matches_kernel():
         rows["plan"], checked, "; per-CPU lock chosen" if cpu_locks else "")
 
 
-def run_with_ftrace(action, events, *args):
-    with Ftrace() as ft:
-        tool = Rstatlat("-j", *args).start(timeout=120)
-        action()
-        time.sleep(0.5)
-        rc, out, err = tool.stop(timeout=120)
-        recs = ft.stop()
-        check(ft.overrun == 0, "ftrace overran")
-    check(rc == 0, "rstatlat exit %d: %s" % (rc, err))
-    return json_lines(out), recs
-
-
 @test
 def tracepoint_counts_match_ftrace():
     if not has_event("cgroup_rstat_locked"):
@@ -124,8 +113,8 @@ def tracepoint_counts_match_ftrace():
     with Cgroup(cgroup_mounts()["v2"]) as cg:
         cg.spawn(TICKER)
         cg.wait_populated(1)
-        reports, recs = run_with_ftrace(
-            lambda: reader(os.path.join(cg.path, "cpu.stat"), reads, 2), None)
+        reports, recs = ftrace_run(
+            lambda: reader(os.path.join(cg.path, "cpu.stat"), reads, 2), timeout=120)
         summary = reports[-1]
         row = find_cgroup(summary, cg.id)
         check(row, "cgroup not in the report")
@@ -264,59 +253,26 @@ def fallback_agrees_with_tracepoints():
         reads, fh, tf, t["flush_holds_max"])
 
 
-def irq_trace(action):
-    """ftrace's own record of irqs-off (preemptirq) and rstat lock events,
-    in a private instance: [(cpu, ts, kind, cgid)] with kind 'off', 'on',
-    'locked' or 'unlock'. Raw mode for ns timestamps, formatted for fields."""
-    inst = os.path.join(TRACEFS, "instances", "rsl-irq-%d" % os.getpid())
-    os.mkdir(inst)
+IRQ_EVENTS = ("preemptirq/irq_disable", "preemptirq/irq_enable",
+              "cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
+IRQ_KINDS = (("irq_disable:", "off"), ("irq_enable:", "on"),
+             ("cgroup_rstat_locked:", "locked"), ("cgroup_rstat_unlock:", "unlock"))
 
-    def w(rel, val):
-        with open(os.path.join(inst, rel), "w") as f:
-            f.write(val)
-    try:
-        w("trace_clock", "mono")
-        w("buffer_size_kb", "32768")
-        for ev in ("preemptirq/irq_disable", "preemptirq/irq_enable",
-                   "cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock"):
-            w("events/%s/enable" % ev, "1")
+
+def irq_trace(action):
+    """ftrace's own record of irqs-off (preemptirq) and rstat lock events:
+    [(cpu, ts, kind, cgid)] with kind 'off', 'on', 'locked' or 'unlock'."""
+    with Ftrace(IRQ_EVENTS, buffer_kb=32768) as ft:
         action()
-        w("tracing_on", "0")
-        w("options/raw", "1")
-        with open(os.path.join(inst, "trace")) as f:
-            raw = [l for l in f if not l.startswith("#")]
-        w("options/raw", "0")
-        with open(os.path.join(inst, "trace")) as f:
-            text = [l for l in f if not l.startswith("#")]
-        overrun = 0
-        for d in os.listdir(os.path.join(inst, "per_cpu")):
-            with open(os.path.join(inst, "per_cpu", d, "stats")) as f:
-                overrun += int([l for l in f if l.startswith("overrun")][0].split()[1])
-    finally:
-        for ev in ("preemptirq/irq_disable", "preemptirq/irq_enable",
-                   "cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock"):
-            try:
-                w("events/%s/enable" % ev, "0")
-            except OSError:
-                pass
-        try:
-            os.rmdir(inst)
-        except OSError:
-            pass
-    check(overrun == 0, "ftrace overran its buffer (%d)" % overrun)
-    check(len(raw) == len(text), "ftrace changed between reads")
+        lines = ft.stop_lines()
+    check(ft.overrun == 0, "ftrace overran its buffer (%d)" % ft.overrun)
     recs = []
-    for r, t in zip(raw, text):
-        _, cpu, ts = r.split()[:3]
-        kind = "off" if "irq_disable:" in t else "on" if "irq_enable:" in t else \
-            "locked" if "cgroup_rstat_locked:" in t else \
-            "unlock" if "cgroup_rstat_unlock:" in t else None
+    for _, cpu, ts, t in lines:
+        kind = next((k for tag, k in IRQ_KINDS if tag in t), None)
         if not kind:
             continue
-        cg = 0
-        if kind in ("locked", "unlock"):
-            cg = int(t.split(" id=")[1].split()[0])
-        recs.append((int(cpu), int(ts), kind, cg))
+        cg = int(t.split(" id=")[1].split()[0]) if kind in ("locked", "unlock") else 0
+        recs.append((cpu, ts, kind, cg))
     return recs
 
 
@@ -399,7 +355,7 @@ def late_tick_for_the_longest_interval():
     longest irqs-off interval with an rstat hold inside delays the
     cpu-clock tick that fell due in it, so a late tick is reported on that
     CPU right after the interval ends. Under single-threaded TCG a run can
-    miss it for reasons of the emulator: the two instances' -t reports can
+    miss it for reasons of the emulator: the two instances' slow events can
     outrun the guest's reader and fill the sample instance's ring buffer,
     and the pending tick can wait for the other vCPU's time slice past the
     window (seen in about one run in eight). So a run that finds no late

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The probe on BTF of kernels that are not this one (tests/data/btf_*.c,
+ * compiled by clang), and the probe table against the sections of the
+ * BPF object: no root needed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <bpf/libbpf.h>
+#include "check.h"
+#include "probe.h"
+
+#ifndef TEST_OUT
+#define TEST_OUT "build"
+#endif
+
+static const char *sample(const char *name)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), "%s/tests/data/btf_%s.o", TEST_OUT, name);
+	return path;
+}
+
+/* The table's entry for name; a blank one, and a failed check, if it has none. */
+static const struct attach_point *point(const struct attach_plan *plan, const char *name)
+{
+	static const struct attach_point none = { .name = "", .why = "" };
+
+	for (int i = 0; i < plan->n; i++)
+		if (!strcmp(plan->points[i].name, name))
+			return &plan->points[i];
+	CHECK(false, "no %s in the probe table", name);
+	return &none;
+}
+
+static bool chosen(const struct attach_plan *plan, const char *name)
+{
+	return point(plan, name)->chosen;
+}
+
+static int probe(struct attach_plan *plan, const char *name, enum source_pref pref,
+		 enum irqoff_pref irqoff)
+{
+	return probe_kernel(plan, sample(name), pref, irqoff, false);
+}
+
+static void test_two_args(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "two_arg_rstat", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(plan.usable && plan.source == SOURCE_TRACEPOINT, "plan %d %s", plan.usable,
+	      plan.missing);
+	CHECK(plan.args.cgrp == 0 && plan.args.cpu == -1 && plan.args.contended == 1,
+	      "args %d %d %d", plan.args.cgrp, plan.args.cpu, plan.args.contended);
+	CHECK(strstr(point(&plan, "cgroup_rstat_locked")->why, "no cpu") != NULL, "%s",
+	      point(&plan, "cgroup_rstat_locked")->why);
+	CHECK(chosen(&plan, "cgroup_rstat_locked") && chosen(&plan, "cgroup_rstat_unlock") &&
+	      !chosen(&plan, "cgroup_rstat_lock_contended"), "choices");
+	/* no preemptirq tracepoints: the holds and sampling stand in */
+	CHECK_STR(plan.irqoff_source, "lock+sample");
+	CHECK(!plan_has_cpu_lock(&plan), "no per-CPU lock in this BTF");
+}
+
+static void test_four_args(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "four_arg_rstat", PREF_TRACEPOINT, IRQOFF_LOCK) == 0, "probe failed");
+	CHECK(plan.usable && plan.args.cgrp == 1 && plan.args.cpu == 2 && plan.args.contended == 3,
+	      "args %d %d %d", plan.args.cgrp, plan.args.cpu, plan.args.contended);
+	CHECK_STR(plan.irqoff_source, "lock");
+}
+
+static void test_no_bool(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "no_bool_rstat", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(!plan.usable && strstr(plan.missing, "no usable cgroup_rstat tracepoints"),
+	      "missing: %s", plan.missing);
+	CHECK(point(&plan, "cgroup_rstat_locked")->present &&
+	      strstr(point(&plan, "cgroup_rstat_locked")->why, "no struct cgroup * or bool"),
+	      "why: %s", point(&plan, "cgroup_rstat_locked")->why);
+	CHECK(probe(&plan, "no_bool_rstat", PREF_TRACEPOINT, IRQOFF_AUTO) == 0 && !plan.usable &&
+	      strstr(plan.missing, "appeared in Linux 6.10"), "--source tracepoint: %s",
+	      plan.missing);
+}
+
+static void test_functions(void)
+{
+	struct attach_plan plan;
+
+	/* unprivileged, fentry is not even tried: refused, with the reason */
+	CHECK(probe(&plan, "flush_functions", PREF_FENTRY, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(!plan.usable && strstr(plan.missing, "refuses fentry"), "missing: %s", plan.missing);
+	CHECK(point(&plan, "cgroup_rstat_flush_locked")->present &&
+	      point(&plan, "cgroup_rstat_flush")->present &&
+	      !point(&plan, "cgroup_rstat_flush_hold")->present, "functions found");
+	CHECK(!point(&plan, "cgroup_rstat_locked")->present, "no tracepoints in this BTF");
+}
+
+static void test_cpu_lock_positions(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "cpu_lock_moved", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(plan.usable && plan.args.contended == 2, "global lock: contended@%d",
+	      plan.args.contended);
+	CHECK(plan.cpu_lock_args.cgrp == 1 && plan.cpu_lock_args.contended == 3,
+	      "per-CPU lock: cgrp@%d contended@%d", plan.cpu_lock_args.cgrp,
+	      plan.cpu_lock_args.contended);
+	CHECK(plan_has_cpu_lock(&plan) && chosen(&plan, "cgroup_rstat_cpu_locked") &&
+	      chosen(&plan, "cgroup_rstat_cpu_unlock") &&
+	      chosen(&plan, "cgroup_rstat_cpu_lock_contended"), "per-CPU lock chosen");
+	CHECK(!chosen(&plan, "cgroup_rstat_cpu_unlock_fastpath") &&
+	      strstr(point(&plan, "cgroup_rstat_cpu_unlock_fastpath")->why,
+		     "differ from cgroup_rstat_cpu_locked's"), "fastpath: %s",
+	      point(&plan, "cgroup_rstat_cpu_unlock_fastpath")->why);
+	/* the function is there, but tracepoints win */
+	CHECK(point(&plan, "cgroup_rstat_flush_locked")->present &&
+	      !chosen(&plan, "cgroup_rstat_flush_locked"), "fallback not chosen");
+}
+
+static void test_irqoff_choice(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "cpu_lock_moved", PREF_AUTO, IRQOFF_AUTO) == 0 && plan.irqoff_trace &&
+	      chosen(&plan, "irq_disable") && chosen(&plan, "irq_enable"), "auto picks trace");
+	CHECK_STR(plan.irqoff_source, "trace");
+	CHECK(probe(&plan, "cpu_lock_moved", PREF_AUTO, IRQOFF_OFF) == 0 && !plan.irqoff_trace &&
+	      !chosen(&plan, "irq_disable"), "off");
+	CHECK_STR(plan.irqoff_source, "off");
+	CHECK(probe(&plan, "cpu_lock_moved", PREF_AUTO, IRQOFF_SAMPLE) == 0, "probe failed");
+	CHECK_STR(plan.irqoff_source, "sample");
+	CHECK(probe(&plan, "two_arg_rstat", PREF_AUTO, IRQOFF_TRACE) == 0 && !plan.usable &&
+	      strstr(plan.missing, "CONFIG_PREEMPTIRQ_TRACEPOINTS"), "trace without them: %s",
+	      plan.missing);
+}
+
+/* Each plan owns its points: a second probe does not rewrite the first. */
+static void test_plans_are_separate(void)
+{
+	struct attach_plan a, b;
+
+	CHECK(probe(&a, "four_arg_rstat", PREF_AUTO, IRQOFF_AUTO) == 0, "probe a");
+	CHECK(probe(&b, "flush_functions", PREF_FENTRY, IRQOFF_AUTO) == 0, "probe b");
+	CHECK(a.usable && chosen(&a, "cgroup_rstat_locked") &&
+	      point(&a, "cgroup_rstat_locked")->args.contended == 3, "a was rewritten");
+	CHECK(!b.usable && !point(&b, "cgroup_rstat_locked")->present, "b");
+}
+
+static void test_bad_input(void)
+{
+	struct attach_plan plan;
+	enum source_pref s;
+	enum irqoff_pref q;
+
+	CHECK(probe_kernel(&plan, TEST_OUT "/tests/data/none.o", PREF_AUTO, IRQOFF_AUTO,
+			   false) == -1, "unreadable BTF");
+	CHECK(source_pref_parse("fentry", &s) == 0 && s == PREF_FENTRY, "fentry");
+	CHECK(source_pref_parse("kprobes", &s) == -1, "kprobes");
+	CHECK(irqoff_pref_parse("lock", &q) == 0 && q == IRQOFF_LOCK, "lock");
+	CHECK(irqoff_pref_parse("", &q) == -1, "empty");
+}
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+/* Which point (under which source) a program's section names, or NULL. */
+static bool program_claimed(const struct attach_plan *plan, const char *section)
+{
+	const enum rsl_source sources[] = { SOURCE_TRACEPOINT, SOURCE_FENTRY, SOURCE_KPROBE };
+	char sec[2][96];
+
+	for (int i = 0; i < plan->n; i++)
+		for (int s = 0; s < 3; s++)
+			for (int k = probe_sections(sources[s], &plan->points[i], sec); k-- > 0;)
+				if (!strcmp(sec[k], section))
+					return true;
+	return false;
+}
+
+/* Every point has its programs, and every program (but the tick's) a point. */
+static void test_table_names_the_programs(void)
+{
+	struct bpf_object *obj;
+	struct bpf_program *prog, *progs[2];
+	struct attach_plan plan;
+	struct attach_point bogus = { .name = "cgroup_rstat_renamed", .kind = POINT_TRACEPOINT };
+	char missing[96];
+	int nprogs = 0;
+
+	libbpf_set_print(quiet);
+	obj = bpf_object__open_file(TEST_OUT "/rstatlat.bpf.o", NULL);
+	CHECK(obj != NULL, "cannot open %s/rstatlat.bpf.o: %d", TEST_OUT, -errno);
+	if (!obj)
+		return;
+	probe(&plan, "two_arg_rstat", PREF_AUTO, IRQOFF_AUTO);
+	for (int i = 0; i < plan.n; i++) {
+		const struct attach_point *pt = &plan.points[i];
+
+		if (pt->kind == POINT_TRACEPOINT) {
+			CHECK(probe_find_programs(obj, SOURCE_TRACEPOINT, pt, progs, missing) == 0 &&
+			      progs[0] && !progs[1], "%s: no program in %s", pt->name, missing);
+			continue;
+		}
+		CHECK(probe_find_programs(obj, SOURCE_FENTRY, pt, progs, missing) == 0 &&
+		      progs[0] && progs[1], "%s: no program in %s", pt->name, missing);
+		CHECK(probe_find_programs(obj, SOURCE_KPROBE, pt, progs, missing) == 0 &&
+		      progs[0] && progs[1], "%s: no program in %s", pt->name, missing);
+	}
+	bpf_object__for_each_program(prog, obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		nprogs++;
+		CHECK(!strcmp(sec, "perf_event") || program_claimed(&plan, sec),
+		      "program %s (%s) serves no point of the table", bpf_program__name(prog), sec);
+	}
+	CHECK(nprogs > plan.n, "only %d programs", nprogs);
+	CHECK(probe_find_programs(obj, SOURCE_TRACEPOINT, &bogus, progs, missing) == -ENOENT,
+	      "a renamed point is found");
+	CHECK_STR(missing, "tp_btf/cgroup_rstat_renamed");
+	bpf_object__close(obj);
+}
+
+int main(void)
+{
+	RUN_TEST(test_two_args());
+	RUN_TEST(test_four_args());
+	RUN_TEST(test_no_bool());
+	RUN_TEST(test_functions());
+	RUN_TEST(test_cpu_lock_positions());
+	RUN_TEST(test_irqoff_choice());
+	RUN_TEST(test_plans_are_separate());
+	RUN_TEST(test_bad_input());
+	RUN_TEST(test_table_names_the_programs());
+	return check_done("test_probe");
+}
