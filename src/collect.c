@@ -1400,7 +1400,7 @@ static int read_system(struct collector *c, uint64_t epoch)
 	return err;
 }
 
-static int read_lost(struct collector *c)
+static int read_lost_map(struct collector *c)
 {
 	int fd = bpf_map__fd(c->skel->maps.lost);
 	__u64 *percpu = c->lost_percpu;
@@ -1566,7 +1566,7 @@ int collector_read(struct collector *c)
 	if (!err)
 		err = read_system(c, epoch);
 	if (!err)
-		err = read_lost(c);
+		err = read_lost_map(c);
 	if (!err)
 		err = housekeeping(c, nslots);
 	return err;
