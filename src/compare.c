@@ -113,19 +113,45 @@ static enum verdict by_p(double p, double alpha)
 	return p < alpha ? V_HIGHER : V_SAME;	/* direction set by the caller */
 }
 
-/* Quantiles: significant when the two confidence intervals are disjoint. */
+/*
+ * Quantiles, one-sided: is AFTER's q-quantile higher (or lower) than
+ * BEFORE's at level alpha? Higher when AFTER's lower bound lies above
+ * BEFORE's upper bound (order-statistic ranks, exact binomial). Each side
+ * needs only the bound facing the other: a large change shows from few
+ * values, a small one still needs many.
+ */
+enum shift { SHIFT_YES, SHIFT_NO, SHIFT_UNTESTABLE };
+
+static enum shift quantile_shift(const struct dist *b, const struct dist *a, double q,
+				 double alpha, bool higher)
+{
+	uint64_t av, bv;
+
+	if (higher) {
+		if (!quantile_lower_bound(a, q, alpha, &av) || !quantile_upper_bound(b, q, alpha, &bv))
+			return SHIFT_UNTESTABLE;
+		return av > bv ? SHIFT_YES : SHIFT_NO;
+	}
+	if (!quantile_upper_bound(a, q, alpha, &av) || !quantile_lower_bound(b, q, alpha, &bv))
+		return SHIFT_UNTESTABLE;
+	return av < bv ? SHIFT_YES : SHIFT_NO;
+}
+
+/* The verdict: two-sided at alpha, i.e. one-sided at alpha / 2 in the direction seen. */
 static enum verdict quantile_test(const struct dist *b, const struct dist *a, double q,
 				  double alpha)
 {
-	uint64_t blo, bhi, alo, ahi;
+	uint64_t qb = dist_quantile(b, q), qa = dist_quantile(a, q);
+	enum shift s;
 
-	if (!quantile_ci(b, q, alpha, &blo, &bhi) || !quantile_ci(a, q, alpha, &alo, &ahi))
+	if (qa == qb)
+		return V_SAME;
+	s = quantile_shift(b, a, q, alpha / 2, qa > qb);
+	if (s == SHIFT_UNTESTABLE)
 		return V_TOO_FEW;
-	if (alo > bhi)
-		return V_HIGHER;
-	if (ahi < blo)
-		return V_LOWER;
-	return V_SAME;
+	if (s == SHIFT_NO)
+		return V_SAME;
+	return qa > qb ? V_HIGHER : V_LOWER;
 }
 
 /*
@@ -290,61 +316,110 @@ oom:
 	return -1;
 }
 
-/* Absolute gates: is AFTER's value beyond the limit by more than noise? */
+/*
+ * Gates fail closed. A check whose observed value does not cross its limit
+ * passes. One that crosses fails when a one-sided test at the gate's level
+ * confirms it, and is inconclusive when the data cannot: never a silent
+ * pass of a regression that was seen.
+ */
+static bool crosses(const struct gate *g, double v)
+{
+	return g->above ? v > g->limit : v < g->limit;
+}
+
+/* One-sided normal bounds of a share or a rate of AFTER; false when too few. */
+static bool after_bounds(const struct metric_def *m, const struct comparison *c,
+			 const struct row *a, double v, double *lo, double *hi)
+{
+	double z = z_two_sided(2 * c->gate_alpha), n = (double)a->locked;
+
+	if (m->kind == MK_SHARE) {
+		if (n * fmin(v, 1 - v) < 5)
+			return false;
+		*lo = v - z * sqrt(v * (1 - v) / n);
+		*hi = v + z * sqrt(v * (1 - v) / n);
+		return true;
+	}
+	if (a->locked < 5)
+		return false;
+	*lo = (n - z * sqrt(n)) / seconds(c->after.r);
+	*hi = (n + z * sqrt(n)) / seconds(c->after.r);
+	return true;
+}
+
+/* Absolute gates: is AFTER's value beyond the limit, with confidence? */
 static enum gate_outcome absolute_gate(const struct gate *g, const struct comparison *c,
 				       const struct cmp_row *row, double *value)
 {
 	const struct metric_def *m = &metrics[g->metric];
 	const struct dist *d = dist_of(c->after.r, row->after, m->dist);
-	const struct row *a = row->after;
-	double v = row->cells[g->metric].after, z = z_two_sided(c->gate_alpha), lo, hi;
-	uint64_t qlo, qhi;
+	double v = row->cells[g->metric].after, lo, hi;
+	uint64_t bound;
 
 	*value = v;
-	if (g->above ? v <= g->limit : v >= g->limit)
+	if (!crosses(g, v))
 		return G_PASS;
 	switch (m->kind) {
 	case MK_MAX:
 		/* a maximum is a measured event, not an estimate */
 		return G_FAIL;
 	case MK_QUANTILE:
-		if (!d || !quantile_ci(d, m->q, c->gate_alpha, &qlo, &qhi))
-			return G_TOO_FEW;
-		lo = (double)qlo;
-		hi = (double)qhi;
-		break;
+		if (!d)
+			return G_INCONCLUSIVE;
+		if (g->above)
+			return quantile_lower_bound(d, m->q, c->gate_alpha, &bound) &&
+			       (double)bound > g->limit ? G_FAIL : G_INCONCLUSIVE;
+		return quantile_upper_bound(d, m->q, c->gate_alpha, &bound) &&
+		       (double)bound < g->limit ? G_FAIL : G_INCONCLUSIVE;
 	case MK_SHARE:
-		if (a->locked * fmin(v, 1 - v) < 5)
-			return G_TOO_FEW;
-		lo = v - z * sqrt(v * (1 - v) / (double)a->locked);
-		hi = v + z * sqrt(v * (1 - v) / (double)a->locked);
-		break;
 	case MK_RATE:
-		if (a->locked < 5)
-			return G_TOO_FEW;
-		lo = ((double)a->locked - z * sqrt((double)a->locked)) / seconds(c->after.r);
-		hi = ((double)a->locked + z * sqrt((double)a->locked)) / seconds(c->after.r);
-		break;
+		if (!after_bounds(m, c, row->after, v, &lo, &hi))
+			return G_INCONCLUSIVE;
+		return (g->above ? lo > g->limit : hi < g->limit) ? G_FAIL : G_INCONCLUSIVE;
 	default:
 		return G_NA;
 	}
-	return (g->above ? lo > g->limit : hi < g->limit) ? G_FAIL : G_PASS;
 }
 
-/* Relative gates: a significant change, beyond noise, larger than the limit. */
+/* Whether a one-sided test at the gate's level finds AFTER moved in the gate's direction. */
+static bool shift_confirmed(const struct gate *g, const struct comparison *c,
+			    const struct cmp_row *row)
+{
+	const struct metric_def *m = &metrics[g->metric];
+	const struct dist *db = dist_of(c->before.r, row->before, m->dist);
+	const struct dist *da = dist_of(c->after.r, row->after, m->dist);
+	const struct row *b = row->before, *a = row->after;
+	double p;
+
+	switch (m->kind) {
+	case MK_QUANTILE:
+		return db && da && quantile_shift(db, da, m->q, c->gate_alpha, g->above) == SHIFT_YES;
+	case MK_MAX:
+		return db && da && max_test(db, da, c->gate_alpha) == (g->above ? V_HIGHER : V_LOWER);
+	case MK_RATE:
+		p = poisson_rate_p(b->locked, seconds(c->before.r), a->locked, seconds(c->after.r));
+		break;
+	case MK_SHARE:
+		p = two_proportion_p(b->contended, b->locked, a->contended, a->locked);
+		break;
+	default:
+		return false;
+	}
+	/* the observed change is in the gate's direction: half the two-sided p */
+	return p >= 0 && p / 2 < c->gate_alpha;
+}
+
+/* Relative gates: a change beyond the limit (and the noise floor), confirmed. */
 static enum gate_outcome relative_gate(const struct gate *g, const struct comparison *c,
 				       const struct cmp_row *row, double *value)
 {
 	const struct cell *cell = &row->cells[g->metric];
-	enum verdict v = verdict_at(c, row, g->metric, c->gate_alpha);
 	double change = cell->ratio - 1;
 
 	*value = cell->ratio;
-	if (v == V_TOO_FEW)
-		return G_TOO_FEW;
-	if (g->above ? change <= g->limit : change >= g->limit)
+	if (!crosses(g, change) || fabs(change) <= c->noise)
 		return G_PASS;
-	return v == (g->above ? V_HIGHER : V_LOWER) ? G_FAIL : G_PASS;
+	return shift_confirmed(g, c, row) ? G_FAIL : G_INCONCLUSIVE;
 }
 
 static void run_gate(struct comparison *c, const struct gate *g, const struct cmp_row *row)
@@ -361,7 +436,7 @@ static void run_gate(struct comparison *c, const struct gate *g, const struct cm
 	else
 		res->outcome = absolute_gate(g, c, row, &res->value);
 	c->failed += res->outcome == G_FAIL;
-	c->too_few += res->outcome == G_TOO_FEW;
+	c->inconclusive += res->outcome == G_INCONCLUSIVE;
 }
 
 static int run_gates(struct comparison *c, const struct gate *gates, size_t ngates,
@@ -430,6 +505,11 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 	return run_gates(c, gates, ngates, only, err, errlen);
 }
 
+const char *compare_result(const struct comparison *c)
+{
+	return c->failed ? "fail" : c->inconclusive ? "inconclusive" : "pass";
+}
+
 void compare_free(struct comparison *c)
 {
 	row_free(&c->total_before);
@@ -438,7 +518,7 @@ void compare_free(struct comparison *c)
 	free(c->results);
 	c->rows = NULL;
 	c->results = NULL;
-	c->nrows = c->nresults = c->failed = c->too_few = 0;
+	c->nrows = c->nresults = c->failed = c->inconclusive = 0;
 }
 
 /* "+20%", "-5%", or with no sign an absolute "5%" (shares). */
@@ -511,6 +591,11 @@ int gate_parse(const char *s, struct gate *g, char *err, size_t errlen)
 	if (parse_limit(s + len + 1, &metrics[g->metric], g)) {
 		snprintf(err, errlen, "bad gate '%.64s': limit must be %s", s,
 			 limit_help(&metrics[g->metric]));
+		return -1;
+	}
+	/* a directional test asks one question: higher by +N%, or lower by -N% */
+	if (g->relative && (g->above ? g->limit < 0 : g->limit > 0)) {
+		snprintf(err, errlen, "bad gate '%.64s': use > with +N%% and < with -N%%", s);
 		return -1;
 	}
 	g->text = strdup(s);

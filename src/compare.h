@@ -70,7 +70,8 @@ struct gate {
 	double limit;		/* relative: fraction (+0.2); absolute: metric units */
 };
 
-enum gate_outcome { G_PASS, G_FAIL, G_TOO_FEW, G_NA };
+/* Fail closed: a crossing the data cannot confirm is inconclusive, not a pass. */
+enum gate_outcome { G_PASS, G_FAIL, G_INCONCLUSIVE, G_NA };
 
 struct gate_result {
 	const struct gate *gate;
@@ -97,7 +98,7 @@ struct comparison {
 	size_t nrows;
 	struct gate_result *results;
 	size_t nresults;
-	size_t failed, too_few;
+	size_t failed, inconclusive;
 };
 
 /* The index of a metric named s, or -1. */
@@ -119,6 +120,8 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 void compare_free(struct comparison *c);
 
 const char *row_label(const struct cmp_row *r);
+/* "fail" when a check failed, else "inconclusive" when one was, else "pass". */
+const char *compare_result(const struct comparison *c);
 
 enum cmp_format { FMT_TEXT, FMT_MD, FMT_JSON };
 void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows);

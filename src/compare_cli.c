@@ -19,6 +19,7 @@
 #define EXIT_GATE	1
 #define EXIT_INPUT	2
 #define EXIT_NOMEM	3
+#define EXIT_INCONCLUSIVE 4
 
 #define MAX_GATES 64
 
@@ -52,10 +53,17 @@ static const char usage_text[] =
 "  -n, --rows N          cgroups shown in text and md (default 20, 0 = all)\n"
 "      --alpha A         significance level per value (default 0.01)\n"
 "      --noise PCT       changes within PCT% count as noise (default 5)\n"
+"      --allow-inconclusive  exit 0, not 4, when a check crossed its gate but\n"
+"                        the data could not confirm it\n"
 "  -h, --help            this help\n"
 "\n"
+"Gates are one-sided and fail closed: a check passes when its observed value\n"
+"does not cross the gate, fails when it does and a test confirms it, and is\n"
+"inconclusive when the data cannot.\n"
+"\n"
 "Exit status: 0 every gate passed, 1 a gate failed, 2 usage or bad input\n"
-"(or out of memory while reading a file), 3 out of memory while comparing.\n";
+"(or out of memory while reading a file), 3 out of memory while comparing,\n"
+"4 a check was inconclusive (and none failed; see --allow-inconclusive).\n";
 
 struct cmp_opts {
 	struct gate gates[MAX_GATES];
@@ -66,6 +74,7 @@ struct cmp_opts {
 	size_t rows;
 	double alpha;
 	double noise;
+	bool allow_inconclusive;
 };
 
 __attribute__((noreturn, format(printf, 2, 3)))
@@ -107,7 +116,7 @@ static double parse_fraction(const char *s, const char *what, double scale)
 	return v / scale;
 }
 
-enum { OPT_FAIL_ON = 256, OPT_ALPHA, OPT_NOISE };
+enum { OPT_FAIL_ON = 256, OPT_ALPHA, OPT_NOISE, OPT_ALLOW_INCONCLUSIVE };
 
 static void parse_args(int argc, char **argv, struct cmp_opts *o)
 {
@@ -118,6 +127,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 		{ "rows", required_argument, NULL, 'n' },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "noise", required_argument, NULL, OPT_NOISE },
+		{ "allow-inconclusive", no_argument, NULL, OPT_ALLOW_INCONCLUSIVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -151,6 +161,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 				die(EXIT_INPUT, "alpha must be above 0");
 			break;
 		case OPT_NOISE: o->noise = parse_fraction(optarg, "noise", 100); break;
+		case OPT_ALLOW_INCONCLUSIVE: o->allow_inconclusive = true; break;
 		case 'h': fputs(usage_text, stdout); exit(EXIT_PASS);
 		case ':': die(EXIT_INPUT, "option '%s' needs an argument", argv[optind - 1]);
 		default: die(EXIT_INPUT, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -207,7 +218,8 @@ int compare_main(int argc, char **argv)
 	if (ret)
 		die(EXIT_NOMEM, "out of memory");
 	compare_print(stdout, &c, o.format, o.rows);
-	ret = c.failed ? EXIT_GATE : EXIT_PASS;
+	ret = c.failed ? EXIT_GATE :
+	      c.inconclusive && !o.allow_inconclusive ? EXIT_INCONCLUSIVE : EXIT_PASS;
 	compare_free(&c);
 	report_free(&before);
 	report_free(&after);

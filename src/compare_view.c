@@ -19,7 +19,7 @@ static const char *const verdict_text[] = {
 };
 
 static const char *const outcome_names[] = {
-	[G_PASS] = "pass", [G_FAIL] = "fail", [G_TOO_FEW] = "too_few", [G_NA] = "n/a",
+	[G_PASS] = "pass", [G_FAIL] = "fail", [G_INCONCLUSIVE] = "inconclusive", [G_NA] = "n/a",
 };
 
 static const char *fmt_value(char *buf, size_t len, const struct metric_def *m, bool has,
@@ -46,6 +46,11 @@ static const char *fmt_ratio(char *buf, size_t len, const struct cell *c)
 		snprintf(buf, len, "-");
 	else if (isinf(c->ratio))
 		snprintf(buf, len, "from 0");
+	else if (c->ratio == 0)
+		snprintf(buf, len, "to 0");
+	else if (c->ratio < 0.1)
+		/* a 512-fold drop reads as such, not as 0.00x */
+		snprintf(buf, len, "1/%.0fx", 1 / c->ratio);
 	else
 		snprintf(buf, len, "%.2fx", c->ratio);
 	return buf;
@@ -171,10 +176,10 @@ static void print_result(FILE *f, const struct gate_result *g, bool md)
 	fmt_value(b, sizeof(b), m, c->has_before, c->before);
 	fmt_value(a, sizeof(a), m, c->has_after, c->after);
 	fprintf(f, "%s%s %s on %s: %s -> %s", md ? "- " : "",
-		g->outcome == G_FAIL ? "FAIL" : "too few values to test", expr, name, b, a);
+		g->outcome == G_FAIL ? "FAIL" : "INCONCLUSIVE", expr, name, b, a);
 	if (g->gate->relative && !isinf(c->ratio))
 		fprintf(f, " (%.2fx)", c->ratio);
-	fputc('\n', f);
+	fputs(g->outcome == G_FAIL ? "\n" : ": crossed, but the data cannot confirm it\n", f);
 }
 
 static void print_gates(FILE *f, const struct comparison *c, bool md)
@@ -183,18 +188,16 @@ static void print_gates(FILE *f, const struct comparison *c, bool md)
 		fprintf(f, "\n%sno gates%s\n", md ? "**" : "", md ? "**" : "");
 		return;
 	}
-	fprintf(f, "\n%sgates: %zu checks, %zu failed, %zu with too few values%s\n",
-		md ? "**" : "", c->nresults, c->failed, c->too_few, md ? "**\n" : "");
+	fprintf(f, "\n%sgates: %zu checks, %zu failed, %zu inconclusive%s\n",
+		md ? "**" : "", c->nresults, c->failed, c->inconclusive, md ? "**\n" : "");
 	for (size_t i = 0; i < c->nresults; i++) {
 		const struct gate_result *g = &c->results[i];
 
-		/* too-few checks on small cgroups are common: list the total's */
-		if (g->outcome == G_FAIL ||
-		    (g->outcome == G_TOO_FEW && (g->row->total || c->nresults < 20)))
+		/* every check that did not pass is named: fail closed */
+		if (g->outcome == G_FAIL || g->outcome == G_INCONCLUSIVE)
 			print_result(f, g, md);
 	}
-	fprintf(f, "%sresult: %s%s\n", md ? "\n**" : "", c->failed ? "FAIL" : "pass",
-		md ? "**" : "");
+	fprintf(f, "%sresult: %s%s\n", md ? "\n**" : "", compare_result(c), md ? "**" : "");
 }
 
 static void print_readable(FILE *f, const struct comparison *c, bool md, size_t rows)
@@ -297,8 +300,8 @@ static void print_json(FILE *f, const struct comparison *c)
 		json_number(f, g->outcome != G_NA, g->value);
 		fputc('}', f);
 	}
-	fprintf(f, "],\"failed\":%zu,\"too_few\":%zu,\"result\":\"%s\"}\n", c->failed,
-		c->too_few, c->failed ? "fail" : "pass");
+	fprintf(f, "],\"failed\":%zu,\"inconclusive\":%zu,\"result\":\"%s\"}\n", c->failed,
+		c->inconclusive, compare_result(c));
 }
 
 void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows)

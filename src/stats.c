@@ -25,24 +25,112 @@ double z_two_sided(double alpha)
 	return hi;
 }
 
-bool quantile_ci(const struct dist *d, double q, double alpha, uint64_t *lo, uint64_t *hi)
-{
-	double n = (double)d->count, half, rlo, rhi;
-	int blo, bhi;
+#define EXACT_MAX 1000000	/* beyond this the normal approximation is exact enough */
+/*
+ * The sums start this many standard deviations (plus a few values) from
+ * the mean: the binomial mass beyond is below 1e-30, far under any alpha,
+ * and the cost is O(sqrt(n)), not O(n).
+ */
+#define TAIL_SDS 40.0
 
-	if (!d->count)
+static uint64_t sum_start_below(uint64_t n, double q)
+{
+	double k = (double)n * q - TAIL_SDS * sqrt((double)n * q * (1 - q)) - 20;
+
+	return k > 0 ? (uint64_t)k : 0;
+}
+
+static uint64_t sum_start_above(uint64_t n, double q)
+{
+	double j = ceil((double)n * q + TAIL_SDS * sqrt((double)n * q * (1 - q))) + 20;
+
+	return j < (double)n ? (uint64_t)j : n;
+}
+
+/* Beyond EXACT_MAX: how far a one-sided bound's rank lies from nq. */
+static double normal_reach(uint64_t n, double q, double alpha)
+{
+	return z_two_sided(2 * alpha) * sqrt((double)n * q * (1 - q));
+}
+
+static double log_binom_pmf(uint64_t n, uint64_t k, double lq, double lp)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
+	       (double)k * lq + (double)(n - k) * lp;
+}
+
+/*
+ * Lower: the largest r with P(Bin(n, q) <= r - 1) <= alpha, since
+ * P(X(r) <= quantile) = P(Bin(n, q) >= r). Summed upwards.
+ */
+uint64_t quantile_lower_rank(uint64_t n, double q, double alpha)
+{
+	double lq = log(q), lp = log1p(-q), cdf = 0;
+	uint64_t k;
+
+	if (!n || q <= 0 || q >= 1)
+		return 0;
+	if (n > EXACT_MAX) {
+		double r = floor((double)n * q - normal_reach(n, q, alpha));
+
+		return r >= 1 ? (uint64_t)r : 0;
+	}
+	for (k = sum_start_below(n, q); k < n; k++) {
+		cdf += exp(log_binom_pmf(n, k, lq, lp));
+		if (cdf > alpha)
+			break;
+	}
+	/* cdf(k - 1) <= alpha < cdf(k): r - 1 = k - 1 */
+	return k;
+}
+
+/*
+ * Upper: the smallest s with P(Bin(n, q) >= s) <= alpha, since
+ * P(X(s) >= quantile) = P(Bin(n, q) <= s - 1). Summed downwards, so
+ * tail sums near 1 keep their precision.
+ */
+uint64_t quantile_upper_rank(uint64_t n, double q, double alpha)
+{
+	double lq = log(q), lp = log1p(-q), tail = 0;
+	uint64_t j;
+
+	if (!n || q <= 0 || q >= 1)
+		return 0;
+	if (n > EXACT_MAX) {
+		double s = ceil((double)n * q + normal_reach(n, q, alpha)) + 1;
+
+		return s <= (double)n ? (uint64_t)s : 0;
+	}
+	for (j = sum_start_above(n, q); j >= 1; j--) {
+		double next = tail + exp(log_binom_pmf(n, j, lq, lp));
+
+		if (next > alpha)
+			break;
+		tail = next;
+	}
+	/* P(B >= j + 1) <= alpha < P(B >= j): s = j + 1 */
+	return j + 1 <= n ? j + 1 : 0;
+}
+
+bool quantile_lower_bound(const struct dist *d, double q, double alpha, uint64_t *v)
+{
+	uint64_t r = quantile_lower_rank(d->count, q, alpha);
+
+	if (!r)
 		return false;
-	half = z_two_sided(alpha) * sqrt(n * q * (1 - q));
-	rlo = floor(n * q - half);
-	rhi = ceil(n * q + half) + 1;
-	if (rlo < 1 || rhi > n)
+	*v = hist_bucket_lower(dist_rank_bucket(d, r));
+	return true;
+}
+
+bool quantile_upper_bound(const struct dist *d, double q, double alpha, uint64_t *v)
+{
+	uint64_t s = quantile_upper_rank(d->count, q, alpha);
+
+	if (!s)
 		return false;
-	blo = dist_rank_bucket(d, (uint64_t)rlo);
-	bhi = dist_rank_bucket(d, (uint64_t)rhi);
-	*lo = hist_bucket_lower(blo);
-	*hi = hist_bucket_upper(bhi) - 1;
-	if (*hi > d->max)
-		*hi = d->max;
+	*v = hist_bucket_upper(dist_rank_bucket(d, s)) - 1;
+	if (*v > d->max)
+		*v = d->max;
 	return true;
 }
 

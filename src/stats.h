@@ -17,13 +17,21 @@ double z_two_sided(double alpha);
 double p_two_sided(double z);
 
 /*
- * Distribution-free confidence interval for the q-quantile (nearest rank)
- * at two-sided level 1 - alpha: the order statistics at ranks
- * nq -/+ z*sqrt(nq(1-q)) (normal approximation to the binomial), widened
- * to the bounds of the buckets holding them. Returns false when a rank
- * falls outside 1..count: too few values to say.
+ * One-sided order-statistic bounds of the q-quantile of n values at level
+ * 1 - alpha, as 1-based ranks: X(lower) <= the q-quantile with probability
+ * at least 1 - alpha, likewise X(upper) >= it. Exact binomial sums up to
+ * 10^6 values, the normal approximation above. 0: no such rank (too few
+ * values for that side of the question).
  */
-bool quantile_ci(const struct dist *d, double q, double alpha, uint64_t *lo, uint64_t *hi);
+uint64_t quantile_lower_rank(uint64_t n, double q, double alpha);
+uint64_t quantile_upper_rank(uint64_t n, double q, double alpha);
+/*
+ * The values of those bounds in d, from the buckets holding the ranks
+ * (the lower edge of the lower one, the upper edge of the upper one, at
+ * most the max). False when the rank does not exist.
+ */
+bool quantile_lower_bound(const struct dist *d, double q, double alpha, uint64_t *v);
+bool quantile_upper_bound(const struct dist *d, double q, double alpha, uint64_t *v);
 
 /*
  * Exact permutation p-value that the top k values of the pooled sample all

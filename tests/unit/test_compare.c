@@ -59,14 +59,14 @@ static void figures_free(struct row *row)
 	dist_free(&row->flush);
 }
 
-/* Builds BEFORE (scale 1) and AFTER (scale), n values each, and gates. */
-static void build(struct pair *p, uint64_t n, double scale, double cb, double ca,
-		  const char *const *gate_texts, size_t ngates, struct gate *gates)
+/* Builds BEFORE (nb values, scale 1) and AFTER (na values, scale), and gates. */
+static void build_sized(struct pair *p, uint64_t nb, uint64_t na, double scale, double cb,
+			double ca, const char *const *gate_texts, size_t ngates, struct gate *gates)
 {
 	char err[256];
 
-	fill(&p->rb, "/w", n, 1, cb);
-	fill(&p->ra, "/w", n, scale, ca);
+	fill(&p->rb, "/w", nb, 1, cb);
+	fill(&p->ra, "/w", na, scale, ca);
 	/* as the reader gives files without irqoff_ns: the holds are irqs-off */
 	p->b = (struct report){ .duration_ns = 1000000000, .cgroups = &p->rb, .ncgroups = 1,
 				.attach = "tracepoint", .irqoff_rows = IRQOFF_ROWS_HOLDS };
@@ -80,6 +80,12 @@ static void build(struct pair *p, uint64_t n, double scale, double cb, double ca
 	for (size_t i = 0; i < ngates; i++)
 		CHECK(gate_parse(gate_texts[i], &gates[i], err, sizeof(err)) == 0, "%s", err);
 	CHECK(compare_build(&p->c, gates, ngates, NULL, err, sizeof(err)) == 0, "%s", err);
+}
+
+static void build(struct pair *p, uint64_t n, double scale, double cb, double ca,
+		  const char *const *gate_texts, size_t ngates, struct gate *gates)
+{
+	build_sized(p, n, n, scale, cb, ca, gate_texts, ngates, gates);
 }
 
 static void release(struct pair *p, struct gate *gates, size_t ngates)
@@ -118,17 +124,76 @@ static void test_stats(void)
 
 	for (uint64_t v = 1; v <= 1000; v++)
 		dist_add_value(&d, v * 100);
-	CHECK(quantile_ci(&d, 0.5, 0.01, &lo, &hi), "median of 1000");
-	CHECK(lo <= 50000 && hi >= 50000 && hi - lo < 12000, "median CI [%lu, %lu]",
+	CHECK(quantile_lower_bound(&d, 0.5, 0.005, &lo) &&
+	      quantile_upper_bound(&d, 0.5, 0.005, &hi), "median of 1000");
+	CHECK(lo <= 50000 && hi >= 50000 && hi - lo < 12000, "median bounds [%lu, %lu]",
 	      (unsigned long)lo, (unsigned long)hi);
-	CHECK(quantile_ci(&d, 0.99, 0.01, &lo, &hi), "p99 of 1000");
-	CHECK(lo <= 99000 && hi >= 99000, "p99 CI [%lu, %lu]", (unsigned long)lo,
+	CHECK(quantile_lower_bound(&d, 0.99, 0.005, &lo) &&
+	      quantile_upper_bound(&d, 0.99, 0.005, &hi), "p99 of 1000");
+	CHECK(lo <= 99000 && hi >= 99000, "p99 bounds [%lu, %lu]", (unsigned long)lo,
 	      (unsigned long)hi);
 	dist_free(&d);
 	for (uint64_t v = 1; v <= 100; v++)
 		dist_add_value(&d, v * 100);
-	CHECK(!quantile_ci(&d, 0.99, 0.01, &lo, &hi), "p99 of 100 values: too few");
+	/* 100 values bound a p99 from below (its 95th or so), never from above */
+	CHECK(quantile_lower_bound(&d, 0.99, 0.005, &lo) && lo < 99000, "p99 of 100 from below");
+	CHECK(!quantile_upper_bound(&d, 0.99, 0.005, &hi), "p99 of 100 from above: too few");
 	dist_free(&d);
+}
+
+/* P(Bin(n, q) <= k), by the recurrence of the pmf, in long double: a second way. */
+static long double binom_cdf(uint64_t n, double q, uint64_t k)
+{
+	long double pmf = powl(1 - (long double)q, (long double)n), cdf = 0;
+
+	for (uint64_t i = 0; i <= k && i <= n; i++) {
+		cdf += pmf;
+		pmf *= (long double)(n - i) / (long double)(i + 1) * q / (1 - (long double)q);
+	}
+	return cdf;
+}
+
+/* The ranks are the extreme ones whose coverage is at least 1 - alpha. */
+static void test_rank_bounds(void)
+{
+	static const uint64_t ns[] = { 1, 2, 11, 56, 200, 846, 1820, 5000 };
+	static const double qs[] = { 0.5, 0.9, 0.99 }, alphas[] = { 0.05, 0.005, 1e-4 };
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(*ns); i++)
+		for (size_t j = 0; j < 3; j++)
+			for (size_t k = 0; k < 3; k++) {
+				uint64_t n = ns[i], r = quantile_lower_rank(n, qs[j], alphas[k]);
+				uint64_t s = quantile_upper_rank(n, qs[j], alphas[k]);
+				double a = alphas[k], q = qs[j];
+
+				if (powl(1 - (long double)q, (long double)n) == 0)
+					continue;	/* the reference's start underflows */
+
+				/* lower: P(B <= r-1) <= alpha < P(B <= r), or none when P(B = 0) > alpha */
+				if (r)
+					CHECK(binom_cdf(n, q, r - 1) <= a * (1 + 1e-9) &&
+					      (r == n || binom_cdf(n, q, r) > a * (1 - 1e-9)),
+					      "lower rank %lu of n %lu q %g alpha %g", (unsigned long)r,
+					      (unsigned long)n, q, a);
+				else
+					CHECK(binom_cdf(n, q, 0) > a, "no lower rank for n %lu q %g alpha %g",
+					      (unsigned long)n, q, a);
+				/* upper: P(B >= s) <= alpha < P(B >= s-1), or none when P(B = n) > alpha */
+				if (s)
+					CHECK(1 - binom_cdf(n, q, s - 1) <= a * (1 + 1e-6) &&
+					      (s == 1 || 1 - binom_cdf(n, q, s - 2) > a * (1 - 1e-6)),
+					      "upper rank %lu of n %lu q %g alpha %g", (unsigned long)s,
+					      (unsigned long)n, q, a);
+				else
+					CHECK(powl(q, (long double)n) > a, "no upper rank for n %lu q %g "
+					      "alpha %g", (unsigned long)n, q, a);
+			}
+	/* the sizes the man page quotes: the first n with both two-sided bounds at 0.01 */
+	CHECK(quantile_upper_rank(846, 0.99, 0.005) && !quantile_upper_rank(500, 0.99, 0.005),
+	      "p99 from above needs some hundreds of values");
+	/* beyond the exact sums, the normal approximation stays in the middle */
+	CHECK(quantile_lower_rank(5000000, 0.99, 0.005) < 4950000 &&
+	      quantile_upper_rank(5000000, 0.99, 0.005) > 4950000, "large n");
 }
 
 /* Shifts below the gate's limit never fire; shifts above it always do. */
@@ -170,8 +235,8 @@ static void test_relative_shifts(void)
 	}
 }
 
-/* Too few values: reported, never gated. */
-static void test_too_few(void)
+/* Few values: a crossing the data cannot confirm is inconclusive, never a pass. */
+static void test_few_values_fail_closed(void)
 {
 	static const char *const texts[] = { "hold.p99>+20%" };
 	struct gate gates[1];
@@ -179,12 +244,57 @@ static void test_too_few(void)
 
 	rng_state = 3;
 	build(&p, 200, 3.0, 0, 0, texts, 1, gates);
-	CHECK(total_outcome(&p, 0) == G_TOO_FEW, "p99 of 200 values: too few");
-	CHECK(p.c.failed == 0 && p.c.too_few == 2, "total and /w: too few, not failed");
+	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE, "p99 of 200 values: inconclusive");
+	CHECK(p.c.failed == 0 && p.c.inconclusive == 2, "total and /w: inconclusive");
+	CHECK_STR(compare_result(&p.c), "inconclusive");
 	CHECK(p.c.total.cells[metric_find("hold.p99")].verdict == V_TOO_FEW, "verdict");
 	CHECK(p.c.total.cells[metric_find("hold.p50")].verdict == V_HIGHER,
 	      "a median of 200 is testable: x3 is higher");
 	release(&p, gates, 1);
+	/* no crossing: a pass, however few the values */
+	rng_state = 3;
+	build(&p, 20, 0.5, 0, 0, texts, 1, gates);
+	CHECK(total_outcome(&p, 0) == G_PASS && !p.c.inconclusive, "faster: pass");
+	release(&p, gates, 1);
+}
+
+/*
+ * The seed's shape: 1820 short holds before, 56 holds 40x longer after
+ * (Linux 0efc297a reverted). One-sided, 56 values bound the p99 from
+ * below and 1820 bound it from above: the gate fails in this direction
+ * and passes in the other.
+ */
+static void test_large_change_few_values(void)
+{
+	static const char *const texts[] = { "hold.p99>+100%", "hold.p90>+100%" };
+	struct gate gates[2];
+	struct pair p;
+
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		rng_state = seed * 0x9E3779B97F4A7C15ULL;
+		build_sized(&p, 1820, 56, 40.0, 0, 0, texts, 2, gates);
+		CHECK(total_outcome(&p, 0) == G_FAIL && total_outcome(&p, 1) == G_FAIL,
+		      "seed %lu: x40 on 56 values: %d %d", (unsigned long)seed,
+		      total_outcome(&p, 0), total_outcome(&p, 1));
+		CHECK(p.c.total.cells[metric_find("hold.p99")].verdict == V_HIGHER, "verdict");
+		release(&p, gates, 2);
+		rng_state = seed * 0x9E3779B97F4A7C15ULL;
+		build_sized(&p, 56, 1820, 1 / 40.0, 0, 0, texts, 2, gates);
+		CHECK(p.c.failed == 0 && p.c.inconclusive == 0, "seed %lu: the way back passes",
+		      (unsigned long)seed);
+		CHECK(p.c.total.cells[metric_find("hold.p99")].verdict == V_LOWER, "lower");
+		release(&p, gates, 2);
+	}
+	/* a small change on the same few values is seen, not confirmed */
+	{
+		static const char *const small[] = { "hold.p99>+20%" };
+
+		rng_state = 11;
+		build_sized(&p, 1820, 56, 1.4, 0, 0, small, 1, gates);
+		CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE, "x1.4 on 56 values: %d",
+		      total_outcome(&p, 0));
+		release(&p, gates, 1);
+	}
 }
 
 /* Sampling noise alone (same distribution, new draws) never fails. */
@@ -291,6 +401,7 @@ static void test_gate_parse(void)
 		"", "hold.p99", "hold.p99>", "hold.p99>20", "hold.p99>20%", "hold.p98>+20%",
 		"events>+10%", "irqoff.max>5 ms", "irqoff.max>5xs", "contended.rate>150%",
 		"hold.p99>+abc%", "hold.p99>+20", "events.rate>-", "x>1ms",
+		"hold.p99>-10%", "hold.p99<+10%",
 		"an.extremely.long.metric.name.that.overflows>1ms",
 	};
 	struct gate g;
@@ -392,7 +503,9 @@ int main(void)
 {
 	RUN_TEST(test_stats());
 	RUN_TEST(test_relative_shifts());
-	RUN_TEST(test_too_few());
+	RUN_TEST(test_rank_bounds());
+	RUN_TEST(test_few_values_fail_closed());
+	RUN_TEST(test_large_change_few_values());
 	RUN_TEST(test_same_distribution());
 	RUN_TEST(test_identical());
 	RUN_TEST(test_absolute());

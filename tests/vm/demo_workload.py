@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The before/after workload: a deep, busy cgroup tree whose top is read
-over and over (cpu.stat and io.stat) under `rstatlat -j`. Runs on the host
-or inside a guest (tests/vm/demo). Usage: demo_workload.py OUT.json [READS]
+"""The before/after workload: a deep, busy cgroup tree whose top's stat
+files are read over and over under `rstatlat -j`. Runs on the host or
+inside a guest (tests/vm/demo, tests/vm/run's seed A/B).
+
+Usage: demo_workload.py OUT.json [READS]
+       demo_workload.py OUT.json --seconds S   (rstatlat -j -d S --irqoff auto,
+                                               cpu.stat, io.stat and memory.stat
+                                               read in turn until it ends)
 """
 import os
 import subprocess
@@ -18,36 +23,61 @@ READER = os.path.join(ROOT, "build", "bench", "reader")
 DEPTH, LEAVES = 4, 4
 
 
+def busy_tree(top):
+    """The chain top/l1/l2/l3 with LEAVES busy leaves under the bottom;
+    returns the cgroups to remove, innermost first."""
+    chain, parent = [], top.path
+    for i in range(DEPTH - 1):
+        c = Cgroup(parent, "l%d" % (i + 1)).__enter__()
+        chain.append(c)
+        parent = c.path
+    leaves = [Cgroup(parent, "leaf%d" % i).__enter__() for i in range(LEAVES)]
+    for leaf in leaves:
+        leaf.spawn(TICKER)
+    for leaf in leaves:
+        leaf.wait_populated(1)
+    return leaves + chain[::-1]
+
+
+def stat_files(top, names):
+    # io.stat and memory.stat only where their controllers are on v2
+    return [os.path.join(top.path, f) for f in names if os.path.exists(os.path.join(top.path, f))]
+
+
+def read_n(top, reads):
+    tool = Rstatlat("-j").start(timeout=120)
+    for path in stat_files(top, ("cpu.stat", "io.stat")):
+        subprocess.run([READER, path, "1", "-n", str(reads)], check=True, capture_output=True,
+                       timeout=600)
+    time.sleep(0.5)
+    return tool.stop(timeout=120)
+
+
+def read_for(top, seconds):
+    tool = Rstatlat("-j", "-d", str(seconds), "--irqoff", "auto").start(timeout=120)
+    files = stat_files(top, ("cpu.stat", "io.stat", "memory.stat"))
+    while tool.p.poll() is None:
+        for path in files:
+            with open(path) as f:
+                f.read()
+    return tool.stop(timeout=120)
+
+
 def main():
-    out, reads = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 300
-    v2 = cgroup_mounts()["v2"]
-    with Cgroup(v2, "rsl-demo") as top:
-        # the chain top/l1/l2/l3 with LEAVES busy leaves under the bottom
-        chain, parent = [], top.path
-        for i in range(DEPTH - 1):
-            c = Cgroup(parent, "l%d" % (i + 1)).__enter__()
-            chain.append(c)
-            parent = c.path
-        leaves = [Cgroup(parent, "leaf%d" % i).__enter__() for i in range(LEAVES)]
+    out = sys.argv[1]
+    with Cgroup(cgroup_mounts()["v2"], "rsl-demo") as top:
+        made = busy_tree(top)
         try:
-            for leaf in leaves:
-                leaf.spawn(TICKER)
-            for leaf in leaves:
-                leaf.wait_populated(1)
-            tool = Rstatlat("-j").start(timeout=120)
-            # io.stat only where the io controller is on v2 (not on this host)
-            for f in [f for f in ("cpu.stat", "io.stat") if os.path.exists(
-                    os.path.join(top.path, f))]:
-                subprocess.run([READER, os.path.join(top.path, f), "1", "-n", str(reads)],
-                               check=True, capture_output=True, timeout=600)
-            time.sleep(0.5)
-            rc, stdout, err = tool.stop(timeout=120)
+            if len(sys.argv) > 3 and sys.argv[2] == "--seconds":
+                rc, stdout, err = read_for(top, float(sys.argv[3]))
+            else:
+                rc, stdout, err = read_n(top, int(sys.argv[2]) if len(sys.argv) > 2 else 300)
             if rc:
                 sys.exit("rstatlat exited %d: %s" % (rc, err))
             with open(out, "wb") as f:
                 f.write(stdout.splitlines()[-1] + b"\n")
         finally:
-            for c in leaves + chain[::-1]:
+            for c in made:
                 c.__exit__(None, None, None)
 
 
