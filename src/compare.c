@@ -204,15 +204,68 @@ static double ratio(double before, double after)
 	return after / before;
 }
 
+bool compare_replicated(const struct comparison *c)
+{
+	return c->before.nruns >= 2 && c->after.nruns >= 2;
+}
+
+/*
+ * Each run's value of metric m on the row (its total, or the run's row of
+ * the same cgroup), on a log scale except for shares: run-level state
+ * multiplies latencies and rates.
+ */
+static size_t run_values(const struct comparison *c, int side, const struct cmp_row *row,
+			 const struct metric_def *m, double *out)
+{
+	const struct side *s = side ? &c->after : &c->before;
+	const struct run_rows *rr = &c->runs[side];
+	const struct row *key = side ? row->after : row->before;
+	size_t n = 0;
+
+	for (size_t i = 0; key && i < s->nruns; i++) {
+		const struct row *run_row = row->total ? &rr->totals[i] : NULL;
+		double v;
+
+		if (!row->total) {
+			long at = row_index_find(&rr->ix[i], s->runs[i].cgroups, key);
+
+			run_row = at >= 0 ? &s->runs[i].cgroups[at] : NULL;
+		}
+		if (run_row && metric_value(m, run_row, &s->runs[i], &v))
+			out[n++] = m->kind == MK_SHARE ? v : log1p(v);
+	}
+	return n;
+}
+
+/* One-sided p that AFTER's runs sit higher (or lower) than BEFORE's; -1: too few runs. */
+static double between_runs_p(const struct comparison *c, const struct cmp_row *row, int mi,
+			     bool higher)
+{
+	double b[MAX_RUNS], a[MAX_RUNS];
+	size_t nb = run_values(c, 0, row, &metrics[mi], b);
+	size_t na = run_values(c, 1, row, &metrics[mi], a);
+
+	return higher ? welch_greater_p(b, nb, a, na) : welch_greater_p(a, na, b, nb);
+}
+
 static enum verdict verdict_at(const struct comparison *c, const struct cmp_row *row,
 			       int mi, double alpha)
 {
 	const struct cell *cell = &row->cells[mi];
 	enum verdict v;
+	double p;
 
 	if (!cell->has_before || !cell->has_after)
 		return V_NA;
-	v = test_metric(&metrics[mi], row->before, row->after, c, alpha);
+	if (compare_replicated(c) && metrics[mi].kind != MK_COUNT &&
+	    metrics[mi].kind != MK_MEAN_HOLDS) {
+		if (cell->ratio == 1)
+			return V_SAME;
+		p = between_runs_p(c, row, mi, cell->ratio > 1);
+		v = p < 0 ? V_TOO_FEW : p < alpha / 2 ? V_HIGHER : V_SAME;
+	} else {
+		v = test_metric(&metrics[mi], row->before, row->after, c, alpha);
+	}
 	if (v != V_HIGHER && v != V_LOWER)
 		return v;
 	if (cell->ratio == 1)
@@ -391,6 +444,10 @@ static bool shift_confirmed(const struct gate *g, const struct comparison *c,
 	const struct row *b = row->before, *a = row->after;
 	double p;
 
+	if (compare_replicated(c)) {
+		p = between_runs_p(c, row, g->metric, g->above);
+		return p >= 0 && p < c->gate_alpha;
+	}
 	switch (m->kind) {
 	case MK_QUANTILE:
 		return db && da && quantile_shift(db, da, m->q, c->gate_alpha, g->above) == SHIFT_YES;
@@ -471,6 +528,37 @@ static int run_gates(struct comparison *c, const struct gate *gates, size_t ngat
 	return 0;
 }
 
+/* Each run's rows by cgroup, and its total, for the between-run test. */
+static int index_runs(const struct side *s, struct run_rows *rr)
+{
+	if (s->nruns < 2)
+		return 0;
+	rr->ix = calloc(s->nruns, sizeof(*rr->ix));
+	rr->totals = calloc(s->nruns, sizeof(*rr->totals));
+	if (!rr->ix || !rr->totals)
+		return -1;
+	for (size_t i = 0; i < s->nruns; i++) {
+		if (build_total(&s->runs[i], &rr->totals[i]))
+			return -1;
+		for (size_t j = 0; j < s->runs[i].ncgroups; j++)
+			if (row_index_add(&rr->ix[i], s->runs[i].cgroups, j))
+				return -1;
+	}
+	return 0;
+}
+
+static void free_runs(const struct side *s, struct run_rows *rr)
+{
+	for (size_t i = 0; rr->ix && i < s->nruns; i++) {
+		row_index_free(&rr->ix[i]);
+		row_free(&rr->totals[i]);
+	}
+	free(rr->ix);
+	free(rr->totals);
+	rr->ix = NULL;
+	rr->totals = NULL;
+}
+
 static const struct cmp_row *find_row(const struct comparison *c, const char *path)
 {
 	for (size_t i = 0; i < c->nrows; i++)
@@ -485,7 +573,8 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 	const struct cmp_row *only = NULL;
 
 	if (build_total(c->before.r, &c->total_before) ||
-	    build_total(c->after.r, &c->total_after) || match_rows(c))
+	    build_total(c->after.r, &c->total_after) || match_rows(c) ||
+	    index_runs(&c->before, &c->runs[0]) || index_runs(&c->after, &c->runs[1]))
 		return -2;
 	c->total = (struct cmp_row){
 		.before = &c->total_before, .after = &c->total_after,
@@ -512,6 +601,8 @@ const char *compare_result(const struct comparison *c)
 
 void compare_free(struct comparison *c)
 {
+	free_runs(&c->before, &c->runs[0]);
+	free_runs(&c->after, &c->runs[1]);
 	row_free(&c->total_before);
 	row_free(&c->total_after);
 	free(c->rows);

@@ -80,9 +80,14 @@ struct gate_result {
 	double value;		/* ratio (relative) or AFTER's value (absolute) */
 };
 
+/* At most this many files (replicated runs) per side. */
+#define MAX_RUNS 64
+
 struct side {
-	const char *file;
-	const struct report *r;
+	const char *file;	/* the first file */
+	const struct report *r;	/* the runs pooled; with one run, that run */
+	const struct report *runs;	/* each run, for the between-run test */
+	size_t nruns;
 	size_t summaries, intervals;
 	const char *irqoff_source;	/* "lock" when the holds stand for irqs-off (as --irqoff lock) */
 };
@@ -99,7 +104,15 @@ struct comparison {
 	struct gate_result *results;
 	size_t nresults;
 	size_t failed, inconclusive;
+	/* replicated runs: each run's rows indexed, and its total */
+	struct run_rows {
+		struct row_index *ix;
+		struct row *totals;
+	} runs[2];		/* [0] before, [1] after */
 };
+
+/* Whether both sides have 2 or more runs: then changes are tested between runs. */
+bool compare_replicated(const struct comparison *c);
 
 /* The index of a metric named s, or -1. */
 int metric_find(const char *s);

@@ -115,8 +115,12 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 	for (int i = 0; i < 2; i++) {
 		char d[32];
 
-		snprintf(v[i], TEXT_MAX, "%s, %s", fmt_duration(d, sizeof(d), s[i]->r->duration_ns),
-			 s[i]->summaries ? "summary" : "intervals merged");
+		if (s[i]->nruns > 1)
+			snprintf(v[i], TEXT_MAX, "%zu runs, %s in all", s[i]->nruns,
+				 fmt_duration(d, sizeof(d), s[i]->r->duration_ns));
+		else
+			snprintf(v[i], TEXT_MAX, "%s, %s", fmt_duration(d, sizeof(d),
+				 s[i]->r->duration_ns), s[i]->summaries ? "summary" : "intervals merged");
 	}
 	header_line(f, md, "window", v[0], v[1]);
 	for (int i = 0; i < 2; i++)
@@ -127,8 +131,9 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 		safe(v[i], TEXT_MAX, raw, md);
 	}
 	header_line(f, md, "irqs-off", v[0], v[1]);
-	fprintf(f, "%stests: alpha %g per value, %.3g per gate check; noise floor %g%%\n",
-		md ? "\n" : "", c->alpha, c->gate_alpha, c->noise * 100);
+	fprintf(f, "%stests: %s, alpha %g, %.3g per gate check; noise floor %g%%\n",
+		md ? "\n" : "", compare_replicated(c) ? "between runs (Welch's t)" :
+		"on the values", c->alpha, c->gate_alpha, c->noise * 100);
 	if (strcmp(c->before.irqoff_source, c->after.irqoff_source))
 		fprintf(f, "%swarning: irqs-off comes from different sources on the two sides\n",
 			md ? "\n" : "");
@@ -233,7 +238,7 @@ static void json_side(FILE *f, const char *key, const struct side *s)
 	json_write_string(f, s->r->attach);
 	fputs(",\"irqoff_source\":", f);
 	json_write_string(f, s->irqoff_source);
-	fputc('}', f);
+	fprintf(f, ",\"runs\":%zu}", s->nruns ? s->nruns : 1);
 }
 
 static void json_cgroup(FILE *f, const struct cmp_row *row)

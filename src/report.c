@@ -457,3 +457,43 @@ void report_free(struct report *r)
 	r->cgroups = r->processes = NULL;
 	r->ncgroups = r->nprocesses = 0;
 }
+
+static int pool_row(struct report_pool *p, const struct row *from)
+{
+	long at = row_index_find(&p->ix, p->r.cgroups, from);
+	struct row *into;
+
+	if (at >= 0)
+		return row_merge(&p->r.cgroups[at], from);
+	into = report_add_row(&p->r.cgroups, &p->r.ncgroups, &p->cap);
+	if (!into)
+		return -1;
+	into->cgid = from->cgid;
+	into->hierarchy = from->hierarchy;
+	into->path = from->path ? strdup(from->path) : NULL;
+	if ((from->path && !into->path) || row_merge(into, from))
+		return -1;
+	return row_index_add(&p->ix, p->r.cgroups, p->r.ncgroups - 1);
+}
+
+int report_pool_add(struct report_pool *p, const struct report *run)
+{
+	if (!p->r.attach) {
+		p->r.type = run->type;
+		p->r.kernel = run->kernel;
+		p->r.attach = run->attach;
+		p->r.irqoff_rows = run->irqoff_rows;
+		p->r.start_ns = run->start_ns;
+	}
+	p->r.duration_ns += run->duration_ns;
+	for (size_t i = 0; i < run->ncgroups; i++)
+		if (pool_row(p, &run->cgroups[i]))
+			return -1;
+	return 0;
+}
+
+void report_pool_free(struct report_pool *p)
+{
+	report_free(&p->r);
+	row_index_free(&p->ix);
+}

@@ -216,6 +216,21 @@ long row_index_find(const struct row_index *ix, const struct row *rows,
 int row_index_add(struct row_index *ix, const struct row *rows, size_t pos);
 /* Frees the index and forgets the rows, keeping its identity. */
 void row_index_free(struct row_index *ix);
+/*
+ * Replicated runs pooled into one report: cgroup rows matched by
+ * hierarchy and path and merged, windows added. kernel, attach and
+ * irqoff_rows come from the first run (compare refuses mixed sides);
+ * attach points into it, so the runs must outlive the pool.
+ */
+struct report_pool {
+	struct report r;
+	struct row_index ix;
+	size_t cap;
+};
+
+/* Returns 0, or -1 out of memory. */
+int report_pool_add(struct report_pool *p, const struct report *run);
+void report_pool_free(struct report_pool *p);
 /* Frees everything the report owns: rows, their distributions, the summaries'. */
 void report_free(struct report *r);
 

@@ -180,3 +180,84 @@ double poisson_rate_p(uint64_t k1, double t1, uint64_t k2, double t2)
 		return -1;
 	return p_two_sided(((double)k2 - n * p0) / sqrt(n * p0 * (1 - p0)));
 }
+
+/* The continued fraction of the regularized incomplete beta (modified Lentz). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2 * m, num = m * (b - m) * x / ((a + m2 - 1) * (a + m2)), delta;
+
+		d = 1 + num * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + num / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + num * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + num / c;
+		c = fabs(c) < tiny ? tiny : c;
+		delta = d * c;
+		h *= delta;
+		if (fabs(delta - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	/* the fraction converges fast below the mean, so use the symmetry above it */
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double t_upper_tail(double t, double df)
+{
+	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
+
+	return t > 0 ? tail : 1 - tail;
+}
+
+static void mean_var(const double *v, size_t n, double *mean, double *var)
+{
+	double m = 0, ss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += v[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	*mean = m;
+	*var = ss / (double)(n - 1);
+}
+
+double welch_greater_p(const double *x, size_t nx, const double *y, size_t ny)
+{
+	double mx, vx, my, vy, se2, df;
+
+	if (nx < 2 || ny < 2)
+		return -1;
+	mean_var(x, nx, &mx, &vx);
+	mean_var(y, ny, &my, &vy);
+	se2 = vx / (double)nx + vy / (double)ny;
+	if (se2 <= 0)
+		return my > mx ? 0 : 1;
+	df = se2 * se2 / (vx * vx / ((double)nx * nx * (nx - 1)) +
+			  vy * vy / ((double)ny * ny * (ny - 1)));
+	return t_upper_tail((my - mx) / sqrt(se2), df);
+}

@@ -8,6 +8,7 @@
 #define RSTATLAT_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "report.h"
 
@@ -52,5 +53,15 @@ double two_proportion_p(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
  * binomial test, normal approximation). -1 when too few events.
  */
 double poisson_rate_p(uint64_t k1, double t1, uint64_t k2, double t2);
+
+/*
+ * Welch's t-test that the mean of y exceeds the mean of x: the one-sided
+ * p-value, from Student's t with the Welch-Satterthwaite degrees of
+ * freedom. Needs at least 2 values on each side (else -1). Equal values on
+ * both sides give p = 0 when y's are larger, 1 otherwise.
+ */
+double welch_greater_p(const double *x, size_t nx, const double *y, size_t ny);
+/* P(T > t) for Student's t with df degrees of freedom. */
+double t_upper_tail(double t, double df);
 
 #endif

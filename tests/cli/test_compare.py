@@ -235,6 +235,71 @@ def seed_0efc297a_fails_the_gate_one_way():
         hpf["stock"], hpf["reverted"], p50, ", ".join(shown))
 
 
+RUNS = [os.path.join(DATA, "runs-6.18-cpustat-%d.json" % i) for i in range(6)]
+
+
+def sides(before, after):
+    return [a for f in before for a in ("--before", f)] + \
+        [a for f in after for a in ("--after", f)]
+
+
+def workload(path):
+    return [r["path"] for r in objects(path)[-1]["cgroups"] if r["path"].startswith("/rsl-")][0]
+
+
+@test
+def replicated_runs_tell_state_from_change():
+    """Six runs of one workload (bench/compare_noise.py's, 2 s each). One
+    run against one, hold.p99>+20% fails some pairs: state that lasts a
+    run passes for a change. Three against three, tested between runs,
+    the tighter default gates (+20%) pass, while holds doubled in the
+    AFTER runs fail them; the reverse passes."""
+    cg = workload(RUNS[0])
+    single = [compare("--cgroup", cg, "--fail-on", "hold.p99>+20%", a, b)[0]
+              for a in RUNS for b in RUNS if a != b]
+    rc, out, err = compare("-f", "json", "--cgroup", cg, *sides(RUNS[:3], RUNS[3:]))
+    res = json.loads(out)
+    check(rc == 0 and res["before"]["runs"] == 3 and res["after"]["runs"] == 3,
+          "3 v 3 of one workload: exit %d %s" % (rc, err or res["gates"]))
+    check({g["gate"] for g in res["gates"]} == {"hold.p99>+20%", "irqoff.p99>+20%"},
+          "replicated defaults: %s" % res["gates"])
+    rc, out, _ = compare("--cgroup", cg, *sides(RUNS[:3], RUNS[3:]))
+    check("3 runs" in out and "between runs" in out, "text header:\n%s" % out[:600])
+    doubled = []
+    for i, path in enumerate(RUNS[3:]):
+        objs = objects(path)
+        for row in objs[-1]["cgroups"]:
+            for key in ("hold_ns", "irqoff_ns"):
+                if row.get(key):
+                    row[key] = scaled(row[key], 2)
+        doubled.append(write("doubled-%d.json" % i, objs))
+    rc, out, _ = compare("-f", "json", "--cgroup", cg, *sides(RUNS[:3], doubled))
+    res = json.loads(out)
+    check(rc == 1 and {g["gate"] for g in res["gates"] if g["outcome"] == "fail"} ==
+          {"hold.p99>+20%", "irqoff.p99>+20%"}, "doubled: exit %d %s" % (rc, res["gates"]))
+    rc, _, _ = compare("--cgroup", cg, *sides(doubled, RUNS[:3]))
+    check(rc == 0, "halved: exit %d" % rc)
+    return "1 v 1: %d of %d pairs fail hold.p99>+20%%; 3 v 3: pass, doubled holds fail" % (
+        single.count(1), len(single))
+
+
+@test
+def replicated_sides_must_be_alike():
+    bad = [
+        sides([RUNS[0], SEED_STOCK], [RUNS[1]]),          # two kernels in BEFORE
+        ["--before", RUNS[0]],                           # no AFTER
+        ["--before", RUNS[0], "--after", RUNS[1], RUNS[2]],  # and a positional file
+        sides(RUNS[:1], RUNS[1:2] + ["/nonexistent.json"]),
+    ]
+    for args in bad:
+        rc, out, err = compare(*args)
+        check(rc == 2 and not out and len(err.strip().splitlines()) == 1,
+              "%s: exit %d %r" % (args, rc, err))
+    rc, out, err = compare(*sides([RUNS[0], SEED_STOCK], [RUNS[1]]))
+    check("one BEFORE side must be one kernel" in err, "names the side: %r" % err)
+    return "%d refused with one line" % len(bad)
+
+
 DEMO_61 = os.path.join(DATA, "demo-6.1-64cpus.json")
 DEMO_61_2 = os.path.join(DATA, "demo-6.1-2cpus.json")
 DEMO_NEW = sorted(f for f in (os.path.join(DATA, n) for n in os.listdir(DATA))

@@ -2,7 +2,9 @@
 /*
  * libFuzzer target: arbitrary bytes through the JSON reader, and whatever
  * it accepts through compare and all three of its views, and through the
- * report's own views (JSON and the table, histograms included).
+ * report's own views (JSON and the table, histograms included). Input cut
+ * at form feeds is up to 4 files: those accepted are pooled as replicated
+ * runs and compared between runs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void compare_with_itself(struct report *r, struct read_info *info)
+static void compare_sides(const struct side *before, const struct side *after)
 {
 	static const char *const texts[] = { "hold.p99>+20%", "irqoff.max>5ms",
 					     "contended.rate>10%", "locked.rate<-50%" };
@@ -24,8 +26,8 @@ static void compare_with_itself(struct report *r, struct read_info *info)
 
 	for (int i = 0; i < 4; i++)
 		gate_parse(texts[i], &gates[i], err, sizeof(err));
-	c.before = (struct side){ .file = "in", .r = r, .irqoff_source = info->irqoff_source };
-	c.after = c.before;
+	c.before = *before;
+	c.after = *after;
 	if (!compare_build(&c, gates, 4, NULL, err, sizeof(err)) && null)
 		for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++)
 			compare_print(null, &c, fmt, 0);
@@ -48,23 +50,55 @@ static void render(const struct report *r)
 	fclose(null);
 }
 
+static bool read_part(const uint8_t *data, size_t size, struct report *r,
+		      struct read_info *info)
+{
+	char err[512];
+	FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = !report_read(f, r, info, err, sizeof(err));
+	fclose(f);
+	return ok;
+}
+
+#define MAX_PARTS 4
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct report r;
-	struct read_info info;
-	char err[512];
-	FILE *f;
+	struct report runs[MAX_PARTS];
+	struct read_info info[MAX_PARTS];
+	struct report_pool pool = { 0 };
+	struct side one, all;
+	size_t n = 0, start = 0;
+	bool pooled = true;
 
-	if (!size)
-		return 0;
-	f = fmemopen((void *)data, size, "r");
-	if (!f)
-		return 0;
-	if (!report_read(f, &r, &info, err, sizeof(err))) {
-		compare_with_itself(&r, &info);
-		render(&r);
-		report_free(&r);
+	for (size_t i = 0; i <= size && n < MAX_PARTS; i++) {
+		if (i < size && data[i] != '\f')
+			continue;
+		if (read_part(data + start, i - start, &runs[n], &info[n]))
+			n++;
+		start = i + 1;
 	}
-	fclose(f);
+	if (!n)
+		return 0;
+	one = (struct side){ .file = "in", .r = &runs[0], .runs = runs, .nruns = 1,
+			     .irqoff_source = info[0].irqoff_source };
+	compare_sides(&one, &one);
+	render(&runs[0]);
+	for (size_t i = 0; i < n && pooled; i++)
+		pooled = !report_pool_add(&pool, &runs[i]);
+	if (n > 1 && pooled) {
+		all = one;
+		all.r = &pool.r;
+		all.nruns = n;
+		compare_sides(&one, &all);
+		compare_sides(&all, &all);
+	}
+	report_pool_free(&pool);
+	for (size_t i = 0; i < n; i++)
+		report_free(&runs[i]);
 	return 0;
 }

@@ -235,6 +235,27 @@ static void test_relative_shifts(void)
 	}
 }
 
+/* Student's t against known quantiles, and Welch's test on small samples. */
+static void test_welch(void)
+{
+	static const double x[] = { 1.0, 1.1, 0.9, 1.05 }, y[] = { 2.0, 2.1, 1.9, 2.05 };
+	static const double same[] = { 1.02, 0.97, 1.01, 1.0 }, flat[] = { 3, 3, 3 };
+
+	/* t(0.975) for 1, 5, 30 degrees of freedom: 12.706, 2.571, 2.042 */
+	CHECK(fabs(t_upper_tail(12.706, 1) - 0.025) < 1e-4, "df 1: %g", t_upper_tail(12.706, 1));
+	CHECK(fabs(t_upper_tail(2.571, 5) - 0.025) < 1e-4, "df 5: %g", t_upper_tail(2.571, 5));
+	CHECK(fabs(t_upper_tail(2.042, 30) - 0.025) < 1e-4, "df 30: %g", t_upper_tail(2.042, 30));
+	CHECK(fabs(t_upper_tail(0, 7) - 0.5) < 1e-12 && fabs(t_upper_tail(-2.571, 5) - 0.975) < 1e-4,
+	      "symmetry");
+	CHECK(welch_greater_p(x, 4, y, 4) < 1e-4, "doubled: %g", welch_greater_p(x, 4, y, 4));
+	CHECK(welch_greater_p(y, 4, x, 4) > 0.999, "the other way: %g", welch_greater_p(y, 4, x, 4));
+	CHECK(welch_greater_p(x, 4, same, 4) > 0.05, "same: %g", welch_greater_p(x, 4, same, 4));
+	CHECK(welch_greater_p(x, 1, y, 4) == -1, "one run is too few");
+	CHECK(welch_greater_p(flat, 3, flat, 3) == 1, "no spread, no change");
+	CHECK(welch_greater_p(same, 3, flat, 3) < 1e-3, "one side without spread: %g",
+	      welch_greater_p(same, 3, flat, 3));
+}
+
 /* Few values: a crossing the data cannot confirm is inconclusive, never a pass. */
 static void test_few_values_fail_closed(void)
 {
@@ -504,6 +525,7 @@ int main(void)
 	RUN_TEST(test_stats());
 	RUN_TEST(test_relative_shifts());
 	RUN_TEST(test_rank_bounds());
+	RUN_TEST(test_welch());
 	RUN_TEST(test_few_values_fail_closed());
 	RUN_TEST(test_large_change_few_values());
 	RUN_TEST(test_same_distribution());
