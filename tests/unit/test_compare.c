@@ -115,6 +115,7 @@ static void test_stats(void)
 	CHECK(fabs(top_k_p(10, 10, 1) - 0.5) < 1e-12, "top 1 of 10+10");
 	CHECK(fabs(top_k_p(10, 10, 2) - 90.0 / 380) < 1e-12, "top 2 of 10+10");
 	CHECK(top_k_p(3, 10, 4) == 0, "more than n_top");
+	CHECK(top_k_p(50000000, 0, 50000000) == 1, "no other side: certain, and at once");
 	CHECK(two_proportion_p(100, 10000, 100, 10000) > 0.99, "equal shares");
 	CHECK(two_proportion_p(100, 10000, 200, 10000) < 1e-6, "doubled share");
 	CHECK(two_proportion_p(1, 100, 2, 100) == -1, "too few contended");
@@ -169,6 +170,16 @@ static void test_rank_bounds(void)
 				if (powl(1 - (long double)q, (long double)n) == 0)
 					continue;	/* the reference's start underflows */
 
+				/* beyond the exact sums: conservative, within a few ranks */
+				if (n > 2000) {
+					CHECK(r && binom_cdf(n, q, r - 1) <= a &&
+					      binom_cdf(n, q, r + 3) > a, "approx lower %lu, n %lu q %g "
+					      "alpha %g", (unsigned long)r, (unsigned long)n, q, a);
+					CHECK(s && 1 - binom_cdf(n, q, s - 1) <= a * (1 + 1e-6) &&
+					      1 - binom_cdf(n, q, s - 5) > a, "approx upper %lu, n %lu q %g "
+					      "alpha %g", (unsigned long)s, (unsigned long)n, q, a);
+					continue;
+				}
 				/* lower: P(B <= r-1) <= alpha < P(B <= r), or none when P(B = 0) > alpha */
 				if (r)
 					CHECK(binom_cdf(n, q, r - 1) <= a * (1 + 1e-9) &&

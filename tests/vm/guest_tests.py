@@ -359,16 +359,16 @@ def late_tick_for_the_longest_interval():
     outrun the guest's reader and fill the sample instance's ring buffer,
     and the pending tick can wait for the other vCPU's time slice past the
     window (seen in about one run in eight). So a run that finds no late
-    tick is run once more; two that find none fail."""
+    tick is run again, up to three times; three that find none fail."""
     if not has_event("irq_disable", "preemptirq") or not has_event("cgroup_rstat_locked"):
         raise Skip("needs the preemptirq and rstat tracepoints")
     first = None
-    for attempt in (1, 2):
+    for attempt in (1, 2, 3):
         found, detail = late_tick_run()
         if found:
-            return detail + ("" if attempt == 1 else " (second run; the first: %s)" % first)
-        first = detail
-    check(False, "two runs without a late tick: %s" % detail)
+            return detail + ("" if attempt == 1 else " (run %d; the first: %s)" % (attempt, first))
+        first = first or detail
+    check(False, "three runs without a late tick: %s" % detail)
 
 
 def late_tick_run():
@@ -378,8 +378,9 @@ def late_tick_run():
         cg.spawn(TICKER)
         cg.wait_populated(1)
         trace = Rstatlat("-j", "-t", "1ns", "--irqoff", "trace").start(timeout=120)
-        # not every tick: at 5000 Hz a report per tick outruns TCG's reader
-        sample = Rstatlat("-j", "-t", "50us", "--irqoff", "sample",
+        # not every tick: at 5000 Hz under TCG most ticks are 50 us late, and
+        # a report each outran the guest's reader (half of them dropped)
+        sample = Rstatlat("-j", "-t", "100us", "--irqoff", "sample",
                           "--sample-hz", str(hz)).start(timeout=120)
         reader(os.path.join(cg.path, "cpu.stat"), 300)
         time.sleep(0.3)
