@@ -136,7 +136,9 @@ const char *row_label(const struct cmp_row *r);
 /* "fail" when a check failed, else "inconclusive" when one was, else "pass". */
 const char *compare_result(const struct comparison *c);
 
-enum cmp_format { FMT_TEXT, FMT_MD, FMT_JSON };
-void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows);
+enum cmp_format { FMT_TEXT, FMT_MD, FMT_JSON, FMT_HTML };
+/* rows: cgroups shown (0 = all); histograms: side-by-side log2 histograms (text). */
+void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows,
+		   bool histograms);
 
 #endif

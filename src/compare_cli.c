@@ -66,8 +66,11 @@ static const char usage_text[] =
 "                        and hold|wait|irqoff|flush . p50|p90|p99|max;\n"
 "                        LIMIT: 100us, 5ms (times), 5% (contended.rate)\n"
 "  -c, --cgroup PATH     gate only this cgroup (its path as in the JSON)\n"
-"  -f, --format FMT      text (default), md (Markdown) or json\n"
+"  -f, --format FMT      text (default), md (Markdown), json, or html (one\n"
+"                        self-contained file with SVG histograms)\n"
 "  -n, --rows N          cgroups shown in text and md (default 20, 0 = all)\n"
+"  -H, --histograms      text: BEFORE and AFTER log2 histograms of hold,\n"
+"                        flush and irqs-off side by side, per row\n"
 "      --alpha A         significance level per value (default 0.01)\n"
 "      --noise PCT       changes within PCT% count as noise (default 5)\n"
 "      --allow-inconclusive  exit 0, not 4, when a check crossed its gate but\n"
@@ -92,6 +95,7 @@ struct cmp_opts {
 	double alpha;
 	double noise;
 	bool allow_inconclusive;
+	bool histograms;
 	struct file_list {
 		const char *name[MAX_RUNS];
 		size_t n;
@@ -165,6 +169,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 		{ "allow-inconclusive", no_argument, NULL, OPT_ALLOW_INCONCLUSIVE },
 		{ "before", required_argument, NULL, OPT_BEFORE },
 		{ "after", required_argument, NULL, OPT_AFTER },
+		{ "histograms", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -173,7 +178,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:f:n:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:f:n:Hh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FAIL_ON: add_gate(o, optarg); break;
 		case 'c': o->cgroup = optarg; break;
@@ -184,8 +189,10 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 				o->format = FMT_MD;
 			else if (!strcmp(optarg, "json"))
 				o->format = FMT_JSON;
+			else if (!strcmp(optarg, "html"))
+				o->format = FMT_HTML;
 			else
-				die(EXIT_INPUT, "unknown format '%s': text, md or json", optarg);
+				die(EXIT_INPUT, "unknown format '%s': text, md, json or html", optarg);
 			break;
 		case 'n':
 			if (parse_uint(optarg, 1000000, &rows))
@@ -201,6 +208,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 		case OPT_ALLOW_INCONCLUSIVE: o->allow_inconclusive = true; break;
 		case OPT_BEFORE: add_file(&o->files[0], optarg, "--before"); break;
 		case OPT_AFTER: add_file(&o->files[1], optarg, "--after"); break;
+		case 'H': o->histograms = true; break;
 		case 'h': fputs(usage_text, stdout); exit(EXIT_PASS);
 		case ':': die(EXIT_INPUT, "option '%s' needs an argument", argv[optind - 1]);
 		default: die(EXIT_INPUT, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -317,7 +325,7 @@ int compare_main(int argc, char **argv)
 		die(EXIT_INPUT, "%s", err);
 	if (ret)
 		die(EXIT_NOMEM, "out of memory");
-	compare_print(stdout, &c, o.format, o.rows);
+	compare_print(stdout, &c, o.format, o.rows, o.histograms);
 	ret = c.failed ? EXIT_GATE :
 	      c.inconclusive && !o.allow_inconclusive ? EXIT_INCONCLUSIVE : EXIT_PASS;
 	compare_free(&c);

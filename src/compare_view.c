@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Views of a comparison: text for terminals, Markdown, JSON. */
+/* Views of a comparison: text for terminals, Markdown, JSON (HTML: compare_html.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include "compare.h"
+#include "compare_view.h"
 #include "escape.h"
 #include "fmt.h"
 
 #define TEXT_MAX 512
 
-static const char *const verdict_text[] = {
+const char *const cmp_verdict_text[] = {
 	[V_NA] = "",
 	[V_TOO_FEW] = "too few",
 	[V_SAME] = "same",
@@ -18,12 +19,12 @@ static const char *const verdict_text[] = {
 	[V_LOWER] = "lower",
 };
 
-static const char *const outcome_names[] = {
+const char *const cmp_outcome_names[] = {
 	[G_PASS] = "pass", [G_FAIL] = "fail", [G_INCONCLUSIVE] = "inconclusive", [G_NA] = "n/a",
 };
 
-static const char *fmt_value(char *buf, size_t len, const struct metric_def *m, bool has,
-			     double v)
+const char *cmp_fmt_value(char *buf, size_t len, const struct metric_def *m, bool has,
+			  double v)
 {
 	if (!has)
 		snprintf(buf, len, "-");
@@ -40,7 +41,7 @@ static const char *fmt_value(char *buf, size_t len, const struct metric_def *m, 
 	return buf;
 }
 
-static const char *fmt_ratio(char *buf, size_t len, const struct cell *c)
+const char *cmp_fmt_ratio(char *buf, size_t len, const struct cell *c)
 {
 	if (!c->has_before || !c->has_after)
 		snprintf(buf, len, "-");
@@ -79,7 +80,7 @@ static const char *safe(char *buf, size_t len, const char *s, bool md)
 	return buf;
 }
 
-static const char *source_text(const struct side *s)
+const char *cmp_source_text(const struct side *s)
 {
 	return strcmp(s->irqoff_source, "lock") ? s->irqoff_source :
 	       "lock (each hold: the lock is held with irqs off)";
@@ -127,7 +128,7 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 		safe(v[i], TEXT_MAX, s[i]->r->attach, md);
 	header_line(f, md, "attach", v[0], v[1]);
 	for (int i = 0; i < 2; i++) {
-		snprintf(raw, sizeof(raw), "%s", source_text(s[i]));
+		snprintf(raw, sizeof(raw), "%s", cmp_source_text(s[i]));
 		safe(v[i], TEXT_MAX, raw, md);
 	}
 	header_line(f, md, "irqs-off", v[0], v[1]);
@@ -158,15 +159,15 @@ static void print_row(FILE *f, const struct cmp_row *row, bool md)
 		const struct cell *c = &row->cells[i];
 		const struct metric_def *m = &metrics[i];
 
-		fmt_value(b, sizeof(b), m, c->has_before, c->before);
-		fmt_value(a, sizeof(a), m, c->has_after, c->after);
-		fmt_ratio(r, sizeof(r), c);
+		cmp_fmt_value(b, sizeof(b), m, c->has_before, c->before);
+		cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after);
+		cmp_fmt_ratio(r, sizeof(r), c);
 		if (md)
 			fprintf(f, "| %s | %s | %s | %s | %s |\n", m->label, b, a, r,
-				verdict_text[c->verdict]);
+				cmp_verdict_text[c->verdict]);
 		else
 			fprintf(f, "  %-16s %12s %12s %9s  %s\n", m->label, b, a, r,
-				verdict_text[c->verdict]);
+				cmp_verdict_text[c->verdict]);
 	}
 }
 
@@ -178,8 +179,8 @@ static void print_result(FILE *f, const struct gate_result *g, bool md)
 
 	safe(name, sizeof(name), row_label(g->row), md);
 	safe(expr, sizeof(expr), g->gate->text, md);
-	fmt_value(b, sizeof(b), m, c->has_before, c->before);
-	fmt_value(a, sizeof(a), m, c->has_after, c->after);
+	cmp_fmt_value(b, sizeof(b), m, c->has_before, c->before);
+	cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after);
 	fprintf(f, "%s%s %s on %s: %s -> %s", md ? "- " : "",
 		g->outcome == G_FAIL ? "FAIL" : "INCONCLUSIVE", expr, name, b, a);
 	if (g->gate->relative && !isinf(c->ratio))
@@ -205,14 +206,81 @@ static void print_gates(FILE *f, const struct comparison *c, bool md)
 	fprintf(f, "%sresult: %s%s\n", md ? "\n**" : "", compare_result(c), md ? "**" : "");
 }
 
-static void print_readable(FILE *f, const struct comparison *c, bool md, size_t rows)
+#define HIST_BAR 20
+
+static void hist_bar(char *bar, double share, double peak)
+{
+	int n = peak > 0 ? (int)(share / peak * HIST_BAR + 0.5) : 0;
+
+	memset(bar, '*', (size_t)n);
+	memset(bar + n, ' ', (size_t)(HIST_BAR - n));
+	bar[HIST_BAR] = '\0';
+}
+
+/*
+ * BEFORE and AFTER side by side, folded to powers of two, as one pastes
+ * into a mail: each bar is the octave's share of its own side, so sides
+ * with very different counts compare by shape.
+ */
+static void print_hist_pair(FILE *f, const char *label, const struct dist *b,
+			    const struct dist *a)
+{
+	uint64_t ob[64], oa[64];
+	int lb, hb, la, ha, lo, hi;
+	bool has_b = b && dist_octaves(b, ob, &lb, &hb), has_a = a && dist_octaves(a, oa, &la, &ha);
+	double peak = 0;
+
+	if (!has_b && !has_a)
+		return;
+	if (!has_b)
+		memset(ob, 0, sizeof(ob));
+	if (!has_a)
+		memset(oa, 0, sizeof(oa));
+	lo = has_b && (!has_a || lb < la) ? lb : la;
+	hi = has_b && (!has_a || hb > ha) ? hb : ha;
+	for (int o = lo; o <= hi; o++) {
+		peak = fmax(peak, has_b ? (double)ob[o] / (double)b->count : 0);
+		peak = fmax(peak, has_a ? (double)oa[o] / (double)a->count : 0);
+	}
+	fprintf(f, "  %-26s %10s %*s  %10s\n", label, "BEFORE", HIST_BAR + 2, "", "AFTER");
+	for (int o = lo; o <= hi; o++) {
+		char bb[HIST_BAR + 1], ba[HIST_BAR + 1];
+		uint64_t from, to;
+
+		octave_bounds(o, &from, &to);
+		hist_bar(bb, has_b ? (double)ob[o] / (double)b->count : 0, peak);
+		hist_bar(ba, has_a ? (double)oa[o] / (double)a->count : 0, peak);
+		fprintf(f, "  %11llu -> %-11llu %10llu |%s|  %10llu |%s|\n",
+			(unsigned long long)from, (unsigned long long)to,
+			(unsigned long long)ob[o], bb, (unsigned long long)oa[o], ba);
+	}
+}
+
+static void print_row_hists(FILE *f, const struct comparison *c, const struct cmp_row *row)
+{
+	const struct row *b = row->before, *a = row->after;
+	const struct report *rb = c->before.r, *ra = c->after.r;
+
+	fputc('\n', f);
+	print_hist_pair(f, "hold (ns)", b ? &b->hold : NULL, a ? &a->hold : NULL);
+	print_hist_pair(f, "flush (ns)", b ? &b->flush : NULL, a ? &a->flush : NULL);
+	print_hist_pair(f, "irqs-off (ns)", b ? row_irqoff(rb, b) : NULL, a ? row_irqoff(ra, a) : NULL);
+}
+
+static void print_readable(FILE *f, const struct comparison *c, bool md, size_t rows,
+			   bool histograms)
 {
 	size_t n = rows && rows < c->nrows ? rows : c->nrows;
 
 	print_header(f, c, md);
 	print_row(f, &c->total, md);
-	for (size_t i = 0; i < n; i++)
+	if (histograms && !md)
+		print_row_hists(f, c, &c->total);
+	for (size_t i = 0; i < n; i++) {
 		print_row(f, &c->rows[i], md);
+		if (histograms && !md)
+			print_row_hists(f, c, &c->rows[i]);
+	}
 	if (n < c->nrows)
 		fprintf(f, "\n(%zu more cgroups; -n 0 shows all)\n", c->nrows - n);
 	print_gates(f, c, md);
@@ -301,7 +369,7 @@ static void print_json(FILE *f, const struct comparison *c)
 			fputs("null", f);
 		else
 			json_write_string(f, row_label(g->row));
-		fprintf(f, ",\"outcome\":\"%s\",\"value\":", outcome_names[g->outcome]);
+		fprintf(f, ",\"outcome\":\"%s\",\"value\":", cmp_outcome_names[g->outcome]);
 		json_number(f, g->outcome != G_NA, g->value);
 		fputc('}', f);
 	}
@@ -309,11 +377,14 @@ static void print_json(FILE *f, const struct comparison *c)
 		c->inconclusive, compare_result(c));
 }
 
-void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows)
+void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows,
+		   bool histograms)
 {
 	if (fmt == FMT_JSON)
 		print_json(f, c);
+	else if (fmt == FMT_HTML)
+		compare_html_print(f, c, rows);
 	else
-		print_readable(f, c, fmt == FMT_MD, rows);
+		print_readable(f, c, fmt == FMT_MD, rows, histograms);
 	fflush(f);
 }

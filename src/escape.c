@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
 #include <string.h>
 #include "escape.h"
 
@@ -156,4 +157,28 @@ size_t term_escape(char *dst, size_t dstlen, const char *s)
 	}
 	dst[out] = '\0';
 	return out;
+}
+
+void html_write_text(FILE *f, const char *s)
+{
+	size_t room = 4 * strlen(s) + 1;
+	char stack[1024], *buf = room <= sizeof(stack) ? stack : malloc(room);
+
+	if (!buf) {
+		fputs("?", f);
+		return;
+	}
+	term_escape(buf, room, s);
+	for (const char *p = buf; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*p, f);
+		}
+	}
+	if (buf != stack)
+		free(buf);
 }

@@ -30,4 +30,10 @@ char *json_put_string(char *dst, const char *s);
  */
 size_t term_escape(char *dst, size_t dstlen, const char *s);
 
+/*
+ * Writes s as HTML text or attribute value: term_escape()'s rendering of
+ * controls and invalid UTF-8, then & < > " ' as character references.
+ */
+void html_write_text(FILE *f, const char *s);
+
 #endif

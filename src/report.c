@@ -497,3 +497,25 @@ void report_pool_free(struct report_pool *p)
 	report_free(&p->r);
 	row_index_free(&p->ix);
 }
+
+bool dist_octaves(const struct dist *d, uint64_t octave[64], int *lo, int *hi)
+{
+	memset(octave, 0, 64 * sizeof(*octave));
+	*lo = 64;
+	*hi = -1;
+	for (uint32_t i = 0; i < d->n; i++) {
+		uint64_t lower = hist_bucket_lower(d->b[i].index);
+		int o = lower ? 63 - __builtin_clzll(lower) : 0;
+
+		octave[o] += d->b[i].count;
+		*lo = o < *lo ? o : *lo;
+		*hi = o > *hi ? o : *hi;
+	}
+	return *hi >= 0;
+}
+
+void octave_bounds(int o, uint64_t *from, uint64_t *to)
+{
+	*from = o ? 1ULL << o : 0;
+	*to = o ? (1ULL << (o + 1)) - 1 : (1ULL << HIST_LOW_SHIFT) - 1;
+}

@@ -160,6 +160,15 @@ int dist_add_value(struct dist *d, uint64_t v);
 int dist_merge(struct dist *into, const struct dist *from);
 /* Deep copy into dst, which must be empty (zeroed or freed). Returns 0 or -1. */
 int dist_copy(struct dist *dst, const struct dist *src);
+/*
+ * The distribution folded to powers of two, as the log2 histograms of
+ * libbpf-tools print it: octave[o] counts the values in [2^o, 2^(o+1))
+ * (octave 0: below 2^HIST_LOW_SHIFT). Sets the lowest and highest octave
+ * with values; returns false when d is empty.
+ */
+bool dist_octaves(const struct dist *d, uint64_t octave[64], int *lo, int *hi);
+/* The bounds of octave o as dist_octaves() folds it. */
+void octave_bounds(int o, uint64_t *from, uint64_t *to);
 /* Frees the buckets; d is empty again. */
 void dist_free(struct dist *d);
 /* The count in bucket index, 0 when absent. */

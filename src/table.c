@@ -296,29 +296,20 @@ static void print_row(FILE *f, const struct report *r, const struct sorted_row *
 /* Collapses the log-linear buckets into powers of two, libbpf-tools style. */
 static void print_dist_hist(FILE *f, const char *label, const struct dist *d)
 {
-	uint64_t octave[64] = { 0 }, peak = 0;
-	int lo = 64, hi = -1;
+	uint64_t octave[64], peak = 0;
+	int lo, hi;
 
-	for (uint32_t i = 0; i < d->n; i++) {
-		uint64_t lower = hist_bucket_lower(d->b[i].index);
-		int o = lower ? 63 - __builtin_clzll(lower) : 0;
-
-		octave[o] += d->b[i].count;
-		lo = o < lo ? o : lo;
-		hi = o > hi ? o : hi;
-	}
-	if (hi < 0)
+	if (!dist_octaves(d, octave, &lo, &hi))
 		return;
 	for (int o = lo; o <= hi; o++)
 		peak = octave[o] > peak ? octave[o] : peak;
 	fprintf(f, "    %-22s : %-10s distribution\n", label, "count");
 	for (int o = lo; o <= hi; o++) {
-		uint64_t from = o ? 1ULL << o : 0, to = (1ULL << (o + 1)) - 1;
 		int stars = peak ? (int)(octave[o] * 40 / peak) : 0;
+		uint64_t from, to;
 		char bar[41];
 
-		if (o == 0)
-			to = (1ULL << HIST_LOW_SHIFT) - 1;
+		octave_bounds(o, &from, &to);
 		memset(bar, '*', (size_t)stars);
 		bar[stars] = '\0';
 		fprintf(f, "    %10llu -> %-10llu : %-10llu |%-40s|\n",

@@ -16,7 +16,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from harness import Tier, check  # noqa: E402
+from harness import Skip, Tier, check  # noqa: E402
 BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
 DATA = os.path.join(ROOT, "tests", "data")
 RUN_A = os.path.join(DATA, "compare-6.18-cpustat-a.json")
@@ -281,6 +281,121 @@ def replicated_runs_tell_state_from_change():
     check(rc == 0, "halved: exit %d" % rc)
     return "1 v 1: %d of %d pairs fail hold.p99>+20%%; 3 v 3: pass, doubled holds fail" % (
         single.count(1), len(single))
+
+
+@test
+def histograms_side_by_side():
+    """compare -H: per row, hold, flush and irqs-off folded to powers of two,
+    BEFORE and AFTER side by side; each side's counts add up to its row's,
+    each bar is the octave's share of its side, the largest 20 wide."""
+    rc, out, err = compare("-H", "--cgroup", "/rsl-demo", SEED_STOCK, SEED_REVERTED)
+    check(rc == 1, "exit %d %s" % (rc, err))
+    row = {n: [c for c in objects(f)[-1]["cgroups"] if c["path"] == "/rsl-demo"][0]
+           for n, f in (("b", SEED_STOCK), ("a", SEED_REVERTED))}
+    block = out[out.index("\n/rsl-demo\n"):]
+    lines = block.splitlines()
+    seen = 0
+    for label, key in (("hold (ns)", "hold_ns"), ("flush (ns)", "flush_ns"),
+                       ("irqs-off (ns)", "irqoff_ns")):
+        start = [i for i, l in enumerate(lines) if l.strip().startswith(label)][0]
+        rows = []
+        for l in lines[start + 1:]:
+            parts = l.split("|")
+            if len(parts) != 5:
+                break
+            rows.append((int(parts[0].split()[-1]), parts[1], int(parts[2]), parts[3]))
+        total_b, total_a = sum(r[0] for r in rows), sum(r[2] for r in rows)
+        check(total_b == row["b"][key]["count"] and total_a == row["a"][key]["count"],
+              "%s: %d/%d values vs %d/%d" % (label, total_b, total_a, row["b"][key]["count"],
+                                            row["a"][key]["count"]))
+        shares = [n / total for r in rows for n, total in ((r[0], total_b), (r[2], total_a))]
+        bars = [bar.count("*") for r in rows for bar in (r[1], r[3])]
+        check(max(bars) == 20 and all(abs(n - 20 * sh / max(shares)) <= 0.51
+                                      for n, sh in zip(bars, shares)),
+              "%s: bars %s for shares %s" % (label, bars, shares))
+        seen += len(rows)
+    rc, out, _ = compare("-H", "-f", "md", SEED_STOCK, SEED_REVERTED)
+    check("BEFORE" in out and "|****" not in out, "no text histograms in Markdown")
+    return "%d octave rows over hold, flush and irqs-off add up on both sides" % seen
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Measures every bar as Chromium laid it out, into the DOM that --dump-dom prints.
+MEASURE = """<script>
+const out = [];
+for (const r of document.querySelectorAll('rect')) {
+  const svg = r.closest('svg'), sec = r.closest('section');
+  out.push({row: sec.dataset.row, metric: svg.dataset.metric, side: r.dataset.side,
+            octave: +r.dataset.octave, count: +r.dataset.count, share: +r.dataset.share,
+            height: r.getBoundingClientRect().height});
+}
+const pre = document.createElement('pre');
+pre.id = 'rsl-check';
+pre.textContent = JSON.stringify({bars: out, scripts: document.scripts.length,
+                                  sections: document.querySelectorAll('section').length});
+document.body.appendChild(pre);
+</script>"""
+
+
+def octaves(dist):
+    out = {}
+    for b in dist["buckets"]:
+        o = b["ge"].bit_length() - 1 if b["ge"] else 0
+        out[o] = out.get(o, 0) + b["count"]
+    return out
+
+
+def rendered(html):
+    page = write("page.html", text=html.replace("</body>", MEASURE + "</body>"))
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--dump-dom", "file://" + page], capture_output=True, timeout=120)
+    dom = r.stdout.decode(errors="replace")
+    start = dom.find('<pre id="rsl-check">')
+    check(r.returncode == 0 and start >= 0, "chromium: exit %d, no measurements: %s" % (
+        r.returncode, r.stderr.decode(errors="replace")[-300:]))
+    body = dom[start + len('<pre id="rsl-check">'):dom.index("</pre>", start)]
+    return json.loads(body.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+                      .replace("&amp;", "&")), dom
+
+
+@test
+def html_view_renders_in_chromium():
+    """compare -f html, rendered by Debian's Chromium (headless): each bar's
+    count is its octave's in the JSON, each bar's laid-out height its share
+    of its side (the tallest 60 px), and a hostile cgroup name stays text."""
+    if not CHROMIUM:
+        raise Skip("chromium is not installed (Debian's chromium; make deps installs it)")
+    rc, html, err = compare("-f", "html", SEED_STOCK, SEED_REVERTED)
+    check(rc == 1 and html.startswith("<!doctype html>"), "exit %d %s" % (rc, err))
+    got, _ = rendered(html)
+    rows = {side: {c["path"]: c for c in objects(f)[-1]["cgroups"]}
+            for side, f in (("before", SEED_STOCK), ("after", SEED_REVERTED))}
+    keys = {"hold": "hold_ns", "flush": "flush_ns", "irqs-off": "irqoff_ns"}
+    checked = 0
+    for bar in got["bars"]:
+        if bar["row"] == "total":
+            continue
+        want = octaves(rows[bar["side"]][bar["row"]][keys[bar["metric"]]]).get(bar["octave"], 0)
+        check(bar["count"] == want, "%s: %d values, the JSON says %d" % (bar, bar["count"], want))
+        checked += 1
+    for row in {b["row"] for b in got["bars"]}:
+        for metric in keys:
+            mine = [b for b in got["bars"] if b["row"] == row and b["metric"] == metric]
+            peak = max((b["share"] for b in mine), default=0)
+            for b in mine:
+                check(abs(b["height"] - 60 * b["share"] / peak) < 0.6, "height %s" % b)
+            check(not mine or max(b["height"] for b in mine) > 59, "%s %s: no full bar" % (
+                row, metric))
+    check(got["sections"] == 3 and got["scripts"] == 1, "sections/scripts %s" % got)
+    hostile = objects(SEED_REVERTED)
+    hostile[-1]["cgroups"][0]["path"] = "/<script>alert(1)</script>&\"'"
+    path = write("hostile.json", hostile)
+    rc, html, err = compare("-f", "html", SEED_REVERTED, path)
+    check("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;" in html, "not escaped")
+    got, _ = rendered(html)
+    check(got["scripts"] == 1, "the cgroup name became a script: %d" % got["scripts"])
+    return "%d bars match their buckets and shares, as laid out by %s" % (
+        checked, os.path.basename(CHROMIUM))
 
 
 @test

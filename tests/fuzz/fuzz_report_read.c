@@ -30,7 +30,7 @@ static void compare_sides(const struct side *before, const struct side *after)
 	c.after = *after;
 	if (!compare_build(&c, gates, 4, NULL, err, sizeof(err)) && null)
 		for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++)
-			compare_print(null, &c, fmt, 0);
+			compare_print(null, &c, fmt, 0, true);
 	compare_free(&c);
 	for (int i = 0; i < 4; i++)
 		free(gates[i].text);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hostile cgroup names and comms: JSON stays valid, terminals stay inert. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 #include "escape.h"
 
@@ -108,10 +110,46 @@ static void test_json_buffer(void)
 	free(buf);
 }
 
+static char *html_of(const char *s)
+{
+	static char buf[1024];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	html_write_text(f, s);
+	fclose(f);
+	return buf;
+}
+
+/* HTML text and attributes: markup characters as references, controls as \xNN. */
+static void test_html(void)
+{
+	char big[3000];
+
+	CHECK_STR(html_of("/a/b"), "/a/b");
+	CHECK_STR(html_of("<script>&\"'"), "&lt;script&gt;&amp;&quot;&#39;");
+	CHECK_STR(html_of("x\ny\x1b[2J\xff"), "x\\x0ay\\x1b[2J\\xff");
+	CHECK_STR(html_of("caf\xc3\xa9"), "caf\xc3\xa9");
+	/* longer than the stack buffer: the same, from the heap */
+	memset(big, '<', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	{
+		size_t room = 4 * sizeof(big) + 1;
+		char *out = malloc(room);
+		FILE *f = fmemopen(out, room, "w");
+
+		html_write_text(f, big);
+		fclose(f);
+		CHECK(strlen(out) == 4 * (sizeof(big) - 1) && !strncmp(out, "&lt;&lt;", 8),
+		      "long: %zu bytes", strlen(out));
+		free(out);
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_json());
 	RUN_TEST(test_json_buffer());
 	RUN_TEST(test_term());
+	RUN_TEST(test_html());
 	return check_done("test_escape");
 }

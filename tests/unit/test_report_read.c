@@ -419,7 +419,7 @@ static void test_views(void)
 	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
 	for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++) {
 		f = open_memstream(&buf, &len);
-		compare_print(f, &c, fmt, 0);
+		compare_print(f, &c, fmt, 0, fmt == FMT_TEXT);
 		fclose(f);
 		CHECK(!strchr(buf, '\x1b') && !strchr(buf, '\a'), "format %d: raw escape out", fmt);
 		if (fmt == FMT_JSON) {
