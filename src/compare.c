@@ -106,6 +106,18 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 	return false;
 }
 
+/*
+ * Holds per flush: the holds as events over the flushes as exposure, the
+ * rate test of locked/s with flushes for seconds. (A flush takes a fixed
+ * number of holds on a given kernel and machine; what moves it is the
+ * kernel, which is what a gate on it asks about.)
+ */
+static double holds_per_flush_p(const struct row *b, const struct row *a)
+{
+	return poisson_rate_p(b->flush_holds, (double)b->flush.count, a->flush_holds,
+			      (double)a->flush.count);
+}
+
 static enum verdict by_p(double p, double alpha)
 {
 	if (p < 0)
@@ -179,8 +191,9 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 
 	switch (m->kind) {
 	case MK_COUNT:
-	case MK_MEAN_HOLDS:
 		return V_NA;
+	case MK_MEAN_HOLDS:
+		return by_p(holds_per_flush_p(b, a), alpha);
 	case MK_RATE:
 		return by_p(poisson_rate_p(b->locked, seconds(c->before.r), a->locked,
 					   seconds(c->after.r)), alpha);
@@ -223,10 +236,13 @@ static size_t run_values(const struct comparison *c, int side, const struct cmp_
 	size_t n = 0;
 
 	for (size_t i = 0; key && i < s->nruns; i++) {
-		const struct row *run_row = row->total ? &rr->totals[i] : NULL;
+		const struct row *run_row = row->total ? &rr->totals[i] :
+					    row->cpu_lock ? &rr->cpu_locks[i] : NULL;
 		double v;
 
-		if (!row->total) {
+		if (row->cpu_lock && !s->runs[i].cpu_lock.present)
+			continue;
+		if (!row->total && !row->cpu_lock) {
 			long at = row_index_find(&rr->ix[i], s->runs[i].cgroups, key);
 
 			run_row = at >= 0 ? &s->runs[i].cgroups[at] : NULL;
@@ -257,8 +273,7 @@ static enum verdict verdict_at(const struct comparison *c, const struct cmp_row 
 
 	if (!cell->has_before || !cell->has_after)
 		return V_NA;
-	if (compare_replicated(c) && metrics[mi].kind != MK_COUNT &&
-	    metrics[mi].kind != MK_MEAN_HOLDS) {
+	if (compare_replicated(c) && metrics[mi].kind != MK_COUNT) {
 		if (cell->ratio == 1)
 			return V_SAME;
 		p = between_runs_p(c, row, mi, cell->ratio > 1);
@@ -386,6 +401,15 @@ static bool after_bounds(const struct metric_def *m, const struct comparison *c,
 {
 	double z = z_two_sided(2 * c->gate_alpha), n = (double)a->locked;
 
+	if (m->kind == MK_MEAN_HOLDS) {
+		double h = (double)a->flush_holds, fl = (double)a->flush.count;
+
+		if (a->flush_holds < 5 || !a->flush.count)
+			return false;
+		*lo = (h - z * sqrt(h)) / fl;
+		*hi = (h + z * sqrt(h)) / fl;
+		return true;
+	}
 	if (m->kind == MK_SHARE) {
 		if (n * fmin(v, 1 - v) < 5)
 			return false;
@@ -426,6 +450,7 @@ static enum gate_outcome absolute_gate(const struct gate *g, const struct compar
 		       (double)bound < g->limit ? G_FAIL : G_INCONCLUSIVE;
 	case MK_SHARE:
 	case MK_RATE:
+	case MK_MEAN_HOLDS:
 		if (!after_bounds(m, c, row->after, v, &lo, &hi))
 			return G_INCONCLUSIVE;
 		return (g->above ? lo > g->limit : hi < g->limit) ? G_FAIL : G_INCONCLUSIVE;
@@ -458,6 +483,9 @@ static bool shift_confirmed(const struct gate *g, const struct comparison *c,
 		break;
 	case MK_SHARE:
 		p = two_proportion_p(b->contended, b->locked, a->contended, a->locked);
+		break;
+	case MK_MEAN_HOLDS:
+		p = holds_per_flush_p(b, a);
 		break;
 	default:
 		return false;
@@ -508,7 +536,7 @@ static int run_gates(struct comparison *c, const struct gate *gates, size_t ngat
 	}
 	for (size_t i = 0; i < c->nrows; i++)
 		nrows += c->rows[i].presence == BOTH;
-	nrows = only ? 1 : nrows + 1;
+	nrows = only ? 1 : nrows + 1 + c->has_cpu_lock;
 	checks = ngates * nrows;
 	/* Bonferroni: every check runs at alpha / checks */
 	c->gate_alpha = c->alpha / (double)(checks > 0 ? checks : 1);
@@ -521,6 +549,8 @@ static int run_gates(struct comparison *c, const struct gate *gates, size_t ngat
 			continue;
 		}
 		run_gate(c, &gates[g], &c->total);
+		if (c->has_cpu_lock)
+			run_gate(c, &gates[g], &c->cpu_lock);
 		for (size_t i = 0; i < c->nrows; i++)
 			if (c->rows[i].presence == BOTH)
 				run_gate(c, &gates[g], &c->rows[i]);
@@ -528,17 +558,32 @@ static int run_gates(struct comparison *c, const struct gate *gates, size_t ngat
 	return 0;
 }
 
-/* Each run's rows by cgroup, and its total, for the between-run test. */
+/* The per-CPU lock as a row: the same metrics then apply to it. */
+static int lock_row(const struct report *r, struct row *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!r->cpu_lock.present)
+		return 0;
+	out->path = strdup("(per-CPU lock)");
+	out->locked = r->cpu_lock.locked;
+	out->contended = r->cpu_lock.contended;
+	return !out->path || dist_copy(&out->hold, &r->cpu_lock.hold) ||
+	       dist_copy(&out->wait, &r->cpu_lock.wait) ? -1 : 0;
+}
+
+/* Each run's rows by cgroup, its total and per-CPU lock, for the between-run test. */
 static int index_runs(const struct side *s, struct run_rows *rr)
 {
 	if (s->nruns < 2)
 		return 0;
 	rr->ix = calloc(s->nruns, sizeof(*rr->ix));
 	rr->totals = calloc(s->nruns, sizeof(*rr->totals));
-	if (!rr->ix || !rr->totals)
+	rr->cpu_locks = calloc(s->nruns, sizeof(*rr->cpu_locks));
+	if (!rr->ix || !rr->totals || !rr->cpu_locks)
 		return -1;
 	for (size_t i = 0; i < s->nruns; i++) {
-		if (build_total(&s->runs[i], &rr->totals[i]))
+		if (build_total(&s->runs[i], &rr->totals[i]) ||
+		    lock_row(&s->runs[i], &rr->cpu_locks[i]))
 			return -1;
 		for (size_t j = 0; j < s->runs[i].ncgroups; j++)
 			if (row_index_add(&rr->ix[i], s->runs[i].cgroups, j))
@@ -552,11 +597,14 @@ static void free_runs(const struct side *s, struct run_rows *rr)
 	for (size_t i = 0; rr->ix && i < s->nruns; i++) {
 		row_index_free(&rr->ix[i]);
 		row_free(&rr->totals[i]);
+		row_free(&rr->cpu_locks[i]);
 	}
 	free(rr->ix);
 	free(rr->totals);
+	free(rr->cpu_locks);
 	rr->ix = NULL;
 	rr->totals = NULL;
+	rr->cpu_locks = NULL;
 }
 
 static const struct cmp_row *find_row(const struct comparison *c, const char *path)
@@ -581,6 +629,17 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 		.total = true, .presence = BOTH,
 	};
 	fill_row(c, &c->total);
+	c->has_cpu_lock = c->before.r->cpu_lock.present && c->after.r->cpu_lock.present;
+	if (c->has_cpu_lock) {
+		if (lock_row(c->before.r, &c->cpu_lock_before) ||
+		    lock_row(c->after.r, &c->cpu_lock_after))
+			return -2;
+		c->cpu_lock = (struct cmp_row){
+			.before = &c->cpu_lock_before, .after = &c->cpu_lock_after,
+			.cpu_lock = true, .presence = BOTH,
+		};
+		fill_row(c, &c->cpu_lock);
+	}
 	for (size_t i = 0; i < c->nrows; i++)
 		fill_row(c, &c->rows[i]);
 	qsort(c->rows, c->nrows, sizeof(*c->rows), by_regression);
@@ -605,6 +664,9 @@ void compare_free(struct comparison *c)
 	free_runs(&c->after, &c->runs[1]);
 	row_free(&c->total_before);
 	row_free(&c->total_after);
+	row_free(&c->cpu_lock_before);
+	row_free(&c->cpu_lock_after);
+	c->has_cpu_lock = false;
 	free(c->rows);
 	free(c->results);
 	c->rows = NULL;
@@ -640,6 +702,7 @@ static int parse_limit(const char *s, const struct metric_def *m, struct gate *g
 	case MK_SHARE:
 		return parse_percent(s, &g->limit) || g->limit > 1 ? -1 : 0;
 	case MK_RATE:
+	case MK_MEAN_HOLDS:
 		return parse_number(s, "", &g->limit) || g->limit < 0 ? -1 : 0;
 	default:
 		return -1;
@@ -654,6 +717,8 @@ static const char *limit_help(const struct metric_def *m)
 		return "+N% or -N% (relative) or a time with a unit: 500ns, 100us, 5ms, 1s";
 	case MK_SHARE:
 		return "+N% or -N% (relative) or N% (absolute share of acquisitions)";
+	case MK_MEAN_HOLDS:
+		return "+N% or -N% (relative) or holds per flush";
 	default:
 		return "+N% or -N% (relative) or acquisitions per second";
 	}
@@ -672,8 +737,7 @@ int gate_parse(const char *s, struct gate *g, char *err, size_t errlen)
 	memcpy(name, s, len);
 	name[len] = '\0';
 	g->metric = metric_find(name);
-	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT ||
-	    metrics[g->metric].kind == MK_MEAN_HOLDS) {
+	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT) {
 		snprintf(err, errlen, "bad gate '%.64s': unknown metric '%s' (see rstatlat(8), GATES)",
 			 s, name);
 		return -1;

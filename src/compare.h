@@ -17,7 +17,7 @@ enum metric_kind {
 	MK_SHARE,	/* contended / locked */
 	MK_QUANTILE,
 	MK_MAX,
-	MK_MEAN_HOLDS,	/* holds per flush: shown, not tested */
+	MK_MEAN_HOLDS,	/* holds per flush: tested as a rate of holds over flushes */
 };
 
 enum dist_kind { DK_HOLD, DK_WAIT, DK_IRQOFF, DK_FLUSH, DK_MAX };
@@ -56,6 +56,7 @@ enum presence { BOTH, ONLY_BEFORE, ONLY_AFTER };
 struct cmp_row {
 	const struct row *before, *after;	/* NULL when absent on that side */
 	bool total;
+	bool cpu_lock;		/* the per-CPU lock, system-wide (6.10-6.16) */
 	enum presence presence;
 	struct cell cells[NMETRICS];
 	double worst;		/* largest significant regression ratio, or 1 */
@@ -99,6 +100,10 @@ struct comparison {
 	double noise;		/* noise floor, fraction */
 	struct row total_before, total_after;
 	struct cmp_row total;
+	/* the per-CPU lock as a row, when both sides measured it */
+	struct row cpu_lock_before, cpu_lock_after;
+	struct cmp_row cpu_lock;
+	bool has_cpu_lock;
 	struct cmp_row *rows;	/* sorted, worst regression first */
 	size_t nrows;
 	struct gate_result *results;
@@ -108,6 +113,7 @@ struct comparison {
 	struct run_rows {
 		struct row_index *ix;
 		struct row *totals;
+		struct row *cpu_locks;
 	} runs[2];		/* [0] before, [1] after */
 };
 

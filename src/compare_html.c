@@ -186,6 +186,8 @@ void compare_html_print(FILE *f, const struct comparison *c, size_t rows)
 	header(f, c);
 	gates(f, c);
 	row_section(f, c, &c->total);
+	if (c->has_cpu_lock)
+		row_section(f, c, &c->cpu_lock);
 	for (size_t i = 0; i < n; i++)
 		row_section(f, c, &c->rows[i]);
 	if (n < c->nrows)

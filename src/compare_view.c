@@ -276,6 +276,11 @@ static void print_readable(FILE *f, const struct comparison *c, bool md, size_t 
 	print_row(f, &c->total, md);
 	if (histograms && !md)
 		print_row_hists(f, c, &c->total);
+	if (c->has_cpu_lock) {
+		print_row(f, &c->cpu_lock, md);
+		if (histograms && !md)
+			print_row_hists(f, c, &c->cpu_lock);
+	}
 	for (size_t i = 0; i < n; i++) {
 		print_row(f, &c->rows[i], md);
 		if (histograms && !md)
@@ -314,7 +319,7 @@ static void json_cgroup(FILE *f, const struct cmp_row *row)
 	const struct row *src = row->after ? row->after : row->before;
 	static const char *const presence[] = { "both", "before", "after" };
 
-	if (row->total) {
+	if (row->total || row->cpu_lock) {
 		fputs("\"cgroup\":null,\"presence\":\"both\"", f);
 		return;
 	}
@@ -352,6 +357,11 @@ static void print_json(FILE *f, const struct comparison *c)
 	fprintf(f, ",\"alpha\":%g,\"gate_alpha\":%g,\"noise\":%g,\"total\":", c->alpha,
 		c->gate_alpha, c->noise);
 	json_row(f, &c->total);
+	fputs(",\"cpu_lock\":", f);
+	if (c->has_cpu_lock)
+		json_row(f, &c->cpu_lock);
+	else
+		fputs("null", f);
 	fputs(",\"cgroups\":[", f);
 	for (size_t i = 0; i < c->nrows; i++) {
 		if (i)

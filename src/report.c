@@ -486,6 +486,14 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		p->r.start_ns = run->start_ns;
 	}
 	p->r.duration_ns += run->duration_ns;
+	if (run->cpu_lock.present) {
+		p->r.cpu_lock.present = true;
+		p->r.cpu_lock.locked += run->cpu_lock.locked;
+		p->r.cpu_lock.contended += run->cpu_lock.contended;
+		if (dist_merge(&p->r.cpu_lock.hold, &run->cpu_lock.hold) ||
+		    dist_merge(&p->r.cpu_lock.wait, &run->cpu_lock.wait))
+			return -1;
+	}
 	for (size_t i = 0; i < run->ncgroups; i++)
 		if (pool_row(p, &run->cgroups[i]))
 			return -1;

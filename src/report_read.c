@@ -278,6 +278,36 @@ static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
 	return 0;
 }
 
+/* The per-CPU lock (6.10-6.16), system-wide: null when its tracepoints were not attached. */
+static int read_cpu_lock(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *v = json_object_get(obj, "cpu_lock");
+	struct lock_summary l = { .present = true }, *into = &a->r.cpu_lock;
+	int ret;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return fail(rd, "\"cpu_lock\" is not an object");
+	ret = get_u64(rd, v, "cpu_lock", "locked", &l.locked) ||
+	      get_u64(rd, v, "cpu_lock", "contended", &l.contended) ||
+	      read_dist(rd, v, "cpu_lock", "hold_ns", &l.hold) ||
+	      read_dist(rd, v, "cpu_lock", "wait_ns", &l.wait);
+	if (!ret && (l.locked > UINT64_MAX - into->locked ||
+		     l.contended > UINT64_MAX - into->contended))
+		ret = fail(rd, "cpu_lock: counts overflow");
+	if (!ret && (dist_merge(&into->hold, &l.hold) || dist_merge(&into->wait, &l.wait)))
+		ret = fail(rd, "out of memory");
+	if (!ret) {
+		into->present = true;
+		into->locked += l.locked;
+		into->contended += l.contended;
+	}
+	dist_free(&l.hold);
+	dist_free(&l.wait);
+	return ret ? -1 : 0;
+}
+
 /* A number, or null for unknown; *known says which. */
 static int get_u64_or_null(struct reader *rd, json_t *obj, const char *ctx, const char *key,
 			   uint64_t *out, bool *known)
@@ -422,7 +452,7 @@ static int read_object(struct reader *rd, json_t *obj)
 	if (get_u64(rd, obj, "", "start_ns", &start) ||
 	    get_u64(rd, obj, "", "duration_ns", &dur) || read_kernel(rd, obj) ||
 	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a) ||
-	    read_self(rd, obj, a))
+	    read_self(rd, obj, a) || read_cpu_lock(rd, obj, a))
 		return -1;
 	if (dur > UINT64_MAX - a->r.duration_ns)
 		return fail(rd, "durations overflow");

@@ -231,6 +231,28 @@ def seed_0efc297a_fails_the_gate_one_way():
         shown.append(label)
     rc, out, _ = compare(*gates, SEED_STOCK, SEED_REVERTED)
     check("1/44x" in out and "0.00x" not in out, "ratios below 0.1 read as 1/N:\n%s" % out)
+    # the per-CPU lock (6.12 has its tracepoints) is a row of its own, gated too
+    rc, out, _ = compare("-f", "json", SEED_STOCK, SEED_REVERTED)
+    res = json.loads(out)
+    lock = res["cpu_lock"]
+    check(lock and lock["metrics"]["locked"]["before"] == stock["cpu_lock"]["locked"] and
+          lock["metrics"]["locked"]["after"] == reverted["cpu_lock"]["locked"] and
+          lock["metrics"]["hold.p99"]["before"] == stock["cpu_lock"]["hold_ns"]["p99"],
+          "per-CPU lock row %s vs %s" % (lock, stock["cpu_lock"]))
+    check({g["gate"] for g in res["gates"] if g["cgroup"] == "(per-CPU lock)"} ==
+          {"hold.p99>+50%", "irqoff.p99>+50%"}, "gates on the per-CPU lock")
+    rc, out, _ = compare("-f", "json", RUN_A, RUN_B)
+    check(json.loads(out)["cpu_lock"] is None, "6.18 has no per-CPU lock")
+    # what 0efc297a added: lock trips, 1 -> 65 holds per flush
+    rc, out, _ = compare("-f", "json", "--cgroup", "/rsl-demo", "--fail-on", "flush.holds>+50%",
+                         SEED_REVERTED, SEED_STOCK)
+    res = json.loads(out)
+    check(rc == 1 and res["gates"][0]["outcome"] == "fail", "flush.holds>+50%%: %s" % res["gates"])
+    rc, out, _ = compare("-f", "json", "--cgroup", "/rsl-demo", "--fail-on", "flush.holds>10",
+                         "--fail-on", "flush.holds<-50%", SEED_STOCK, SEED_REVERTED)
+    res = json.loads(out)
+    check(rc == 1 and [g["outcome"] for g in res["gates"]] == ["pass", "fail"],
+          "absolute and down: %s" % res["gates"])
     return "holds/flush %.0f -> %.0f, hold p50 x%.0f; the gate fails one way only (%s)" % (
         hpf["stock"], hpf["reverted"], p50, ", ".join(shown))
 
@@ -368,8 +390,13 @@ def html_view_renders_in_chromium():
     rc, html, err = compare("-f", "html", SEED_STOCK, SEED_REVERTED)
     check(rc == 1 and html.startswith("<!doctype html>"), "exit %d %s" % (rc, err))
     got, _ = rendered(html)
-    rows = {side: {c["path"]: c for c in objects(f)[-1]["cgroups"]}
-            for side, f in (("before", SEED_STOCK), ("after", SEED_REVERTED))}
+    rows = {}
+    for side, f in (("before", SEED_STOCK), ("after", SEED_REVERTED)):
+        summary = objects(f)[-1]
+        rows[side] = {c["path"]: c for c in summary["cgroups"]}
+        rows[side]["(per-CPU lock)"] = {"hold_ns": summary["cpu_lock"]["hold_ns"],
+                                        "flush_ns": {"buckets": []},
+                                        "irqoff_ns": {"buckets": []}}
     keys = {"hold": "hold_ns", "flush": "flush_ns", "irqs-off": "irqoff_ns"}
     checked = 0
     for bar in got["bars"]:
@@ -386,7 +413,8 @@ def html_view_renders_in_chromium():
                 check(abs(b["height"] - 60 * b["share"] / peak) < 0.6, "height %s" % b)
             check(not mine or max(b["height"] for b in mine) > 59, "%s %s: no full bar" % (
                 row, metric))
-    check(got["sections"] == 3 and got["scripts"] == 1, "sections/scripts %s" % got)
+    # the total, the per-CPU lock, / and /rsl-demo
+    check(got["sections"] == 4 and got["scripts"] == 1, "sections/scripts %s" % got)
     hostile = objects(SEED_REVERTED)
     hostile[-1]["cgroups"][0]["path"] = "/<script>alert(1)</script>&\"'"
     path = write("hostile.json", hostile)
