@@ -27,6 +27,9 @@ const struct metric_def metrics[NMETRICS] = {
 	DIST_METRICS(DK_IRQOFF, "irqoff"),
 	DIST_METRICS(DK_FLUSH, "flush"),
 	{ "flush.holds", "holds/flush", MK_MEAN_HOLDS, DK_FLUSH, 0 },
+	/* system-wide, on the total: irqs-off outside rstat (trace), tick lateness (sample) */
+	DIST_METRICS(DK_OUTSIDE, "irqoff_outside"),
+	DIST_METRICS(DK_LATE, "tick_late"),
 };
 
 const char *const verdict_names[] = {
@@ -37,6 +40,15 @@ const char *const verdict_names[] = {
 	[V_HIGHER] = "higher",
 	[V_LOWER] = "lower",
 };
+
+bool metric_shown(const struct cmp_row *row, int i)
+{
+	const struct cell *c = &row->cells[i];
+
+	if (metrics[i].dist != DK_OUTSIDE && metrics[i].dist != DK_LATE)
+		return true;
+	return row->total && (c->has_before || c->has_after);
+}
 
 int metric_find(const char *s)
 {
@@ -56,6 +68,11 @@ static const struct dist *dist_of(const struct report *r, const struct row *row,
 				  enum dist_kind k)
 {
 	switch (k) {
+	case DK_OUTSIDE:
+		/* build_total()'s rows, and only they, have no path */
+		return !row->path && r->irqoff.trace ? &r->irqoff.other : NULL;
+	case DK_LATE:
+		return !row->path && r->irqoff.sample ? &r->irqoff.late : NULL;
 	case DK_WAIT:
 		return &row->wait;
 	case DK_FLUSH:

@@ -20,7 +20,8 @@ enum metric_kind {
 	MK_MEAN_HOLDS,	/* holds per flush: tested as a rate of holds over flushes */
 };
 
-enum dist_kind { DK_HOLD, DK_WAIT, DK_IRQOFF, DK_FLUSH, DK_MAX };
+/* DK_OUTSIDE and DK_LATE are system-wide: the total row's only. */
+enum dist_kind { DK_HOLD, DK_WAIT, DK_IRQOFF, DK_FLUSH, DK_OUTSIDE, DK_LATE, DK_MAX };
 
 struct metric_def {
 	const char *name;	/* as gates spell it: "hold.p99" */
@@ -30,7 +31,7 @@ struct metric_def {
 	double q;
 };
 
-#define NMETRICS 20
+#define NMETRICS 28
 extern const struct metric_def metrics[NMETRICS];
 
 enum verdict {
@@ -120,6 +121,8 @@ struct comparison {
 /* Whether both sides have 2 or more runs: then changes are tested between runs. */
 bool compare_replicated(const struct comparison *c);
 
+/* Whether a view shows metric i on row: system-wide ones on the total, when measured. */
+bool metric_shown(const struct cmp_row *row, int i);
 /* The index of a metric named s, or -1. */
 int metric_find(const char *s);
 /*

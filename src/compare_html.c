@@ -73,6 +73,8 @@ static void metrics_table(FILE *f, const struct cmp_row *row)
 		const struct cell *c = &row->cells[i];
 		const char *verdict = cmp_verdict_text[c->verdict];
 
+		if (!metric_shown(row, i))
+			continue;
 		fputs("<tr>", f);
 		cell(f, "td", NULL, metrics[i].label);
 		cell(f, "td", NULL, cmp_fmt_value(b, sizeof(b), &metrics[i], c->has_before, c->before));

@@ -151,7 +151,7 @@ static void print_row(FILE *f, const struct cmp_row *row, bool md)
 			row->presence == ONLY_BEFORE ? " (only in BEFORE)" :
 			row->presence == ONLY_AFTER ? " (only in AFTER)" : "");
 	else
-		fprintf(f, "\n%s%s\n  %-16s %12s %12s %9s  %s\n", name,
+		fprintf(f, "\n%s%s\n  %-20s %12s %12s %9s  %s\n", name,
 			row->presence == ONLY_BEFORE ? "  (only in BEFORE)" :
 			row->presence == ONLY_AFTER ? "  (only in AFTER)" : "",
 			"metric", "before", "after", "change", "verdict");
@@ -159,6 +159,8 @@ static void print_row(FILE *f, const struct cmp_row *row, bool md)
 		const struct cell *c = &row->cells[i];
 		const struct metric_def *m = &metrics[i];
 
+		if (!metric_shown(row, i))
+			continue;
 		cmp_fmt_value(b, sizeof(b), m, c->has_before, c->before);
 		cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after);
 		cmp_fmt_ratio(r, sizeof(r), c);
@@ -166,7 +168,7 @@ static void print_row(FILE *f, const struct cmp_row *row, bool md)
 			fprintf(f, "| %s | %s | %s | %s | %s |\n", m->label, b, a, r,
 				cmp_verdict_text[c->verdict]);
 		else
-			fprintf(f, "  %-16s %12s %12s %9s  %s\n", m->label, b, a, r,
+			fprintf(f, "  %-20s %12s %12s %9s  %s\n", m->label, b, a, r,
 				cmp_verdict_text[c->verdict]);
 	}
 }

@@ -494,6 +494,11 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		    dist_merge(&p->r.cpu_lock.wait, &run->cpu_lock.wait))
 			return -1;
 	}
+	p->r.irqoff.trace |= run->irqoff.trace;
+	p->r.irqoff.sample |= run->irqoff.sample;
+	if (dist_merge(&p->r.irqoff.other, &run->irqoff.other) ||
+	    dist_merge(&p->r.irqoff.late, &run->irqoff.late))
+		return -1;
 	for (size_t i = 0; i < run->ncgroups; i++)
 		if (pool_row(p, &run->cgroups[i]))
 			return -1;

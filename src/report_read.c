@@ -421,6 +421,35 @@ static int read_irqoff_source(struct reader *rd, json_t *obj)
 	return 0;
 }
 
+/* One of irqoff's system-wide distributions (null when its source was off), merged. */
+static int read_system_dist(struct reader *rd, json_t *irq, const char *key, struct dist *into,
+			    bool *present)
+{
+	json_t *v = json_object_get(irq, key);
+	struct dist d = { 0 };
+	int ret;
+
+	if (!v || json_is_null(v))
+		return 0;
+	ret = read_dist(rd, irq, "irqoff", key, &d);
+	if (!ret && dist_merge(into, &d))
+		ret = fail(rd, "out of memory");
+	dist_free(&d);
+	*present = *present || !ret;
+	return ret;
+}
+
+/* Irqs-off outside rstat (trace) and tick lateness (sample), system-wide. */
+static int read_irqoff_system(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *irq = json_object_get(obj, "irqoff");
+
+	if (!irq || !json_is_object(irq))
+		return 0;
+	return read_system_dist(rd, irq, "other_ns", &a->r.irqoff.other, &a->r.irqoff.trace) ||
+	       read_system_dist(rd, irq, "late_ns", &a->r.irqoff.late, &a->r.irqoff.sample);
+}
+
 static int check_schema(struct reader *rd, json_t *obj)
 {
 	json_t *v = json_is_object(obj) ? json_object_get(obj, "schema") : NULL;
@@ -452,7 +481,7 @@ static int read_object(struct reader *rd, json_t *obj)
 	if (get_u64(rd, obj, "", "start_ns", &start) ||
 	    get_u64(rd, obj, "", "duration_ns", &dur) || read_kernel(rd, obj) ||
 	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a) ||
-	    read_self(rd, obj, a) || read_cpu_lock(rd, obj, a))
+	    read_self(rd, obj, a) || read_cpu_lock(rd, obj, a) || read_irqoff_system(rd, obj, a))
 		return -1;
 	if (dur > UINT64_MAX - a->r.duration_ns)
 		return fail(rd, "durations overflow");

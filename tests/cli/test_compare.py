@@ -427,6 +427,38 @@ def html_view_renders_in_chromium():
 
 
 @test
+def system_wide_irqs_off_compare_on_the_total():
+    """Irqs-off outside rstat (trace: the seed's 6.12) and tick lateness
+    (sample: the 6.18 runs) are the total's metrics irqoff_outside.* and
+    tick_late.*, read from irqoff.other_ns and late_ns, gated there; no
+    cgroup row has them."""
+    rc, out, err = compare("-f", "json", "--fail-on", "irqoff_outside.max>1ms", SEED_STOCK,
+                           SEED_REVERTED)
+    res = json.loads(out)
+    m = res["total"]["metrics"]
+    want = (objects(SEED_STOCK)[-1]["irqoff"]["other_ns"], objects(SEED_REVERTED)[-1]["irqoff"]["other_ns"])
+    check(m["irqoff_outside.max"]["before"] == want[0]["max"] and
+          m["irqoff_outside.max"]["after"] == want[1]["max"] and
+          m["irqoff_outside.p99"]["before"] == want[0]["p99"], "outside: %s vs %s" % (
+              m["irqoff_outside.max"], (want[0]["max"], want[1]["max"])))
+    check(m["tick_late.p99"]["before"] is None, "the seed did not sample ticks")
+    total = [g for g in res["gates"] if g["cgroup"] is None][0]
+    check(total["outcome"] == ("fail" if want[1]["max"] > 1000000 else "pass"), "gate %s" % total)
+    check(all(c["metrics"]["irqoff_outside.max"]["before"] is None for c in res["cgroups"]),
+          "a cgroup row with system-wide figures")
+    late = [objects(f)[-1]["irqoff"]["late_ns"] for f in RUNS[:2]]
+    rc, out, err = compare("-f", "json", "--fail-on", "tick_late.p99>+1000%", RUNS[0], RUNS[1])
+    res = json.loads(out)
+    check(res["total"]["metrics"]["tick_late.p99"]["before"] == late[0]["p99"] and
+          res["total"]["metrics"]["tick_late.p99"]["after"] == late[1]["p99"], "late %s" %
+          res["total"]["metrics"]["tick_late.p99"])
+    rc, out, _ = compare(RUNS[0], RUNS[1])
+    check("tick_late p99" in out and "irqoff_outside" not in out, "text shows what was measured")
+    return "outside max %d -> %d ns; tick lateness p99 %d -> %d ns" % (
+        want[0]["max"], want[1]["max"], late[0]["p99"], late[1]["p99"])
+
+
+@test
 def replicated_sides_must_be_alike():
     bad = [
         sides([RUNS[0], SEED_STOCK], [RUNS[1]]),          # two kernels in BEFORE
