@@ -259,7 +259,11 @@ static size_t run_values(const struct comparison *c, int side, const struct cmp_
 
 		if (row->cpu_lock && !s->runs[i].cpu_lock.present)
 			continue;
-		if (!row->total && !row->cpu_lock) {
+		if (row->process) {
+			long at = row_index_find(&rr->pix[i], s->runs[i].processes, key);
+
+			run_row = at >= 0 ? &s->runs[i].processes[at] : NULL;
+		} else if (!row->total && !row->cpu_lock) {
 			long at = row_index_find(&rr->ix[i], s->runs[i].cgroups, key);
 
 			run_row = at >= 0 ? &s->runs[i].cgroups[at] : NULL;
@@ -336,6 +340,8 @@ const char *row_label(const struct cmp_row *r)
 
 	if (r->total)
 		return "total";
+	if (r->label)
+		return r->label;
 	return src->path && src->path[0] ? src->path : "(unknown path)";
 }
 
@@ -439,6 +445,67 @@ static bool after_bounds(const struct metric_def *m, const struct comparison *c,
 	*lo = (n - z * sqrt(n)) / seconds(c->after.r);
 	*hi = (n + z * sqrt(n)) / seconds(c->after.r);
 	return true;
+}
+
+/* "comm on /path" for a -p row. */
+static char *flusher_label(const struct row *r)
+{
+	const char *path = r->path && r->path[0] ? r->path : "(unknown path)";
+	size_t len = strlen(r->comm) + strlen(path) + 5;
+	char *s = malloc(len);
+
+	if (s)
+		snprintf(s, len, "%s on %s", r->comm, path);
+	return s;
+}
+
+/* Pairs the -p rows of both sides by cgroup and comm (pids differ between runs). */
+static int match_processes(struct comparison *c)
+{
+	const struct report *b = c->before.r, *a = c->after.r;
+	struct row_index ix = { .identity = &row_by_flusher };
+	bool *paired = calloc(b->nprocesses + 1, sizeof(*paired));
+	size_t n = 0;
+	int ret = -1;
+
+	c->prows = calloc(a->nprocesses + b->nprocesses + 1, sizeof(*c->prows));
+	if (!paired || !c->prows)
+		goto out;
+	for (size_t j = 0; j < b->nprocesses; j++)
+		if (row_index_add(&ix, b->processes, j))
+			goto out;
+	for (size_t i = 0; i < a->nprocesses; i++) {
+		long j = row_index_find(&ix, b->processes, &a->processes[i]);
+		struct cmp_row *r = &c->prows[n++];
+
+		*r = (struct cmp_row){ .after = &a->processes[i], .presence = ONLY_AFTER,
+				       .process = true };
+		if (j >= 0 && !paired[j]) {
+			paired[j] = true;
+			r->before = &b->processes[j];
+			r->presence = BOTH;
+		}
+		r->label = flusher_label(r->after);
+		if (!r->label)
+			goto out;
+	}
+	for (size_t j = 0; j < b->nprocesses; j++) {
+		struct cmp_row *r;
+
+		if (paired[j])
+			continue;
+		r = &c->prows[n++];
+		*r = (struct cmp_row){ .before = &b->processes[j], .presence = ONLY_BEFORE,
+				       .process = true, .label = flusher_label(&b->processes[j]) };
+		if (!r->label)
+			goto out;
+	}
+	ret = 0;
+out:
+	c->nprows = n;
+	row_index_free(&ix);
+	free(paired);
+	return ret;
 }
 
 /* Absolute gates: is AFTER's value beyond the limit, with confidence? */
@@ -596,12 +663,17 @@ static int index_runs(const struct side *s, struct run_rows *rr)
 	rr->ix = calloc(s->nruns, sizeof(*rr->ix));
 	rr->totals = calloc(s->nruns, sizeof(*rr->totals));
 	rr->cpu_locks = calloc(s->nruns, sizeof(*rr->cpu_locks));
-	if (!rr->ix || !rr->totals || !rr->cpu_locks)
+	rr->pix = calloc(s->nruns, sizeof(*rr->pix));
+	if (!rr->ix || !rr->totals || !rr->cpu_locks || !rr->pix)
 		return -1;
 	for (size_t i = 0; i < s->nruns; i++) {
 		if (build_total(&s->runs[i], &rr->totals[i]) ||
 		    lock_row(&s->runs[i], &rr->cpu_locks[i]))
 			return -1;
+		rr->pix[i].identity = &row_by_flusher;
+		for (size_t j = 0; j < s->runs[i].nprocesses; j++)
+			if (row_index_add(&rr->pix[i], s->runs[i].processes, j))
+				return -1;
 		for (size_t j = 0; j < s->runs[i].ncgroups; j++)
 			if (row_index_add(&rr->ix[i], s->runs[i].cgroups, j))
 				return -1;
@@ -615,7 +687,10 @@ static void free_runs(const struct side *s, struct run_rows *rr)
 		row_index_free(&rr->ix[i]);
 		row_free(&rr->totals[i]);
 		row_free(&rr->cpu_locks[i]);
+		row_index_free(&rr->pix[i]);
 	}
+	free(rr->pix);
+	rr->pix = NULL;
 	free(rr->ix);
 	free(rr->totals);
 	free(rr->cpu_locks);
@@ -660,6 +735,11 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 	for (size_t i = 0; i < c->nrows; i++)
 		fill_row(c, &c->rows[i]);
 	qsort(c->rows, c->nrows, sizeof(*c->rows), by_regression);
+	if (match_processes(c))
+		return -2;
+	for (size_t i = 0; i < c->nprows; i++)
+		fill_row(c, &c->prows[i]);
+	qsort(c->prows, c->nprows, sizeof(*c->prows), by_regression);
 	if (cgroup) {
 		only = find_row(c, cgroup);
 		if (!only) {
@@ -684,6 +764,11 @@ void compare_free(struct comparison *c)
 	row_free(&c->cpu_lock_before);
 	row_free(&c->cpu_lock_after);
 	c->has_cpu_lock = false;
+	for (size_t i = 0; i < c->nprows; i++)
+		free(c->prows[i].label);
+	free(c->prows);
+	c->prows = NULL;
+	c->nprows = 0;
 	free(c->rows);
 	free(c->results);
 	c->rows = NULL;

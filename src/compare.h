@@ -58,6 +58,8 @@ struct cmp_row {
 	const struct row *before, *after;	/* NULL when absent on that side */
 	bool total;
 	bool cpu_lock;		/* the per-CPU lock, system-wide (6.10-6.16) */
+	bool process;		/* a -p row: a flusher (by comm) of a cgroup */
+	char *label;		/* process rows: "comm on /path" */
 	enum presence presence;
 	struct cell cells[NMETRICS];
 	double worst;		/* largest significant regression ratio, or 1 */
@@ -107,6 +109,8 @@ struct comparison {
 	bool has_cpu_lock;
 	struct cmp_row *rows;	/* sorted, worst regression first */
 	size_t nrows;
+	struct cmp_row *prows;	/* -p rows, paired by cgroup and comm, sorted; not gated */
+	size_t nprows;
 	struct gate_result *results;
 	size_t nresults;
 	size_t failed, inconclusive;
@@ -115,6 +119,7 @@ struct comparison {
 		struct row_index *ix;
 		struct row *totals;
 		struct row *cpu_locks;
+		struct row_index *pix;
 	} runs[2];		/* [0] before, [1] after */
 };
 

@@ -194,5 +194,10 @@ void compare_html_print(FILE *f, const struct comparison *c, size_t rows)
 		row_section(f, c, &c->rows[i]);
 	if (n < c->nrows)
 		fprintf(f, "<p>%zu more cgroups; -n 0 shows all</p>\n", c->nrows - n);
+	n = rows && rows < c->nprows ? rows : c->nprows;
+	if (n)
+		fputs("<h2>flushers (-p), paired by cgroup and comm; not gated</h2>\n", f);
+	for (size_t i = 0; i < n; i++)
+		row_section(f, c, &c->prows[i]);
 	fputs("</body></html>\n", f);
 }

@@ -269,6 +269,25 @@ static void print_row_hists(FILE *f, const struct comparison *c, const struct cm
 	print_hist_pair(f, "irqs-off (ns)", b ? row_irqoff(rb, b) : NULL, a ? row_irqoff(ra, a) : NULL);
 }
 
+/* The -p rows, paired by cgroup and comm: shown with verdicts, not gated. */
+static void print_processes(FILE *f, const struct comparison *c, bool md, size_t rows,
+			    bool histograms)
+{
+	size_t n = rows && rows < c->nprows ? rows : c->nprows;
+
+	if (!c->nprows)
+		return;
+	fprintf(f, "\n%sflushers (-p), paired by cgroup and comm; not gated%s\n",
+		md ? "### " : "", md ? "" : ":");
+	for (size_t i = 0; i < n; i++) {
+		print_row(f, &c->prows[i], md);
+		if (histograms && !md)
+			print_row_hists(f, c, &c->prows[i]);
+	}
+	if (n < c->nprows)
+		fprintf(f, "\n(%zu more flushers; -n 0 shows all)\n", c->nprows - n);
+}
+
 static void print_readable(FILE *f, const struct comparison *c, bool md, size_t rows,
 			   bool histograms)
 {
@@ -290,6 +309,7 @@ static void print_readable(FILE *f, const struct comparison *c, bool md, size_t 
 	}
 	if (n < c->nrows)
 		fprintf(f, "\n(%zu more cgroups; -n 0 shows all)\n", c->nrows - n);
+	print_processes(f, c, md, rows, histograms);
 	print_gates(f, c, md);
 }
 
@@ -329,6 +349,10 @@ static void json_cgroup(FILE *f, const struct cmp_row *row)
 		src->hierarchy);
 	json_write_string(f, src->path ? src->path : "");
 	fprintf(f, "},\"presence\":\"%s\"", presence[row->presence]);
+	if (row->process) {
+		fputs(",\"comm\":", f);
+		json_write_string(f, src->comm);
+	}
 }
 
 static void json_row(FILE *f, const struct cmp_row *row)
@@ -369,6 +393,12 @@ static void print_json(FILE *f, const struct comparison *c)
 		if (i)
 			fputc(',', f);
 		json_row(f, &c->rows[i]);
+	}
+	fputs("],\"processes\":[", f);
+	for (size_t i = 0; i < c->nprows; i++) {
+		if (i)
+			fputc(',', f);
+		json_row(f, &c->prows[i]);
 	}
 	fputs("],\"gates\":[", f);
 	for (size_t i = 0; i < c->nresults; i++) {

@@ -379,6 +379,22 @@ static bool row_same_cgroup(const struct row *a, const struct row *b)
 
 static const struct row_identity by_path = { row_hash, row_same_cgroup };
 
+static uint64_t flusher_hash(const struct row *r)
+{
+	uint64_t h = row_hash(r);
+
+	for (const unsigned char *p = (const unsigned char *)r->comm; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static bool same_flusher(const struct row *a, const struct row *b)
+{
+	return row_same_cgroup(a, b) && !strcmp(a->comm, b->comm);
+}
+
+const struct row_identity row_by_flusher = { flusher_hash, same_flusher };
+
 static const struct row_identity *identity_of(const struct row_index *ix)
 {
 	return ix->identity ? ix->identity : &by_path;
@@ -458,22 +474,24 @@ void report_free(struct report *r)
 	r->ncgroups = r->nprocesses = 0;
 }
 
-static int pool_row(struct report_pool *p, const struct row *from)
+static int pool_row(struct row **rows, size_t *n, size_t *cap, struct row_index *ix,
+		    const struct row *from)
 {
-	long at = row_index_find(&p->ix, p->r.cgroups, from);
+	long at = row_index_find(ix, *rows, from);
 	struct row *into;
 
 	if (at >= 0)
-		return row_merge(&p->r.cgroups[at], from);
-	into = report_add_row(&p->r.cgroups, &p->r.ncgroups, &p->cap);
+		return row_merge(&(*rows)[at], from);
+	into = report_add_row(rows, n, cap);
 	if (!into)
 		return -1;
 	into->cgid = from->cgid;
 	into->hierarchy = from->hierarchy;
+	memcpy(into->comm, from->comm, sizeof(into->comm));
 	into->path = from->path ? strdup(from->path) : NULL;
 	if ((from->path && !into->path) || row_merge(into, from))
 		return -1;
-	return row_index_add(&p->ix, p->r.cgroups, p->r.ncgroups - 1);
+	return row_index_add(ix, *rows, *n - 1);
 }
 
 int report_pool_add(struct report_pool *p, const struct report *run)
@@ -499,8 +517,14 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 	if (dist_merge(&p->r.irqoff.other, &run->irqoff.other) ||
 	    dist_merge(&p->r.irqoff.late, &run->irqoff.late))
 		return -1;
+	p->pix.identity = &row_by_flusher;
+	p->r.per_process |= run->per_process;
 	for (size_t i = 0; i < run->ncgroups; i++)
-		if (pool_row(p, &run->cgroups[i]))
+		if (pool_row(&p->r.cgroups, &p->r.ncgroups, &p->cap, &p->ix, &run->cgroups[i]))
+			return -1;
+	for (size_t i = 0; i < run->nprocesses; i++)
+		if (pool_row(&p->r.processes, &p->r.nprocesses, &p->pcap, &p->pix,
+			     &run->processes[i]))
 			return -1;
 	return 0;
 }
@@ -509,6 +533,7 @@ void report_pool_free(struct report_pool *p)
 {
 	report_free(&p->r);
 	row_index_free(&p->ix);
+	row_index_free(&p->pix);
 }
 
 bool dist_octaves(const struct dist *d, uint64_t octave[64], int *lo, int *hi)

@@ -211,6 +211,9 @@ struct row_identity {
 	bool (*same)(const struct row *a, const struct row *b);
 };
 
+/* -p rows of other runs: a cgroup (as by path) and the flusher's comm. */
+extern const struct row_identity row_by_flusher;
+
 struct row_index {
 	const struct row_identity *identity;	/* NULL: by path */
 	size_t *slot;		/* row position + 1; 0 = empty */
@@ -233,8 +236,8 @@ void row_index_free(struct row_index *ix);
  */
 struct report_pool {
 	struct report r;
-	struct row_index ix;
-	size_t cap;
+	struct row_index ix, pix;	/* cgroup rows; -p rows by cgroup and comm */
+	size_t cap, pcap;
 };
 
 /* Returns 0, or -1 out of memory. */

@@ -21,6 +21,8 @@ struct acc {
 	struct report r;
 	struct row_index ix;
 	size_t cap;
+	struct row_index pix;	/* -p rows, by cgroup and comm */
+	size_t pcap;
 	size_t objects;
 	size_t self_objects;	/* objects that carried "self" */
 };
@@ -172,25 +174,31 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 	return 0;
 }
 
-static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+/* A row's cgroup: id, hierarchy and path, in obj. */
+static int read_identity(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
 {
 	const char *path;
-	json_t *irq;
 
 	if (!json_is_object(obj))
 		return fail(rd, "%s: not an object", ctx);
 	if (get_u64(rd, obj, ctx, "id", &row->cgid) ||
-	    get_u32(rd, obj, ctx, "hierarchy", &row->hierarchy) ||
-	    get_u64(rd, obj, ctx, "locked", &row->locked) ||
-	    get_u64(rd, obj, ctx, "contended", &row->contended))
+	    get_u32(rd, obj, ctx, "hierarchy", &row->hierarchy))
 		return -1;
 	path = get_str(rd, obj, ctx, "path");
 	if (!path)
 		return -1;
 	row->path = strdup(path);
-	if (!row->path)
-		return fail(rd, "out of memory");
-	if (read_dist(rd, obj, ctx, "hold_ns", &row->hold) ||
+	return row->path ? 0 : fail(rd, "out of memory");
+}
+
+/* What cgroup and process rows both carry: counts and distributions. */
+static int read_figures(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	json_t *irq;
+
+	if (get_u64(rd, obj, ctx, "locked", &row->locked) ||
+	    get_u64(rd, obj, ctx, "contended", &row->contended) ||
+	    read_dist(rd, obj, ctx, "hold_ns", &row->hold) ||
 	    read_dist(rd, obj, ctx, "wait_ns", &row->wait))
 		return -1;
 	/* flush figures arrived within rstatlat/1: older files lack them */
@@ -198,10 +206,6 @@ static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row 
 	    (read_dist(rd, obj, ctx, "flush_ns", &row->flush) ||
 	     get_u64(rd, obj, ctx, "flush_holds", &row->flush_holds) ||
 	     get_u64(rd, obj, ctx, "flush_holds_max", &row->flush_holds_max)))
-		return -1;
-	/* the aggregate row of removed cgroups (optional: 0 is not written) */
-	if (json_object_get(obj, "removed_cgroups") &&
-	    get_u32(rd, obj, ctx, "removed_cgroups", &row->removed_cgroups))
 		return -1;
 	irq = json_object_get(obj, "irqoff_ns");
 	if (irq && !json_is_null(irq)) {
@@ -214,50 +218,110 @@ static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row 
 	return 0;
 }
 
-/* Adds one parsed row to the accumulator, merging rows of the same cgroup. */
-static int acc_add_row(struct reader *rd, struct acc *a, struct row *row)
+static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
 {
-	long pos = row_index_find(&a->ix, a->r.cgroups, row);
+	if (read_identity(rd, obj, ctx, row) || read_figures(rd, obj, ctx, row))
+		return -1;
+	/* the aggregate row of removed cgroups (optional: 0 is not written) */
+	if (json_object_get(obj, "removed_cgroups") &&
+	    get_u32(rd, obj, ctx, "removed_cgroups", &row->removed_cgroups))
+		return -1;
+	return 0;
+}
+
+/*
+ * A -p row: a flusher of a cgroup. Kept by comm, not pid (pids differ
+ * between runs), so one comm's processes on one cgroup merge.
+ */
+static int read_process_row(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	char sub[64];
+	const char *comm;
+	json_t *cg;
+
+	if (!json_is_object(obj))
+		return fail(rd, "%s: not an object", ctx);
+	comm = get_str(rd, obj, ctx, "comm");
+	cg = comm ? get_typed(rd, obj, ctx, "cgroup", false) : NULL;
+	if (!cg)
+		return -1;
+	snprintf(row->comm, sizeof(row->comm), "%s", comm);
+	snprintf(sub, sizeof(sub), "%s.cgroup", ctx);
+	if (read_identity(rd, cg, sub, row) || read_figures(rd, obj, ctx, row))
+		return -1;
+	if (json_object_get(obj, "exited") && get_u32(rd, obj, ctx, "exited", &row->exited))
+		return -1;
+	return 0;
+}
+
+/* The rows of one list in an accumulator, merged by their identity. */
+struct acc_rows {
+	struct row **rows;
+	size_t *n, *cap;
+	struct row_index *ix;
+};
+
+/* Adds one parsed row, merging it into the row of the same identity. */
+static int acc_add_row(struct reader *rd, const struct acc_rows *l, struct row *row)
+{
+	long pos = row_index_find(l->ix, *l->rows, row);
 	struct row *dst;
 
 	if (pos >= 0) {
-		if (row_merge(&a->r.cgroups[pos], row))
+		if (row_merge(&(*l->rows)[pos], row))
 			return fail(rd, "out of memory");
 		row_free(row);
 		return 0;
 	}
-	dst = report_add_row(&a->r.cgroups, &a->r.ncgroups, &a->cap);
+	dst = report_add_row(l->rows, l->n, l->cap);
 	if (!dst)
 		return fail(rd, "out of memory");
 	*dst = *row;
 	/* the index hashes the row's identity: add it once the row is filled */
-	if (row_index_add(&a->ix, a->r.cgroups, a->r.ncgroups - 1)) {
+	if (row_index_add(l->ix, *l->rows, *l->n - 1)) {
 		memset(dst, 0, sizeof(*dst));
-		a->r.ncgroups--;
+		(*l->n)--;
 		return fail(rd, "out of memory");
 	}
 	memset(row, 0, sizeof(*row));
 	return 0;
 }
 
-static int read_rows(struct reader *rd, json_t *obj, struct acc *a)
+static int read_list(struct reader *rd, json_t *rows, const char *key, const struct acc_rows *l,
+		     int (*read_one)(struct reader *, json_t *, const char *, struct row *))
 {
-	json_t *rows = get_typed(rd, obj, "", "cgroups", true), *v;
 	struct row row;
 	char ctx[48];
 	size_t i;
+	json_t *v;
 
-	if (!rows)
-		return -1;
 	json_array_foreach(rows, i, v) {
 		memset(&row, 0, sizeof(row));
-		snprintf(ctx, sizeof(ctx), "cgroups[%zu]", i);
-		if (read_row(rd, v, ctx, &row) || acc_add_row(rd, a, &row)) {
+		snprintf(ctx, sizeof(ctx), "%s[%zu]", key, i);
+		if (read_one(rd, v, ctx, &row) || acc_add_row(rd, l, &row)) {
 			row_free(&row);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+static int read_rows(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *rows = get_typed(rd, obj, "", "cgroups", true), *procs;
+	struct acc_rows cg = { &a->r.cgroups, &a->r.ncgroups, &a->cap, &a->ix };
+	struct acc_rows pr = { &a->r.processes, &a->r.nprocesses, &a->pcap, &a->pix };
+
+	if (!rows || read_list(rd, rows, "cgroups", &cg, read_row))
+		return -1;
+	procs = json_object_get(obj, "processes");
+	if (!procs || json_is_null(procs))
+		return 0;
+	if (!json_is_array(procs))
+		return fail(rd, "\"processes\" is not an array");
+	a->r.per_process = true;
+	a->pix.identity = &row_by_flusher;
+	return read_list(rd, procs, "processes", &pr, read_process_row);
 }
 
 static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
@@ -517,6 +581,7 @@ static void acc_free(struct acc *a)
 {
 	report_free(&a->r);
 	row_index_free(&a->ix);
+	row_index_free(&a->pix);
 }
 
 static bool blank(const char *s)

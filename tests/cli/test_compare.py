@@ -458,6 +458,38 @@ def system_wide_irqs_off_compare_on_the_total():
         want[0]["max"], want[1]["max"], late[0]["p99"], late[1]["p99"])
 
 
+FLUSHERS = [os.path.join(DATA, "flushers-6.18-%s.json" % s) for s in "ab"]
+
+
+@test
+def flushers_pair_by_comm():
+    """Two -p runs (tests/data/flushers-6.18-*.json: a reader thread and a
+    shell loop of cat on one cgroup): the flushers pair by cgroup and comm,
+    whatever their pids; each side's figures are its file's rows of that
+    comm summed (exited cats folded in); they are shown, never gated."""
+    rc, out, err = compare("-f", "json", *FLUSHERS)
+    check(rc in (0, 4) and not err, "exit %d %s" % (rc, err))
+    res = json.loads(out)
+    procs = res["processes"]
+    check(procs and all(p["presence"] == "both" for p in procs if p["comm"] in ("reader", "cat")),
+          "flushers %s" % [(p["comm"], p["presence"]) for p in procs])
+    for p in procs:
+        for side, f in (("before", FLUSHERS[0]), ("after", FLUSHERS[1])):
+            mine = [r for r in objects(f)[-1]["processes"] if r["comm"] == p["comm"] and
+                    r["cgroup"]["path"] == p["cgroup"]["path"]]
+            want = sum(r["locked"] for r in mine) if mine else None
+            check(p["metrics"]["locked"][side] == want, "%s %s on %s: %s vs %s" % (
+                side, p["comm"], p["cgroup"]["path"], p["metrics"]["locked"][side], want))
+    check(not [g for g in res["gates"] if g["cgroup"] and " on " in g["cgroup"]],
+          "a flusher was gated")
+    rc, out, _ = compare(*FLUSHERS)
+    check("flushers (-p), paired by cgroup and comm" in out and "cat on /" in out, "text")
+    rc, out, err = compare("-f", "json", *sides(FLUSHERS, FLUSHERS))
+    res = json.loads(out)
+    check(rc in (0, 4) and res["processes"], "replicated -p: %d %s" % (rc, err))
+    return "%d flushers paired: %s" % (len(procs), ", ".join(sorted({p["comm"] for p in procs})))
+
+
 @test
 def replicated_sides_must_be_alike():
     bad = [
@@ -542,6 +574,11 @@ def bad_input_exits_2_with_one_line():
         "none and a gate": ["--fail-on", "none", "--fail-on", "hold.p99>+1%", RUN_A, RUN_A],
         "unknown cgroup": ["--cgroup", "/no/such", RUN_A, RUN_A],
         "unknown option": ["--bogus", RUN_A, RUN_A],
+        "processes not a list": [write("procs.json", [dict(first, processes=5)]), RUN_A],
+        "a flusher without comm": [write("nocomm.json", [dict(first, processes=[
+            {k: v for k, v in objects(FLUSHERS[0])[-1]["processes"][0].items()
+             if k != "comm"}])]), RUN_A],
+        "cpu_lock not an object": [write("lock.json", [dict(first, cpu_lock=[])]), RUN_A],
     }
     for what, args in cases.items():
         rc, out, err = compare(*args)
