@@ -282,7 +282,14 @@ static double between_runs_p(const struct comparison *c, const struct cmp_row *r
 	size_t nb = run_values(c, 0, row, &metrics[mi], b);
 	size_t na = run_values(c, 1, row, &metrics[mi], a);
 
-	return higher ? welch_greater_p(b, nb, a, na) : welch_greater_p(a, na, b, nb);
+	/*
+	 * Per-run quantiles are bucket estimates, 1/16 of an octave apart:
+	 * the variance a run value has at least (uniform over a bucket, logs).
+	 */
+	double grain = metrics[mi].kind == MK_QUANTILE || metrics[mi].kind == MK_MAX ?
+		       log1p(1.0 / 16) * log1p(1.0 / 16) / 12 : 0;
+
+	return higher ? welch_greater_p(b, nb, a, na, grain) : welch_greater_p(a, na, b, nb, grain);
 }
 
 static enum verdict verdict_at(const struct comparison *c, const struct cmp_row *row,
@@ -591,6 +598,12 @@ static enum gate_outcome relative_gate(const struct gate *g, const struct compar
 	return shift_confirmed(g, c, row) ? G_FAIL : G_INCONCLUSIVE;
 }
 
+/* irqoff_outside.* and tick_late.*: measured for the whole system, on the total only. */
+static bool system_wide(const struct gate *g)
+{
+	return metrics[g->metric].dist == DK_OUTSIDE || metrics[g->metric].dist == DK_LATE;
+}
+
 static void run_gate(struct comparison *c, const struct gate *g, const struct cmp_row *row)
 {
 	struct gate_result *res = &c->results[c->nresults++];
@@ -599,7 +612,8 @@ static void run_gate(struct comparison *c, const struct gate *g, const struct cm
 	res->gate = g;
 	res->row = row;
 	if (!cell->has_before || !cell->has_after)
-		res->outcome = G_NA;
+		/* a system-wide figure a side did not measure: asked, and not answerable */
+		res->outcome = system_wide(g) ? G_INCONCLUSIVE : G_NA;
 	else if (g->relative)
 		res->outcome = relative_gate(g, c, row, &res->value);
 	else
@@ -621,13 +635,19 @@ static int run_gates(struct comparison *c, const struct gate *gates, size_t ngat
 	for (size_t i = 0; i < c->nrows; i++)
 		nrows += c->rows[i].presence == BOTH;
 	nrows = only ? 1 : nrows + 1 + c->has_cpu_lock;
-	checks = ngates * nrows;
+	checks = 0;
+	for (size_t g = 0; g < ngates; g++)
+		checks += system_wide(&gates[g]) ? 1 : nrows;
 	/* Bonferroni: every check runs at alpha / checks */
 	c->gate_alpha = c->alpha / (double)(checks > 0 ? checks : 1);
 	c->results = calloc(checks + 1, sizeof(*c->results));
 	if (!c->results)
 		return -2;
 	for (size_t g = 0; g < ngates; g++) {
+		if (system_wide(&gates[g])) {
+			run_gate(c, &gates[g], &c->total);	/* whatever --cgroup says */
+			continue;
+		}
 		if (only) {
 			run_gate(c, &gates[g], only);
 			continue;
@@ -683,11 +703,15 @@ static int index_runs(const struct side *s, struct run_rows *rr)
 
 static void free_runs(const struct side *s, struct run_rows *rr)
 {
-	for (size_t i = 0; rr->ix && i < s->nruns; i++) {
-		row_index_free(&rr->ix[i]);
-		row_free(&rr->totals[i]);
-		row_free(&rr->cpu_locks[i]);
-		row_index_free(&rr->pix[i]);
+	for (size_t i = 0; i < s->nruns; i++) {
+		if (rr->ix)
+			row_index_free(&rr->ix[i]);
+		if (rr->totals)
+			row_free(&rr->totals[i]);
+		if (rr->cpu_locks)
+			row_free(&rr->cpu_locks[i]);
+		if (rr->pix)
+			row_index_free(&rr->pix[i]);
 	}
 	free(rr->pix);
 	rr->pix = NULL;
@@ -712,6 +736,10 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 {
 	const struct cmp_row *only = NULL;
 
+	if (c->before.nruns > MAX_RUNS || c->after.nruns > MAX_RUNS) {
+		snprintf(err, errlen, "more than %d runs a side", MAX_RUNS);
+		return -1;
+	}
 	if (build_total(c->before.r, &c->total_before) ||
 	    build_total(c->after.r, &c->total_after) || match_rows(c) ||
 	    index_runs(&c->before, &c->runs[0]) || index_runs(&c->after, &c->runs[1]))

@@ -86,17 +86,23 @@ static void metrics_table(FILE *f, const struct cmp_row *row)
 	fputs("</table>\n", f);
 }
 
+/* The column of octave o when the first is lo (octave 0 is followed by HIST_LOW_SHIFT). */
+static int slot(int o, int lo)
+{
+	return lo == 0 && o > 0 ? o - HIST_LOW_SHIFT + 1 : o - lo;
+}
+
 /* One side's bars, in a panel whose baseline is at y = base. */
 static void bars(FILE *f, const char *side, const uint64_t *oct, uint64_t count, int lo, int hi,
 		 double peak, int base)
 {
-	for (int o = lo; o <= hi; o++) {
+	for (int o = lo; o <= hi; o = octave_next(o)) {
 		double share = count ? (double)oct[o] / (double)count : 0;
 		double h = peak > 0 ? share / peak * PANEL_H : 0;
 
 		fprintf(f, "<rect class=\"%s\" data-side=\"%s\" data-octave=\"%d\" data-count=\"%llu\" "
 			"data-share=\"%.6f\" x=\"%d\" y=\"%.2f\" width=\"%d\" height=\"%.2f\"/>",
-			side, side, o, (unsigned long long)oct[o], share, LEFT + (o - lo) * BAR_W,
+			side, side, o, (unsigned long long)oct[o], share, LEFT + slot(o, lo) * BAR_W,
 			base - h, BAR_W - 2, h);
 	}
 }
@@ -111,17 +117,17 @@ static void histogram(FILE *f, const char *label, const struct dist *b, const st
 
 	b = b ? b : &none;
 	a = a ? a : &none;
-	has_b = dist_octaves(b, ob, &lb, &hb);
-	has_a = dist_octaves(a, oa, &la, &ha);
+	has_b = b->count && dist_octaves(b, ob, &lb, &hb);
+	has_a = a->count && dist_octaves(a, oa, &la, &ha);
 	if (!has_b && !has_a)
 		return;
 	lo = has_b && (!has_a || lb < la) ? lb : la;
 	hi = has_b && (!has_a || hb > ha) ? hb : ha;
-	for (int o = lo; o <= hi; o++) {
+	for (int o = lo; o <= hi; o = octave_next(o)) {
 		peak = fmax(peak, b->count ? (double)ob[o] / (double)b->count : 0);
 		peak = fmax(peak, a->count ? (double)oa[o] / (double)a->count : 0);
 	}
-	width = LEFT + (hi - lo + 1) * BAR_W + 10;
+	width = LEFT + (slot(hi, lo) + 1) * BAR_W + 10;
 	fprintf(f, "<figure><figcaption>%s, log2 octaves (ns); each bar its share of its side"
 		"</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"data-metric=\"%s\">", label, width, 2 * PANEL_H + 60, label);
@@ -129,13 +135,13 @@ static void histogram(FILE *f, const char *label, const struct dist *b, const st
 		PANEL_H / 2, PANEL_H + 10 + PANEL_H / 2);
 	bars(f, "before", ob, b->count, lo, hi, peak, PANEL_H);
 	bars(f, "after", oa, a->count, lo, hi, peak, 2 * PANEL_H + 10);
-	for (int o = lo; o <= hi; o++) {
+	for (int o = lo; o <= hi; o = octave_next(o)) {
 		uint64_t from, to;
 		char d[32];
 
 		octave_bounds(o, &from, &to);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" transform=\"rotate(45 %d %d)\">%s</text>",
-			LEFT + (o - lo) * BAR_W, 2 * PANEL_H + 22, LEFT + (o - lo) * BAR_W,
+			LEFT + slot(o, lo) * BAR_W, 2 * PANEL_H + 22, LEFT + slot(o, lo) * BAR_W,
 			2 * PANEL_H + 22, fmt_duration(d, sizeof(d), from));
 	}
 	fputs("</svg></figure>\n", f);

@@ -212,7 +212,8 @@ static void print_gates(FILE *f, const struct comparison *c, bool md)
 
 static void hist_bar(char *bar, double share, double peak)
 {
-	int n = peak > 0 ? (int)(share / peak * HIST_BAR + 0.5) : 0;
+	double w = peak > 0 && isfinite(share / peak) ? share / peak * HIST_BAR + 0.5 : 0;
+	int n = w < 0 ? 0 : w > HIST_BAR ? HIST_BAR : (int)w;
 
 	memset(bar, '*', (size_t)n);
 	memset(bar + n, ' ', (size_t)(HIST_BAR - n));
@@ -229,7 +230,8 @@ static void print_hist_pair(FILE *f, const char *label, const struct dist *b,
 {
 	uint64_t ob[64], oa[64];
 	int lb, hb, la, ha, lo, hi;
-	bool has_b = b && dist_octaves(b, ob, &lb, &hb), has_a = a && dist_octaves(a, oa, &la, &ha);
+	bool has_b = b && b->count && dist_octaves(b, ob, &lb, &hb);
+	bool has_a = a && a->count && dist_octaves(a, oa, &la, &ha);
 	double peak = 0;
 
 	if (!has_b && !has_a)
@@ -240,12 +242,12 @@ static void print_hist_pair(FILE *f, const char *label, const struct dist *b,
 		memset(oa, 0, sizeof(oa));
 	lo = has_b && (!has_a || lb < la) ? lb : la;
 	hi = has_b && (!has_a || hb > ha) ? hb : ha;
-	for (int o = lo; o <= hi; o++) {
+	for (int o = lo; o <= hi; o = octave_next(o)) {
 		peak = fmax(peak, has_b ? (double)ob[o] / (double)b->count : 0);
 		peak = fmax(peak, has_a ? (double)oa[o] / (double)a->count : 0);
 	}
 	fprintf(f, "  %-26s %10s %*s  %10s\n", label, "BEFORE", HIST_BAR + 2, "", "AFTER");
-	for (int o = lo; o <= hi; o++) {
+	for (int o = lo; o <= hi; o = octave_next(o)) {
 		char bb[HIST_BAR + 1], ba[HIST_BAR + 1];
 		uint64_t from, to;
 

@@ -552,6 +552,11 @@ bool dist_octaves(const struct dist *d, uint64_t octave[64], int *lo, int *hi)
 	return *hi >= 0;
 }
 
+int octave_next(int o)
+{
+	return o ? o + 1 : HIST_LOW_SHIFT;
+}
+
 void octave_bounds(int o, uint64_t *from, uint64_t *to)
 {
 	*from = o ? 1ULL << o : 0;

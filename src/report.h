@@ -167,6 +167,8 @@ int dist_copy(struct dist *dst, const struct dist *src);
  * with values; returns false when d is empty.
  */
 bool dist_octaves(const struct dist *d, uint64_t octave[64], int *lo, int *hi);
+/* The octave after o: octave 0 holds everything below 2^HIST_LOW_SHIFT. */
+int octave_next(int o);
 /* The bounds of octave o as dist_octaves() folds it. */
 void octave_bounds(int o, uint64_t *from, uint64_t *to);
 /* Frees the buckets; d is empty again. */

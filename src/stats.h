@@ -20,9 +20,9 @@ double p_two_sided(double z);
 /*
  * One-sided order-statistic bounds of the q-quantile of n values at level
  * 1 - alpha, as 1-based ranks: X(lower) <= the q-quantile with probability
- * at least 1 - alpha, likewise X(upper) >= it. Exact binomial sums up to
- * 10^6 values, the normal approximation above. 0: no such rank (too few
- * values for that side of the question).
+ * at least 1 - alpha, likewise X(upper) >= it, exactly (binomial sums, or
+ * the incomplete beta above 2000 values). 0: no such rank (too few values
+ * for that side of the question).
  */
 uint64_t quantile_lower_rank(uint64_t n, double q, double alpha);
 uint64_t quantile_upper_rank(uint64_t n, double q, double alpha);
@@ -57,10 +57,12 @@ double poisson_rate_p(uint64_t k1, double t1, uint64_t k2, double t2);
 /*
  * Welch's t-test that the mean of y exceeds the mean of x: the one-sided
  * p-value, from Student's t with the Welch-Satterthwaite degrees of
- * freedom. Needs at least 2 values on each side (else -1). Equal values on
- * both sides give p = 0 when y's are larger, 1 otherwise.
+ * freedom. Needs at least 2 values on each side (else -1). Each side's
+ * variance is at least min_var (the values' own grain, e.g. a histogram
+ * bucket's); with min_var 0, equal values on both sides give p = 0 when
+ * y's are larger, 1 otherwise.
  */
-double welch_greater_p(const double *x, size_t nx, const double *y, size_t ny);
+double welch_greater_p(const double *x, size_t nx, const double *y, size_t ny, double min_var);
 /* P(T > t) for Student's t with df degrees of freedom. */
 double t_upper_tail(double t, double df);
 

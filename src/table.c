@@ -301,10 +301,10 @@ static void print_dist_hist(FILE *f, const char *label, const struct dist *d)
 
 	if (!dist_octaves(d, octave, &lo, &hi))
 		return;
-	for (int o = lo; o <= hi; o++)
+	for (int o = lo; o <= hi; o = octave_next(o))
 		peak = octave[o] > peak ? octave[o] : peak;
 	fprintf(f, "    %-22s : %-10s distribution\n", label, "count");
-	for (int o = lo; o <= hi; o++) {
+	for (int o = lo; o <= hi; o = octave_next(o)) {
 		int stars = peak ? (int)(octave[o] * 40 / peak) : 0;
 		uint64_t from, to;
 		char bar[41];

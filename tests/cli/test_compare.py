@@ -466,6 +466,16 @@ def system_wide_irqs_off_compare_on_the_total():
           res["total"]["metrics"]["tick_late.p99"])
     rc, out, _ = compare(RUNS[0], RUNS[1])
     check("tick_late p99" in out and "irqoff_outside" not in out, "text shows what was measured")
+    # system-wide gates run on the total whatever --cgroup says; unmeasured: inconclusive
+    rc, out, _ = compare("-f", "json", "--cgroup", "/rsl-demo", "--fail-on",
+                         "irqoff_outside.max>1ms", SEED_STOCK, SEED_REVERTED)
+    gates = json.loads(out)["gates"]
+    check(rc == 1 and [(g["cgroup"], g["outcome"]) for g in gates] == [(None, "fail")],
+          "scoped: %s" % gates)
+    rc, out, _ = compare("-f", "json", "--fail-on", "irqoff_outside.max>1ms", RUNS[0], RUNS[1])
+    gates = json.loads(out)["gates"]
+    check(rc == 4 and [g["outcome"] for g in gates] == ["inconclusive"], "unmeasured: %d %s" % (
+        rc, gates))
     return "outside max %d -> %d ns; tick lateness p99 %d -> %d ns" % (
         want[0]["max"], want[1]["max"], late[0]["p99"], late[1]["p99"])
 

@@ -258,13 +258,23 @@ static void test_welch(void)
 	CHECK(fabs(t_upper_tail(2.042, 30) - 0.025) < 1e-4, "df 30: %g", t_upper_tail(2.042, 30));
 	CHECK(fabs(t_upper_tail(0, 7) - 0.5) < 1e-12 && fabs(t_upper_tail(-2.571, 5) - 0.975) < 1e-4,
 	      "symmetry");
-	CHECK(welch_greater_p(x, 4, y, 4) < 1e-4, "doubled: %g", welch_greater_p(x, 4, y, 4));
-	CHECK(welch_greater_p(y, 4, x, 4) > 0.999, "the other way: %g", welch_greater_p(y, 4, x, 4));
-	CHECK(welch_greater_p(x, 4, same, 4) > 0.05, "same: %g", welch_greater_p(x, 4, same, 4));
-	CHECK(welch_greater_p(x, 1, y, 4) == -1, "one run is too few");
-	CHECK(welch_greater_p(flat, 3, flat, 3) == 1, "no spread, no change");
-	CHECK(welch_greater_p(same, 3, flat, 3) < 1e-3, "one side without spread: %g",
-	      welch_greater_p(same, 3, flat, 3));
+	CHECK(welch_greater_p(x, 4, y, 4, 0) < 1e-4, "doubled: %g", welch_greater_p(x, 4, y, 4, 0));
+	CHECK(welch_greater_p(y, 4, x, 4, 0) > 0.999, "the other way: %g", welch_greater_p(y, 4, x, 4, 0));
+	CHECK(welch_greater_p(x, 4, same, 4, 0) > 0.05, "same: %g", welch_greater_p(x, 4, same, 4, 0));
+	CHECK(welch_greater_p(x, 1, y, 4, 0) == -1, "one run is too few");
+	CHECK(welch_greater_p(flat, 3, flat, 3, 0) == 1, "no spread, no change");
+	{
+		/* three runs a side, one bucket (1/16 octave) apart, no spread: the grain decides */
+		double lo[3], hi[3], grain = log1p(1.0 / 16) * log1p(1.0 / 16) / 12;
+
+		for (int i = 0; i < 3; i++)
+			lo[i] = log1p(1000), hi[i] = log1p(1062);
+		CHECK(welch_greater_p(lo, 3, hi, 3, 0) == 0, "without a grain: certain");
+		CHECK(welch_greater_p(lo, 3, hi, 3, grain) > 1e-3, "with it: %g",
+		      welch_greater_p(lo, 3, hi, 3, grain));
+	}
+	CHECK(welch_greater_p(same, 3, flat, 3, 0) < 1e-3, "one side without spread: %g",
+	      welch_greater_p(same, 3, flat, 3, 0));
 }
 
 /* Few values: a crossing the data cannot confirm is inconclusive, never a pass. */
