@@ -372,46 +372,48 @@ static int build_total(const struct report *r, struct row *total)
 	return 0;
 }
 
-/* Pairs every cgroup row of AFTER with its BEFORE row, then adds the rest. */
-static int match_rows(struct comparison *c)
+/*
+ * Pairs every row of AFTER with the BEFORE row of the same identity (NULL:
+ * the cgroup by path), then adds BEFORE's unpaired rows: into *out.
+ */
+static int pair_rows(const struct row *b, size_t nb, const struct row *a, size_t na,
+		     const struct row_identity *id, struct cmp_row **out, size_t *nout)
 {
-	const struct report *b = c->before.r, *a = c->after.r;
-	struct row_index ix = { 0 };
-	bool *paired = calloc(b->ncgroups + 1, sizeof(*paired));
+	struct row_index ix = { .identity = id };
+	bool *paired = calloc(nb + 1, sizeof(*paired));
 	size_t n = 0;
+	int ret = -1;
 
-	c->rows = calloc(a->ncgroups + b->ncgroups + 1, sizeof(*c->rows));
-	if (!paired || !c->rows)
-		goto oom;
-	for (size_t i = 0; i < b->ncgroups; i++)
-		if (row_index_add(&ix, b->cgroups, i))
-			goto oom;
-	for (size_t i = 0; i < a->ncgroups; i++) {
-		long j = row_index_find(&ix, b->cgroups, &a->cgroups[i]);
+	*out = calloc(na + nb + 1, sizeof(**out));
+	if (!paired || !*out)
+		goto done;
+	for (size_t j = 0; j < nb; j++)
+		if (row_index_add(&ix, b, j))
+			goto done;
+	for (size_t i = 0; i < na; i++) {
+		long j = row_index_find(&ix, b, &a[i]);
+		struct cmp_row *r = &(*out)[n++];
 
-		c->rows[n].after = &a->cgroups[i];
-		c->rows[n].presence = ONLY_AFTER;
+		r->after = &a[i];
+		r->presence = ONLY_AFTER;
 		if (j >= 0 && !paired[j]) {
 			paired[j] = true;
-			c->rows[n].before = &b->cgroups[j];
-			c->rows[n].presence = BOTH;
+			r->before = &b[j];
+			r->presence = BOTH;
 		}
-		n++;
 	}
-	for (size_t j = 0; j < b->ncgroups; j++) {
+	for (size_t j = 0; j < nb; j++) {
 		if (paired[j])
 			continue;
-		c->rows[n].before = &b->cgroups[j];
-		c->rows[n++].presence = ONLY_BEFORE;
+		(*out)[n].before = &b[j];
+		(*out)[n++].presence = ONLY_BEFORE;
 	}
-	c->nrows = n;
+	ret = 0;
+done:
+	*nout = n;
 	row_index_free(&ix);
 	free(paired);
-	return 0;
-oom:
-	row_index_free(&ix);
-	free(paired);
-	return -1;
+	return ret;
 }
 
 /*
@@ -466,53 +468,23 @@ static char *flusher_label(const struct row *r)
 	return s;
 }
 
-/* Pairs the -p rows of both sides by cgroup and comm (pids differ between runs). */
+/* The -p rows of both sides, paired by cgroup and comm (pids differ between runs). */
 static int match_processes(struct comparison *c)
 {
 	const struct report *b = c->before.r, *a = c->after.r;
-	struct row_index ix = { .identity = &row_by_flusher };
-	bool *paired = calloc(b->nprocesses + 1, sizeof(*paired));
-	size_t n = 0;
-	int ret = -1;
 
-	c->prows = calloc(a->nprocesses + b->nprocesses + 1, sizeof(*c->prows));
-	if (!paired || !c->prows)
-		goto out;
-	for (size_t j = 0; j < b->nprocesses; j++)
-		if (row_index_add(&ix, b->processes, j))
-			goto out;
-	for (size_t i = 0; i < a->nprocesses; i++) {
-		long j = row_index_find(&ix, b->processes, &a->processes[i]);
-		struct cmp_row *r = &c->prows[n++];
+	if (pair_rows(b->processes, b->nprocesses, a->processes, a->nprocesses, &row_by_flusher,
+		      &c->prows, &c->nprows))
+		return -1;
+	for (size_t i = 0; i < c->nprows; i++) {
+		struct cmp_row *r = &c->prows[i];
 
-		*r = (struct cmp_row){ .after = &a->processes[i], .presence = ONLY_AFTER,
-				       .process = true };
-		if (j >= 0 && !paired[j]) {
-			paired[j] = true;
-			r->before = &b->processes[j];
-			r->presence = BOTH;
-		}
-		r->label = flusher_label(r->after);
+		r->process = true;
+		r->label = flusher_label(r->after ? r->after : r->before);
 		if (!r->label)
-			goto out;
+			return -1;
 	}
-	for (size_t j = 0; j < b->nprocesses; j++) {
-		struct cmp_row *r;
-
-		if (paired[j])
-			continue;
-		r = &c->prows[n++];
-		*r = (struct cmp_row){ .before = &b->processes[j], .presence = ONLY_BEFORE,
-				       .process = true, .label = flusher_label(&b->processes[j]) };
-		if (!r->label)
-			goto out;
-	}
-	ret = 0;
-out:
-	c->nprows = n;
-	row_index_free(&ix);
-	free(paired);
-	return ret;
+	return 0;
 }
 
 /* Absolute gates: is AFTER's value beyond the limit, with confidence? */
@@ -741,7 +713,9 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 		return -1;
 	}
 	if (build_total(c->before.r, &c->total_before) ||
-	    build_total(c->after.r, &c->total_after) || match_rows(c) ||
+	    build_total(c->after.r, &c->total_after) ||
+	    pair_rows(c->before.r->cgroups, c->before.r->ncgroups, c->after.r->cgroups,
+		      c->after.r->ncgroups, NULL, &c->rows, &c->nrows) ||
 	    index_runs(&c->before, &c->runs[0]) || index_runs(&c->after, &c->runs[1]))
 		return -2;
 	c->total = (struct cmp_row){

@@ -7,7 +7,6 @@
  * carries its side, octave, count and share as data attributes, so what
  * it draws can be checked against the buckets (tests/cli).
  */
-#include <math.h>
 #include <string.h>
 #include "compare_view.h"
 #include "escape.h"
@@ -93,56 +92,41 @@ static int slot(int o, int lo)
 }
 
 /* One side's bars, in a panel whose baseline is at y = base. */
-static void bars(FILE *f, const char *side, const uint64_t *oct, uint64_t count, int lo, int hi,
-		 double peak, int base)
+static void bars(FILE *f, const char *side, const struct octave_pair *p, int s, int base)
 {
-	for (int o = lo; o <= hi; o = octave_next(o)) {
-		double share = count ? (double)oct[o] / (double)count : 0;
-		double h = peak > 0 ? share / peak * PANEL_H : 0;
+	for (int o = p->lo; o <= p->hi; o = octave_next(o)) {
+		double h = p->peak > 0 ? p->share[s][o] / p->peak * PANEL_H : 0;
 
 		fprintf(f, "<rect class=\"%s\" data-side=\"%s\" data-octave=\"%d\" data-count=\"%llu\" "
 			"data-share=\"%.6f\" x=\"%d\" y=\"%.2f\" width=\"%d\" height=\"%.2f\"/>",
-			side, side, o, (unsigned long long)oct[o], share, LEFT + slot(o, lo) * BAR_W,
-			base - h, BAR_W - 2, h);
+			side, side, o, (unsigned long long)p->count[s][o], p->share[s][o],
+			LEFT + slot(o, p->lo) * BAR_W, base - h, BAR_W - 2, h);
 	}
 }
 
 static void histogram(FILE *f, const char *label, const struct dist *b, const struct dist *a)
 {
-	static const struct dist none;
-	uint64_t ob[64], oa[64];
-	int lb, hb, la, ha, lo, hi, width;
-	bool has_b, has_a;
-	double peak = 0;
+	struct octave_pair p;
+	int width;
 
-	b = b ? b : &none;
-	a = a ? a : &none;
-	has_b = b->count && dist_octaves(b, ob, &lb, &hb);
-	has_a = a->count && dist_octaves(a, oa, &la, &ha);
-	if (!has_b && !has_a)
+	if (!octave_pair(b, a, &p))
 		return;
-	lo = has_b && (!has_a || lb < la) ? lb : la;
-	hi = has_b && (!has_a || hb > ha) ? hb : ha;
-	for (int o = lo; o <= hi; o = octave_next(o)) {
-		peak = fmax(peak, b->count ? (double)ob[o] / (double)b->count : 0);
-		peak = fmax(peak, a->count ? (double)oa[o] / (double)a->count : 0);
-	}
-	width = LEFT + (slot(hi, lo) + 1) * BAR_W + 10;
+	width = LEFT + (slot(p.hi, p.lo) + 1) * BAR_W + 10;
 	fprintf(f, "<figure><figcaption>%s, log2 octaves (ns); each bar its share of its side"
 		"</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"data-metric=\"%s\">", label, width, 2 * PANEL_H + 60, label);
 	fprintf(f, "<text x=\"0\" y=\"%d\">BEFORE</text><text x=\"0\" y=\"%d\">AFTER</text>",
 		PANEL_H / 2, PANEL_H + 10 + PANEL_H / 2);
-	bars(f, "before", ob, b->count, lo, hi, peak, PANEL_H);
-	bars(f, "after", oa, a->count, lo, hi, peak, 2 * PANEL_H + 10);
-	for (int o = lo; o <= hi; o = octave_next(o)) {
+	bars(f, "before", &p, 0, PANEL_H);
+	bars(f, "after", &p, 1, 2 * PANEL_H + 10);
+	for (int o = p.lo; o <= p.hi; o = octave_next(o)) {
+		int x = LEFT + slot(o, p.lo) * BAR_W;
 		uint64_t from, to;
 		char d[32];
 
 		octave_bounds(o, &from, &to);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" transform=\"rotate(45 %d %d)\">%s</text>",
-			LEFT + slot(o, lo) * BAR_W, 2 * PANEL_H + 22, LEFT + slot(o, lo) * BAR_W,
-			2 * PANEL_H + 22, fmt_duration(d, sizeof(d), from));
+			x, 2 * PANEL_H + 22, x, 2 * PANEL_H + 22, fmt_duration(d, sizeof(d), from));
 	}
 	fputs("</svg></figure>\n", f);
 }

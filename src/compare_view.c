@@ -220,6 +220,32 @@ static void hist_bar(char *bar, double share, double peak)
 	bar[HIST_BAR] = '\0';
 }
 
+bool octave_pair(const struct dist *b, const struct dist *a, struct octave_pair *p)
+{
+	const struct dist *d[2] = { b, a };
+	int lo[2], hi[2];
+	bool has[2];
+
+	memset(p, 0, sizeof(*p));
+	for (int s = 0; s < 2; s++)
+		has[s] = d[s] && d[s]->count && dist_octaves(d[s], p->count[s], &lo[s], &hi[s]);
+	if (!has[0] && !has[1])
+		return false;
+	p->lo = has[0] && (!has[1] || lo[0] < lo[1]) ? lo[0] : lo[1];
+	p->hi = has[0] && (!has[1] || hi[0] > hi[1]) ? hi[0] : hi[1];
+	for (int s = 0; s < 2; s++) {
+		if (!has[s]) {
+			memset(p->count[s], 0, sizeof(p->count[s]));
+			continue;
+		}
+		for (int o = p->lo; o <= p->hi; o = octave_next(o)) {
+			p->share[s][o] = (double)p->count[s][o] / (double)d[s]->count;
+			p->peak = fmax(p->peak, p->share[s][o]);
+		}
+	}
+	return true;
+}
+
 /*
  * BEFORE and AFTER side by side, folded to powers of two, as one pastes
  * into a mail: each bar is the octave's share of its own side, so sides
@@ -228,35 +254,21 @@ static void hist_bar(char *bar, double share, double peak)
 static void print_hist_pair(FILE *f, const char *label, const struct dist *b,
 			    const struct dist *a)
 {
-	uint64_t ob[64], oa[64];
-	int lb, hb, la, ha, lo, hi;
-	bool has_b = b && b->count && dist_octaves(b, ob, &lb, &hb);
-	bool has_a = a && a->count && dist_octaves(a, oa, &la, &ha);
-	double peak = 0;
+	struct octave_pair p;
 
-	if (!has_b && !has_a)
+	if (!octave_pair(b, a, &p))
 		return;
-	if (!has_b)
-		memset(ob, 0, sizeof(ob));
-	if (!has_a)
-		memset(oa, 0, sizeof(oa));
-	lo = has_b && (!has_a || lb < la) ? lb : la;
-	hi = has_b && (!has_a || hb > ha) ? hb : ha;
-	for (int o = lo; o <= hi; o = octave_next(o)) {
-		peak = fmax(peak, has_b ? (double)ob[o] / (double)b->count : 0);
-		peak = fmax(peak, has_a ? (double)oa[o] / (double)a->count : 0);
-	}
 	fprintf(f, "  %-26s %10s %*s  %10s\n", label, "BEFORE", HIST_BAR + 2, "", "AFTER");
-	for (int o = lo; o <= hi; o = octave_next(o)) {
+	for (int o = p.lo; o <= p.hi; o = octave_next(o)) {
 		char bb[HIST_BAR + 1], ba[HIST_BAR + 1];
 		uint64_t from, to;
 
 		octave_bounds(o, &from, &to);
-		hist_bar(bb, has_b ? (double)ob[o] / (double)b->count : 0, peak);
-		hist_bar(ba, has_a ? (double)oa[o] / (double)a->count : 0, peak);
+		hist_bar(bb, p.share[0][o], p.peak);
+		hist_bar(ba, p.share[1][o], p.peak);
 		fprintf(f, "  %11llu -> %-11llu %10llu |%s|  %10llu |%s|\n",
 			(unsigned long long)from, (unsigned long long)to,
-			(unsigned long long)ob[o], bb, (unsigned long long)oa[o], ba);
+			(unsigned long long)p.count[0][o], bb, (unsigned long long)p.count[1][o], ba);
 	}
 }
 
@@ -271,47 +283,41 @@ static void print_row_hists(FILE *f, const struct comparison *c, const struct cm
 	print_hist_pair(f, "irqs-off (ns)", b ? row_irqoff(rb, b) : NULL, a ? row_irqoff(ra, a) : NULL);
 }
 
-/* The -p rows, paired by cgroup and comm: shown with verdicts, not gated. */
-static void print_processes(FILE *f, const struct comparison *c, bool md, size_t rows,
-			    bool histograms)
+/* A row, and its histograms when asked for (text only). */
+static void print_row_with(FILE *f, const struct comparison *c, const struct cmp_row *row,
+			   bool md, bool histograms)
 {
-	size_t n = rows && rows < c->nprows ? rows : c->nprows;
+	print_row(f, row, md);
+	if (histograms && !md)
+		print_row_hists(f, c, row);
+}
 
-	if (!c->nprows)
-		return;
-	fprintf(f, "\n%sflushers (-p), paired by cgroup and comm; not gated%s\n",
-		md ? "### " : "", md ? "" : ":");
-	for (size_t i = 0; i < n; i++) {
-		print_row(f, &c->prows[i], md);
-		if (histograms && !md)
-			print_row_hists(f, c, &c->prows[i]);
-	}
-	if (n < c->nprows)
-		fprintf(f, "\n(%zu more flushers; -n 0 shows all)\n", c->nprows - n);
+/* Up to `limit` rows (0: all), then how many were left out and of what. */
+static void print_rows(FILE *f, const struct comparison *c, const struct cmp_row *rows,
+		       size_t n, size_t limit, const char *what, bool md, bool histograms)
+{
+	size_t shown = limit && limit < n ? limit : n;
+
+	for (size_t i = 0; i < shown; i++)
+		print_row_with(f, c, &rows[i], md, histograms);
+	if (shown < n)
+		fprintf(f, "\n(%zu more %s; -n 0 shows all)\n", n - shown, what);
 }
 
 static void print_readable(FILE *f, const struct comparison *c, bool md, size_t rows,
 			   bool histograms)
 {
-	size_t n = rows && rows < c->nrows ? rows : c->nrows;
-
 	print_header(f, c, md);
-	print_row(f, &c->total, md);
-	if (histograms && !md)
-		print_row_hists(f, c, &c->total);
-	if (c->has_cpu_lock) {
-		print_row(f, &c->cpu_lock, md);
-		if (histograms && !md)
-			print_row_hists(f, c, &c->cpu_lock);
+	print_row_with(f, c, &c->total, md, histograms);
+	if (c->has_cpu_lock)
+		print_row_with(f, c, &c->cpu_lock, md, histograms);
+	print_rows(f, c, c->rows, c->nrows, rows, "cgroups", md, histograms);
+	/* the -p rows, paired by cgroup and comm: shown with verdicts, not gated */
+	if (c->nprows) {
+		fprintf(f, "\n%sflushers (-p), paired by cgroup and comm; not gated%s\n",
+			md ? "### " : "", md ? "" : ":");
+		print_rows(f, c, c->prows, c->nprows, rows, "flushers", md, histograms);
 	}
-	for (size_t i = 0; i < n; i++) {
-		print_row(f, &c->rows[i], md);
-		if (histograms && !md)
-			print_row_hists(f, c, &c->rows[i]);
-	}
-	if (n < c->nrows)
-		fprintf(f, "\n(%zu more cgroups; -n 0 shows all)\n", c->nrows - n);
-	print_processes(f, c, md, rows, histograms);
 	print_gates(f, c, md);
 }
 

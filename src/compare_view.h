@@ -16,6 +16,18 @@ const char *cmp_fmt_value(char *buf, size_t len, const struct metric_def *m, boo
 const char *cmp_fmt_ratio(char *buf, size_t len, const struct cell *c);
 /* Where a side's irqs-off figures come from, in words. */
 const char *cmp_source_text(const struct side *s);
+/*
+ * BEFORE and AFTER folded to powers of two over one range of octaves
+ * (lo to hi by octave_next), each octave as a count and a share of its side.
+ */
+struct octave_pair {
+	uint64_t count[2][64];	/* [0] before, [1] after */
+	double share[2][64];
+	int lo, hi;
+	double peak;		/* the largest share on either side */
+};
+/* Fills p; false when both sides are empty (or NULL). */
+bool octave_pair(const struct dist *b, const struct dist *a, struct octave_pair *p);
 /* The self-contained HTML view (compare_html.c). */
 void compare_html_print(FILE *f, const struct comparison *c, size_t rows);
 

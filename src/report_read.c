@@ -342,6 +342,16 @@ static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
 	return 0;
 }
 
+/* into += v, refusing to wrap: merged objects add their counts. */
+static int add_u64(struct reader *rd, const char *ctx, uint64_t *into, uint64_t v,
+		   const char *key)
+{
+	if (v > UINT64_MAX - *into)
+		return fail(rd, "%s: \"%s\" overflows", ctx, key);
+	*into += v;
+	return 0;
+}
+
 /* The per-CPU lock (6.10-6.16), system-wide: null when its tracepoints were not attached. */
 static int read_cpu_lock(struct reader *rd, json_t *obj, struct acc *a)
 {
@@ -353,20 +363,16 @@ static int read_cpu_lock(struct reader *rd, json_t *obj, struct acc *a)
 		return 0;
 	if (!json_is_object(v))
 		return fail(rd, "\"cpu_lock\" is not an object");
+	/* a failure ends the read, so a half-added lock is never used */
 	ret = get_u64(rd, v, "cpu_lock", "locked", &l.locked) ||
 	      get_u64(rd, v, "cpu_lock", "contended", &l.contended) ||
 	      read_dist(rd, v, "cpu_lock", "hold_ns", &l.hold) ||
-	      read_dist(rd, v, "cpu_lock", "wait_ns", &l.wait);
-	if (!ret && (l.locked > UINT64_MAX - into->locked ||
-		     l.contended > UINT64_MAX - into->contended))
-		ret = fail(rd, "cpu_lock: counts overflow");
+	      read_dist(rd, v, "cpu_lock", "wait_ns", &l.wait) ||
+	      add_u64(rd, "cpu_lock", &into->locked, l.locked, "locked") ||
+	      add_u64(rd, "cpu_lock", &into->contended, l.contended, "contended");
 	if (!ret && (dist_merge(&into->hold, &l.hold) || dist_merge(&into->wait, &l.wait)))
 		ret = fail(rd, "out of memory");
-	if (!ret) {
-		into->present = true;
-		into->locked += l.locked;
-		into->contended += l.contended;
-	}
+	into->present = into->present || !ret;
 	dist_free(&l.hold);
 	dist_free(&l.wait);
 	return ret ? -1 : 0;
@@ -383,14 +389,6 @@ static int get_u64_or_null(struct reader *rd, json_t *obj, const char *ctx, cons
 	*known = !json_is_null(v);
 	*out = 0;
 	return *known ? get_u64(rd, obj, ctx, key, out) : 0;
-}
-
-static int add_u64(struct reader *rd, uint64_t *into, uint64_t v, const char *key)
-{
-	if (v > UINT64_MAX - *into)
-		return fail(rd, "self: \"%s\" overflows", key);
-	*into += v;
-	return 0;
 }
 
 /*
@@ -423,10 +421,10 @@ static int read_self(struct reader *rd, json_t *obj, struct acc *a)
 		*into = c;
 		return 0;
 	}
-	if (add_u64(rd, &into->cpu_user_ns, c.cpu_user_ns, "cpu_user_ns") ||
-	    add_u64(rd, &into->cpu_system_ns, c.cpu_system_ns, "cpu_system_ns") ||
-	    add_u64(rd, &into->bpf_ns, c.bpf_ns, "bpf_ns") ||
-	    add_u64(rd, &into->bpf_runs, c.bpf_runs, "bpf_runs"))
+	if (add_u64(rd, "self", &into->cpu_user_ns, c.cpu_user_ns, "cpu_user_ns") ||
+	    add_u64(rd, "self", &into->cpu_system_ns, c.cpu_system_ns, "cpu_system_ns") ||
+	    add_u64(rd, "self", &into->bpf_ns, c.bpf_ns, "bpf_ns") ||
+	    add_u64(rd, "self", &into->bpf_runs, c.bpf_runs, "bpf_runs"))
 		return -1;
 	into->bpf_stats = into->bpf_stats && c.bpf_stats;
 	into->map_bytes = c.map_bytes;

@@ -46,13 +46,6 @@ static uint64_t sum_start_below(uint64_t n, double q)
 	return k > 0 ? (uint64_t)k : 0;
 }
 
-static uint64_t sum_start_above(uint64_t n, double q)
-{
-	double j = ceil((double)n * q + TAIL_SDS * sqrt((double)n * q * (1 - q))) + 20;
-
-	return j < (double)n ? (uint64_t)j : n;
-}
-
 static double beta_inc(double a, double b, double x);
 
 /* P(Bin(n, q) <= k), exactly: I_{1-q}(n - k, k + 1). */
@@ -109,38 +102,16 @@ uint64_t quantile_lower_rank(uint64_t n, double q, double alpha)
 
 /*
  * Upper: the smallest s with P(Bin(n, q) >= s) <= alpha, since
- * P(X(s) >= quantile) = P(Bin(n, q) <= s - 1). Summed downwards, so
- * tail sums near 1 keep their precision.
+ * P(X(s) >= quantile) = P(Bin(n, q) <= s - 1). By symmetry (the values
+ * reversed, q becomes 1 - q) that is the lower rank of the (1 - q)-quantile
+ * counted from the top; the sums stay in the small tail, so keep their
+ * precision.
  */
 uint64_t quantile_upper_rank(uint64_t n, double q, double alpha)
 {
-	double lq = log(q), lp = log1p(-q), tail = 0;
-	uint64_t j;
+	uint64_t r = q > 0 && q < 1 ? quantile_lower_rank(n, 1 - q, alpha) : 0;
 
-	if (!n || q <= 0 || q >= 1)
-		return 0;
-	if (n > EXACT_MAX) {
-		double g = ceil((double)n * q + normal_reach(n, q, alpha)) + 1;
-		uint64_t s = g < (double)n ? (uint64_t)g : n;
-
-		/* the smallest s with P(B >= s) = 1 - P(B <= s - 1) <= alpha */
-		while (s < n && 1 - binom_cdf(n, q, s - 1) > alpha)
-			s++;
-		while (s > 1 && 1 - binom_cdf(n, q, s - 2) <= alpha)
-			s--;
-		return 1 - binom_cdf(n, q, s - 1) <= alpha ? s : 0;
-	}
-	j = sum_start_above(n, q);
-	for (double lpmf = log_binom_pmf(n, j, lq, lp); j >= 1; j--) {
-		double next = tail + exp(lpmf);
-
-		if (next > alpha)
-			break;
-		tail = next;
-		lpmf += log((double)j / (double)(n - j + 1)) + lp - lq;
-	}
-	/* P(B >= j + 1) <= alpha < P(B >= j): s = j + 1 */
-	return j + 1 <= n ? j + 1 : 0;
+	return r ? n + 1 - r : 0;
 }
 
 bool quantile_lower_bound(const struct dist *d, double q, double alpha, uint64_t *v)

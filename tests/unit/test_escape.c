@@ -7,14 +7,21 @@
 #include "check.h"
 #include "escape.h"
 
+/* What write() puts out for s, in buf. */
+static char *written(void (*write)(FILE *, const char *), const char *s, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	write(f, s);
+	fclose(f);
+	return buf;
+}
+
 static char *json_of(const char *s)
 {
 	static char buf[4096];
-	FILE *f = fmemopen(buf, sizeof(buf), "w");
 
-	json_write_string(f, s);
-	fclose(f);
-	return buf;
+	return written(json_write_string, s, buf, sizeof(buf));
 }
 
 static void test_json(void)
@@ -113,11 +120,8 @@ static void test_json_buffer(void)
 static char *html_of(const char *s)
 {
 	static char buf[1024];
-	FILE *f = fmemopen(buf, sizeof(buf), "w");
 
-	html_write_text(f, s);
-	fclose(f);
-	return buf;
+	return written(html_write_text, s, buf, sizeof(buf));
 }
 
 /* HTML text and attributes: markup characters as references, controls as \xNN. */
@@ -134,11 +138,8 @@ static void test_html(void)
 	big[sizeof(big) - 1] = '\0';
 	{
 		size_t room = 4 * sizeof(big) + 1;
-		char *out = malloc(room);
-		FILE *f = fmemopen(out, room, "w");
+		char *out = written(html_write_text, big, malloc(room), room);
 
-		html_write_text(f, big);
-		fclose(f);
 		CHECK(strlen(out) == 4 * (sizeof(big) - 1) && !strncmp(out, "&lt;&lt;", 8),
 		      "long: %zu bytes", strlen(out));
 		free(out);
