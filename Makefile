@@ -14,9 +14,10 @@ WARN := -Wall -Wextra -Werror
 # replace (libbpf-tools style).
 CFLAGS ?= -O2 -g
 BUILD_CFLAGS := $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) \
-	$(shell $(PKG_CONFIG) --cflags libbpf jansson)
+	$(shell $(PKG_CONFIG) --cflags libbpf jansson libcap libmicrohttpd)
 ALL_CFLAGS = $(BUILD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-BUILD_LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson) -lm -lpthread
+# libmicrohttpd is not linked: serve.c opens it only for --prometheus.
+BUILD_LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson libcap) -lm -lpthread
 ALL_LDFLAGS = $(LDFLAGS)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-Ivmlinux/$(ARCH) -Isrc
@@ -25,17 +26,17 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 # Userspace, split by role; rstatlat.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
-	src/compare_view.c src/compare_html.c src/probe.c
+	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/serve.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c
-TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c
+TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 TOOL_OBJS := $(TOOL_SRCS:src/%.c=$(OUT)/%.o)
 HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install
 all: rstatlat
 
 $(OUT):
@@ -131,3 +132,29 @@ BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/rende
 bench: $(BENCH_BINS)
 	scripts/install-deps --bench
 	python3 bench/run
+
+# Installation: `make install`, as root, or with DESTDIR for a package.
+# PREFIX, and each directory on its own, can be set on the command line.
+# The environment file the unit reads goes to $(SYSCONFDIR)/default, and
+# SYSCONFDIR is /etc even under PREFIX=/usr/local (Debian's convention;
+# configuration is not kept under a prefix). The unit is generated from
+# dist/rstatlat.service.in with the installed paths in it. Debian's
+# debhelper (bookworm) finds units only in /lib/systemd/system: debian/rules
+# passes SYSTEMDUNITDIR=/lib/systemd/system.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+ENVFILE = $(SYSCONFDIR)/default/rstatlat
+INSTALL ?= install
+
+install: rstatlat dist/rstatlat.service.in dist/rstatlat.default | $(OUT)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@ENVFILE@|$(ENVFILE)|g' \
+		dist/rstatlat.service.in > $(OUT)/rstatlat.service
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(dir $(ENVFILE))
+	$(INSTALL) -m 0755 rstatlat $(DESTDIR)$(SBINDIR)/rstatlat
+	$(INSTALL) -m 0644 man/rstatlat.8 $(DESTDIR)$(MANDIR)/man8/rstatlat.8
+	$(INSTALL) -m 0644 $(OUT)/rstatlat.service $(DESTDIR)$(SYSTEMDUNITDIR)/rstatlat.service
+	$(INSTALL) -m 0644 dist/rstatlat.default $(DESTDIR)$(ENVFILE)

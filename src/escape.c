@@ -159,7 +159,8 @@ size_t term_escape(char *dst, size_t dstlen, const char *s)
 	return out;
 }
 
-void html_write_text(FILE *f, const char *s)
+/* term_escape()'s rendering of s, each byte of it written by put. */
+static void write_term_escaped(FILE *f, const char *s, void (*put)(FILE *f, char c))
 {
 	size_t room = 4 * strlen(s) + 1;
 	char stack[1024], *buf = room <= sizeof(stack) ? stack : malloc(room);
@@ -169,16 +170,38 @@ void html_write_text(FILE *f, const char *s)
 		return;
 	}
 	term_escape(buf, room, s);
-	for (const char *p = buf; *p; p++) {
-		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*p, f);
-		}
-	}
+	for (const char *p = buf; *p; p++)
+		put(f, *p);
 	if (buf != stack)
 		free(buf);
+}
+
+static void put_html(FILE *f, char c)
+{
+	switch (c) {
+	case '&': fputs("&amp;", f); break;
+	case '<': fputs("&lt;", f); break;
+	case '>': fputs("&gt;", f); break;
+	case '"': fputs("&quot;", f); break;
+	case '\'': fputs("&#39;", f); break;
+	default: fputc(c, f);
+	}
+}
+
+void html_write_text(FILE *f, const char *s)
+{
+	write_term_escaped(f, s, put_html);
+}
+
+/* The text format's label escapes; term_escape left no newline to escape. */
+static void put_prom(FILE *f, char c)
+{
+	if (c == '\\' || c == '"')
+		fputc('\\', f);
+	fputc(c, f);
+}
+
+void prom_write_label(FILE *f, const char *s)
+{
+	write_term_escaped(f, s, put_prom);
 }

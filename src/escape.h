@@ -36,4 +36,11 @@ size_t term_escape(char *dst, size_t dstlen, const char *s);
  */
 void html_write_text(FILE *f, const char *s);
 
+/*
+ * Writes s as a Prometheus label value, quotes not included:
+ * term_escape()'s rendering (so a scrape shown on a terminal is safe and
+ * the value is valid UTF-8), then the text format's escapes of \ and ".
+ */
+void prom_write_label(FILE *f, const char *s);
+
 #endif

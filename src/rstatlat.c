@@ -25,9 +25,12 @@
 #include "compare_cli.h"
 #include "fmt.h"
 #include "ksym.h"
+#include "privilege.h"
 #include "probe.h"
+#include "prom.h"
 #include "rstatlat.skel.h"
 #include "self.h"
+#include "serve.h"
 #include "slow.h"
 #include "view.h"
 
@@ -50,6 +53,15 @@
  * 1000, so the samples do not march in step with the kernel's own HZ tick.
  */
 #define DEFAULT_SAMPLE_HZ 997
+/*
+ * The exposition: powers of two from 128 ns (a fast hold) to 128 ms (an
+ * irqs-off interval that drops packets): 21 bounds, and +Inf.
+ */
+#define DEFAULT_PROM_BUCKETS "128ns:128ms:2"
+#define DEFAULT_PROM_MAX_CGROUPS 100
+#define DEFAULT_PROM_IDLE_S 300
+/* node_exporter is scraped every 15 s or more: rewriting faster only wears disks */
+#define DEFAULT_TEXTFILE_INTERVAL_S 15
 
 static struct options {
 	double interval;	/* seconds, 0 = summary only */
@@ -67,9 +79,19 @@ static struct options {
 	uint64_t max_slots;
 	const char *cgroup;
 	struct view_opts view;
+	bool serve;		/* --prometheus */
+	struct listen_addr listen;
+	const char *textfile;
+	double textfile_interval;
+	struct prom_opts prom;
+	struct run_as run_as;	/* --user */
+	bool quiet;		/* exporting only: nothing on stdout */
 } opts = {
 	.view = { .sort = SORT_HOLD_P99, .rows = 20 },
 	.sample_hz = DEFAULT_SAMPLE_HZ,
+	.textfile_interval = DEFAULT_TEXTFILE_INTERVAL_S,
+	.prom = { .max_cgroups = DEFAULT_PROM_MAX_CGROUPS,
+		  .idle_ns = DEFAULT_PROM_IDLE_S * 1000000000ULL, .version = VERSION },
 };
 
 static volatile sig_atomic_t exiting;
@@ -112,6 +134,21 @@ static const char usage_text[] =
 "      --source SRC      auto (default): the rstat tracepoints, else the flush\n"
 "                        functions by fentry, else kprobes; or force one of\n"
 "                        tracepoint, fentry, kprobe\n"
+"\n"
+"Exporting (with neither INTERVAL nor -j, nothing is printed on stdout):\n"
+"      --prometheus [ADDR:]PORT  serve GET /metrics (Prometheus text format);\n"
+"                        a bare PORT listens on 127.0.0.1 only\n"
+"      --textfile PATH   rewrite PATH (node_exporter textfile) atomically\n"
+"      --textfile-interval SECS  how often (default 15)\n"
+"      --prom-buckets MIN:MAX[:FACTOR]  histogram buckets, powers of two\n"
+"                        (default 128ns:128ms:2)\n"
+"      --prom-max-cgroups N  cgroups with series of their own, the busiest by\n"
+"                        locks; the rest sum under cgroup=\"(other)\" (default 100)\n"
+"      --prom-idle SECS  a cgroup without locks this long (e.g. removed) leaves\n"
+"                        its series to (other) (default 300)\n"
+"      --user USER       once attached, run as USER; exporting or --user also\n"
+"                        drops every capability\n"
+"\n"
 "  -v, --verbose         libbpf debug output, the attach plan and the kernel\n"
 "                        memory of each map\n"
 "  -V, --version         print the version and exit\n"
@@ -151,7 +188,53 @@ static uint64_t parse_count(const char *s, uint64_t max, const char *what)
 	return v;
 }
 
-enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ };
+enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ,
+       OPT_PROMETHEUS, OPT_TEXTFILE, OPT_TEXTFILE_INTERVAL, OPT_PROM_BUCKETS,
+       OPT_PROM_MAX_CGROUPS, OPT_PROM_IDLE, OPT_USER };
+
+/* Options that shape exporting, refused without it. */
+static bool export_shaped, textfile_interval_given;
+
+/* The options of exporting: --prometheus, --textfile and what shapes them. */
+static bool parse_export_option(int c, const char *arg)
+{
+	const char *why;
+
+	switch (c) {
+	case OPT_PROMETHEUS:
+		if (listen_addr_parse(arg, &opts.listen, &why))
+			die(EXIT_USAGE, "invalid --prometheus '%s': %s", arg, why);
+		opts.serve = true;
+		return true;
+	case OPT_TEXTFILE:
+		if (!*arg)
+			die(EXIT_USAGE, "--textfile needs a path");
+		opts.textfile = arg;
+		return true;
+	case OPT_TEXTFILE_INTERVAL:
+		opts.textfile_interval = parse_seconds(arg, "--textfile-interval");
+		textfile_interval_given = true;
+		return true;
+	}
+	export_shaped |= c == OPT_PROM_BUCKETS || c == OPT_PROM_MAX_CGROUPS || c == OPT_PROM_IDLE;
+	switch (c) {
+	case OPT_PROM_BUCKETS:
+		if (prom_buckets_parse(arg, &opts.prom, &why))
+			die(EXIT_USAGE, "invalid --prom-buckets '%s': %s", arg, why);
+		return true;
+	case OPT_PROM_MAX_CGROUPS:
+		opts.prom.max_cgroups = parse_count(arg, 100000, "--prom-max-cgroups");
+		return true;
+	case OPT_PROM_IDLE:
+		opts.prom.idle_ns = (uint64_t)(parse_seconds(arg, "--prom-idle") * 1e9);
+		return true;
+	case OPT_USER:
+		if (run_as_lookup(arg, &opts.run_as, &why))
+			die(EXIT_USAGE, "invalid --user '%s': %s", arg, why);
+		return true;
+	}
+	return false;
+}
 
 static void parse_args(int argc, char **argv)
 {
@@ -171,15 +254,27 @@ static void parse_args(int argc, char **argv)
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "irqoff", required_argument, NULL, OPT_IRQOFF },
 		{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "textfile-interval", required_argument, NULL, OPT_TEXTFILE_INTERVAL },
+		{ "prom-buckets", required_argument, NULL, OPT_PROM_BUCKETS },
+		{ "prom-max-cgroups", required_argument, NULL, OPT_PROM_MAX_CGROUPS },
+		{ "prom-idle", required_argument, NULL, OPT_PROM_IDLE },
+		{ "user", required_argument, NULL, OPT_USER },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *why;
 	int c;
 
+	if (prom_buckets_parse(DEFAULT_PROM_BUCKETS, &opts.prom, &why))
+		die(EXIT_RUNTIME, "internal error: default buckets: %s", why);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:ps:n:HTc:t:jvVh", long_opts, NULL)) != -1) {
+		if (parse_export_option(c, optarg))
+			continue;
 		switch (c) {
 		case 'd': opts.duration = parse_seconds(optarg, "duration"); break;
 		case 'p': opts.per_process = true; break;
@@ -239,8 +334,16 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		die(EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
-	/* live tables every second unless JSON, which defaults to one summary */
-	if (!opts.interval && !opts.json)
+	/*
+	 * live tables every second unless JSON, which defaults to one summary,
+	 * or exporting, which then prints nothing
+	 */
+	if (!opts.serve && !opts.textfile && export_shaped)
+		die(EXIT_USAGE, "--prom-* options need --prometheus or --textfile");
+	if (!opts.textfile && textfile_interval_given)
+		die(EXIT_USAGE, "--textfile-interval needs --textfile");
+	opts.quiet = (opts.serve || opts.textfile) && !opts.interval && !opts.json;
+	if (!opts.interval && !opts.json && !opts.quiet)
 		opts.interval = 1;
 }
 
@@ -376,9 +479,13 @@ struct run {
 	const char *source;
 	const struct attach_plan *plan;
 	uint64_t start_real, start_mono, last_mono, last_real;
+	struct prom_state *prom;	/* exporting: the Prometheus view's state */
+	struct metrics_server *server;	/* --prometheus */
+	int textfile_err;		/* the last rewrite's, to say so once */
 };
 
-static int emit(struct run *run, struct report *r)
+/* What every report of this run carries beyond the collector's figures. */
+static void describe_run(struct run *run, struct report *r)
 {
 	r->kernel = run->kernel;
 	r->attach = run->source;
@@ -391,7 +498,14 @@ static int emit(struct run *run, struct report *r)
 	self_window(&run->self, &r->self, r->type == REPORT_SUMMARY);
 	r->self.entries = run->skel->rodata->max_slots;
 	r->self.entries_used = collector_entries_used(run->collector);
-	if (opts.json)
+}
+
+static int emit(struct run *run, struct report *r)
+{
+	describe_run(run, r);
+	if (opts.quiet)
+		;
+	else if (opts.json)
 		json_print(stdout, r);
 	else
 		table_print(stdout, r, &opts.view);
@@ -430,6 +544,60 @@ static int emit_summary(struct run *run)
 	return emit(run, &r);
 }
 
+/* The textfile could not be rewritten: one line when that starts or ends. */
+static void note_textfile(struct run *run, int err)
+{
+	if (err == run->textfile_err)
+		return;
+	if (err)
+		fprintf(stderr, "rstatlat: cannot rewrite %s: %s (the old one stays)\n",
+			opts.textfile, strerror(-err));
+	else
+		fprintf(stderr, "rstatlat: %s rewritten again\n", opts.textfile);
+	run->textfile_err = err;
+}
+
+/*
+ * The whole run as the Prometheus view shows it, for /metrics (every read)
+ * and the textfile (when asked). Returns 0, -errno, or with textfile the
+ * rewrite's -errno.
+ */
+static int export_refresh(struct run *run, bool textfile)
+{
+	struct prom_http_counts http = { 0 };
+	uint64_t mono = clock_ns(CLOCK_MONOTONIC);
+	char *text = NULL;
+	size_t len = 0;
+	struct report r;
+	FILE *m;
+	int err = collector_summary(run->collector, &r);
+
+	r.start_ns = run->start_real;
+	r.duration_ns = mono - run->start_mono;
+	describe_run(run, &r);
+	if (run->server)
+		metrics_counts(run->server, &http);
+	m = open_memstream(&text, &len);
+	if (!m)
+		err = -ENOMEM;
+	if (!err && prom_write(run->prom, &r, &http, mono, clock_ns(CLOCK_REALTIME), m))
+		err = -ENOMEM;
+	if (m && fclose(m) && !err)
+		err = -ENOMEM;
+	report_free(&r);
+	if (err) {
+		free(text);
+		return err;
+	}
+	if (textfile)
+		err = textfile_write(opts.textfile, text, len);
+	if (run->server)
+		metrics_publish(run->server, text, len);
+	else
+		free(text);
+	return err;
+}
+
 /* Serves slow events for up to 10 ms: what a read does while it waits. */
 static void serve_slow_events(void *rb)
 {
@@ -462,23 +630,50 @@ static void wait_until(struct run *run, uint64_t deadline)
  */
 #define READ_PERIOD_NS 1000000000ULL
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* After a read: /metrics always, the textfile when it is due. */
+static int export_after_read(struct run *run, uint64_t *next_textfile, uint64_t step)
+{
+	bool textfile = opts.textfile && clock_ns(CLOCK_MONOTONIC) >= *next_textfile;
+	int err;
+
+	if (!run->prom)
+		return 0;
+	if (textfile)
+		*next_textfile = clock_ns(CLOCK_MONOTONIC) + step;
+	err = export_refresh(run, textfile);
+	if (textfile && err != -ENOMEM) {
+		note_textfile(run, err);
+		err = 0;
+	}
+	return err;
+}
+
 static int main_loop(struct run *run)
 {
 	uint64_t end = opts.duration ? run->start_mono + (uint64_t)(opts.duration * 1e9) : UINT64_MAX;
 	uint64_t step = opts.interval ? (uint64_t)(opts.interval * 1e9) : UINT64_MAX;
 	uint64_t next_emit = opts.interval ? run->start_mono + step : UINT64_MAX;
 	uint64_t next_read = run->start_mono + READ_PERIOD_NS;
+	uint64_t textfile_step = (uint64_t)(opts.textfile_interval * 1e9);
+	uint64_t next_textfile = opts.textfile ? run->start_mono + textfile_step : UINT64_MAX;
 	uint64_t printed = 0;
 	int err = 0;
 
 	while (!exiting && !err) {
-		uint64_t wake = next_emit < next_read ? next_emit : next_read;
+		uint64_t wake = min_u64(min_u64(next_emit, next_read), next_textfile);
 
 		wait_until(run, wake < end ? wake : end);
 		if (exiting || clock_ns(CLOCK_MONOTONIC) >= end)
 			break;
 		err = collector_read(run->collector);
 		next_read = clock_ns(CLOCK_MONOTONIC) + READ_PERIOD_NS;
+		if (!err)
+			err = export_after_read(run, &next_textfile, textfile_step);
 		if (err || clock_ns(CLOCK_MONOTONIC) < next_emit)
 			continue;
 		next_emit += step;
@@ -492,6 +687,10 @@ static int main_loop(struct run *run)
 		ring_buffer__consume(run->rb);
 	if (!err)
 		err = collector_read(run->collector);
+	if (!err && run->prom) {
+		next_textfile = 0;	/* the last figures go to the textfile too */
+		err = export_after_read(run, &next_textfile, 0);
+	}
 	return err ? err : emit_summary(run);
 }
 
@@ -547,6 +746,57 @@ static void detach_ticks(struct run *run, int ncpus)
 	for (int cpu = 0; run->tick_links && cpu < ncpus; cpu++)
 		bpf_link__destroy(run->tick_links[cpu]);
 	free(run->tick_links);
+}
+
+/* Exporting: the view's state, and the port bound while still root. */
+static void start_export(struct run *run)
+{
+	const char *why;
+
+	if (!opts.serve && !opts.textfile)
+		return;
+	run->prom = prom_new(&opts.prom);
+	if (!run->prom)
+		die(EXIT_RUNTIME, "out of memory");
+	if (!opts.serve)
+		return;
+	run->server = metrics_serve(&opts.listen, &why);
+	if (!run->server)
+		die(EXIT_ENV, "cannot serve on %s: %s", opts.listen.shown, why);
+}
+
+/* Everything that needs privileges is done: attached, kallsyms read, bound. */
+static void drop_privileges(struct run *run)
+{
+	struct bpf_map *probe_map = run->skel->maps.slot_home;
+	bool keep = map_read_needs_cap_bpf(bpf_map__fd(probe_map), bpf_map__value_size(probe_map));
+	const char *why;
+
+	if (privilege_drop(&opts.run_as, keep, &why))
+		die(EXIT_ENV, "%s%s%s: %s", why, opts.run_as.switch_user ? " to " : "",
+		    opts.run_as.switch_user ? opts.run_as.name : "", strerror(errno));
+	if (opts.verbose)
+		fprintf(stderr, "rstatlat: running as uid %u, %s\n", (unsigned int)getuid(),
+			keep ? "keeping CAP_BPF (this kernel needs it to read maps)" :
+			"no capabilities");
+}
+
+/*
+ * The first figures, before the first read: /metrics answers 503 only
+ * until now, and the textfile exists from the start or rstatlat says why
+ * it cannot.
+ */
+static void first_export(struct run *run)
+{
+	int err;
+
+	if (!run->prom)
+		return;
+	err = export_refresh(run, opts.textfile != NULL);
+	if (err == -ENOMEM)
+		die(EXIT_RUNTIME, "out of memory");
+	if (err)
+		die(EXIT_ENV, "cannot write %s: %s", opts.textfile, strerror(-err));
 }
 
 int main(int argc, char **argv)
@@ -639,17 +889,25 @@ int main(int argc, char **argv)
 			die(EXIT_RUNTIME, "cannot create the ring buffer: %s", strerror(errno));
 		collector_set_waiter(run.collector, serve_slow_events, run.rb);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	run.start_mono = run.last_mono = clock_ns(CLOCK_MONOTONIC);
 	run.start_real = run.last_real = clock_ns(CLOCK_REALTIME);
-	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, irqs-off from %s, %u entries); "
-		"Ctrl-C to end\n", plan.source_name, plan.irqoff_source, max_slots);
+	start_export(&run);
+	if (opts.run_as.switch_user || run.prom)
+		drop_privileges(&run);
+	first_export(&run);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, irqs-off from %s, %u entries)%s%s%s; "
+		"Ctrl-C to end\n", plan.source_name, plan.irqoff_source, max_slots,
+		opts.serve ? ", serving http://" : "", opts.serve ? opts.listen.shown : "",
+		opts.serve ? "/metrics" : "");
 
 	err = main_loop(&run);
 	if (err)
 		fprintf(stderr, "rstatlat: %s\n",
 			err == -EIO ? "cannot write output" : strerror(-err));
+	metrics_stop(run.server);
+	prom_free(run.prom);
 	ring_buffer__free(run.rb);
 	detach_ticks(&run, ncpus);
 	ksyms_free(slow.ksyms);

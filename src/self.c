@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "self.h"
 
@@ -60,22 +61,26 @@ static bool bpf_stats_enabled(void)
 	return on == 1;
 }
 
-/* Run time and runs of every loaded program, as the kernel counts them. */
+/*
+ * Run time and runs of every loaded program, as the kernel counts them.
+ * Asked through the program fds, not /proc/self/fdinfo, which a process
+ * that dropped to another user can no longer read.
+ */
 static void bpf_run_totals(struct bpf_object *obj, uint64_t *ns, uint64_t *runs)
 {
 	struct bpf_program *prog;
-	uint64_t v;
 
 	*ns = *runs = 0;
 	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 
-		if (fd < 0)
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 			continue;
-		if (fdinfo_value(fd, "run_time_ns", &v))
-			*ns += v;
-		if (fdinfo_value(fd, "run_cnt", &v))
-			*runs += v;
+		*ns += info.run_time_ns;
+		*runs += info.run_cnt;
 	}
 }
 

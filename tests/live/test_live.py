@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import Skip, Tier, check  # noqa: E402
+import export_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  json_lines, pair_holds,
@@ -828,6 +829,7 @@ def compare_flags_added_contention():
         100.0 * r1["contended"] / r1["locked"], 100.0 * r2["contended"] / r2["locked"],
         r1["hold_ns"]["p99"], r2["hold_ns"]["p99"], ", ".join(defaults) or "none")
 
+export_tests.register(test)
 def main():
     if os.geteuid() != 0:
         return TIER.skip_all("needs root to load BPF and create cgroups")

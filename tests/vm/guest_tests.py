@@ -13,8 +13,10 @@ number.
 Prints one line per test and 'guest: N passed, N failed, N skipped'.
 """
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -485,6 +487,60 @@ def many_cgroups_many_cpus():
     return "%d possible CPUs: %d cgroups x %d rounds, %d process rows, maps %.1f MiB, CPU %.2f s" \
         % (summary["kernel"]["cpus_possible"], len(ids), rounds, len(procs),
            me["map_bytes"] / 2**20, (me["cpu_user_ns"] + me["cpu_system_ns"]) / 1e9)
+
+
+CAP_BPF = 1 << 39
+
+
+def status_fields(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
+
+
+@test
+def exporter_drops_privileges():
+    """--user nobody: every capability dropped, CAP_BPF alone where this
+    kernel refuses bpf(2) without it, and the maps still read: the final
+    textfile's count equals the JSON summary's. Unprivileged BPF is turned
+    off first (1: until reboot; this guest is thrown away after), so
+    kernels before 6.5 take the path that keeps CAP_BPF."""
+    sysctl = "/proc/sys/kernel/unprivileged_bpf_disabled"
+    if not os.path.exists("/run/out/cmd"):
+        raise Skip("changes a sysctl: runs in the throwaway guest only")
+    with open(sysctl) as f:
+        if f.read().strip() == "0":
+            with open(sysctl, "w") as w:
+                w.write("1")
+    d = tempfile.mkdtemp(dir="/run/tmp")
+    os.chmod(d, 0o777)
+    path = os.path.join(d, "rstatlat.prom")
+    with Cgroup(cgroup_mounts()["v2"]) as cg:
+        tool = Rstatlat("-j", "-v", "--textfile", path, "--textfile-interval", "0.5",
+                        "--user", "nobody").start(timeout=60)
+        time.sleep(0.5)
+        st = status_fields(tool.p.pid)
+        reader(os.path.join(cg.path, "cpu.stat"), 100)
+        time.sleep(1.5)
+        rc, out, err = tool.stop(timeout=60)
+        check(rc == 0, "rc %d: %s" % (rc, err[-300:]))
+        row = find_cgroup(json_lines(out)[-1], cg.id)
+        check(row, "cgroup not in the JSON")
+        with open(path) as f:
+            text = f.read()
+        m = re.search(r'^rstatlat_locks_total\{hierarchy="v2",cgroup="/%s"\} (\d+)$' %
+                      re.escape(cg.name), text, re.M)
+        check(m, "cgroup not in the textfile")
+        check(int(m.group(1)) == row[0]["locked"], "textfile %s vs JSON %d locks" % (
+            m.group(1), row[0]["locked"]))
+    uid = st["Uid"].split()
+    eff, prm = int(st["CapEff"], 16), int(st["CapPrm"], 16)
+    check(uid == ["65534"] * 4, "uid %s" % uid)
+    check(eff == prm and eff in (0, CAP_BPF), "CapEff %x CapPrm %x" % (eff, prm))
+    kept = "keeping CAP_BPF" in err
+    check(kept == (eff == CAP_BPF), "-v says %r, CapEff %x" % (kept, eff))
+    check(int(st["CapBnd"], 16) == 0 and st["NoNewPrivs"].strip() == "1", "bounding set or nnp")
+    return "%d locks counted as nobody, %s" % (row[0]["locked"],
+                                                "CAP_BPF kept" if kept else "no capabilities")
 
 
 def main():

@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Prometheus view (prom.h): families, cardinality bound, and the
+ * state that keeps counters monotonic while cgroups come and go.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "prom.h"
+#include "escape.h"
+#include "fmt.h"
+#include "hist.h"
+
+enum prom_kind { PK_HOLD, PK_WAIT, PK_FLUSH, PK_IRQOFF, PK_MAX };
+
+/* A distribution folded to the bounds: bin[i] < bound[i], bin[nbounds] the rest. */
+struct phist {
+	uint64_t bin[PROM_MAX_BOUNDS + 1];
+	uint64_t sum_ns, count;
+};
+
+/* What a cgroup (or "(other)") exports. */
+struct pfig {
+	uint64_t locked, contended, flushes, flush_holds;
+	struct phist h[PK_MAX];
+};
+
+/* One label set (hierarchy, cgroup) of the summary's rows. */
+struct track {
+	uint64_t locked;	/* this refresh: all rows with these labels */
+	uint64_t last_locked;
+	double recent;		/* decaying sum of new locks per refresh: the rank */
+	uint64_t active_ns;	/* last refresh that saw new locks */
+	uint32_t gen;		/* last refresh that saw it */
+	size_t named;		/* its place in named[] + 1; 0: in "(other)" */
+	size_t parked;		/* its place in parked[] + 1, or 0 */
+	bool fresh;		/* first seen in this refresh: it counts from zero */
+	bool grew;		/* took locks since the last refresh */
+};
+
+struct named {
+	size_t track;
+	bool from_now;		/* named this refresh, not fresh: base is now */
+	struct pfig base, cur;	/* exported: cur - base */
+};
+
+/*
+ * A cgroup that left idle keeps its figures of then, so that if it wakes
+ * it is named again counting from them: its new locks show in its series,
+ * not in "(other)", which keeps what it took over. Valid only while it has
+ * not grown unnamed: the first refresh that sees it grow names it or
+ * forgets this.
+ */
+struct parked {
+	size_t track;
+	struct pfig fig;
+};
+
+struct prom_state {
+	struct prom_opts o;
+	uint8_t bin_of[HIST_BUCKETS];
+	char le[PROM_MAX_BOUNDS][24];
+	struct row *keys;	/* identity of each track: hierarchy, path, cgid */
+	struct track *t;
+	size_t n, cap;
+	struct row_index ix;
+	struct named *named;
+	size_t nnamed;
+	struct parked *parked;	/* at most max_cgroups */
+	size_t nparked;
+	struct pfig other;
+	uint32_t gen;
+	uint64_t now_ns;	/* this refresh */
+};
+
+/* ---- options ---- */
+
+static int log2_floor(uint64_t v)
+{
+	return 63 - __builtin_clzll(v);
+}
+
+/* The power of two nearest v (in log terms), v > 0. */
+static int log2_nearest(uint64_t v)
+{
+	int lo = log2_floor(v);
+
+	if (lo >= 63)
+		return 63;
+	return (double)v / (double)(1ULL << lo) >= 1.4142135623730951 ? lo + 1 : lo;
+}
+
+int prom_buckets_parse(const char *s, struct prom_opts *o, const char **why)
+{
+	char buf[96], *min, *max, *factor;
+	uint64_t lo_ns, hi_ns, step = 2;
+	int lo, hi, k;
+
+	if (strlen(s) >= sizeof(buf)) {
+		*why = "too long";
+		return -1;
+	}
+	strcpy(buf, s);
+	min = buf;
+	max = strchr(min, ':');
+	if (!max) {
+		*why = "expected MIN:MAX[:FACTOR]";
+		return -1;
+	}
+	*max++ = '\0';
+	factor = strchr(max, ':');
+	if (factor)
+		*factor++ = '\0';
+	if (parse_duration(min, 1, &lo_ns) || parse_duration(max, 1, &hi_ns) || !lo_ns ||
+	    (factor && parse_uint(factor, 1 << 20, &step))) {
+		*why = "expected durations MIN:MAX (e.g. 128ns:128ms) and a power of two FACTOR";
+		return -1;
+	}
+	if (step < 2 || (step & (step - 1))) {
+		*why = "FACTOR must be a power of two, at least 2";
+		return -1;
+	}
+	lo = log2_nearest(lo_ns);
+	hi = log2_nearest(hi_ns);
+	if (lo < HIST_LOW_SHIFT || hi > HIST_HIGH_SHIFT + 1 || lo >= hi) {
+		*why = "MIN below MAX, from 16ns to 32s";
+		return -1;
+	}
+	o->nbounds = 0;
+	for (k = lo; k <= hi; k += log2_floor(step)) {
+		if (o->nbounds == PROM_MAX_BOUNDS) {
+			*why = "more than 32 buckets";
+			return -1;
+		}
+		o->bound_ns[o->nbounds++] = 1ULL << k;
+	}
+	return 0;
+}
+
+/* ---- state ---- */
+
+struct prom_state *prom_new(const struct prom_opts *o)
+{
+	struct prom_state *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->o = *o;
+	p->named = calloc(o->max_cgroups ? o->max_cgroups : 1, sizeof(*p->named));
+	p->parked = calloc(o->max_cgroups ? o->max_cgroups : 1, sizeof(*p->parked));
+	if (!p->named || !p->parked) {
+		free(p->named);
+		free(p->parked);
+		free(p);
+		return NULL;
+	}
+	/* fine buckets never straddle a power of two: each lies in one bin */
+	for (unsigned int b = 0; b < HIST_BUCKETS; b++) {
+		int i = 0;
+
+		while (i < o->nbounds && hist_bucket_upper(b) > o->bound_ns[i])
+			i++;
+		p->bin_of[b] = (uint8_t)i;
+	}
+	for (int i = 0; i < o->nbounds; i++)
+		snprintf(p->le[i], sizeof(p->le[i]), "%.11g", (double)o->bound_ns[i] / 1e9);
+	return p;
+}
+
+static void forget_tracks(struct prom_state *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->keys[i].path);
+	p->n = 0;
+	row_index_free(&p->ix);
+}
+
+void prom_free(struct prom_state *p)
+{
+	if (!p)
+		return;
+	forget_tracks(p);
+	free(p->keys);
+	free(p->t);
+	free(p->named);
+	free(p->parked);
+	free(p);
+}
+
+size_t prom_named(const struct prom_state *p)
+{
+	return p->nnamed;
+}
+
+/* The track of row's labels, added if new; -1 out of memory. */
+static long track_of(struct prom_state *p, const struct row *row)
+{
+	long at = row_index_find(&p->ix, p->keys, row);
+
+	if (at >= 0)
+		return at;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		struct row *keys = realloc(p->keys, cap * sizeof(*keys));
+		struct track *t;
+
+		if (!keys)
+			return -1;
+		p->keys = keys;
+		t = realloc(p->t, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		p->t = t;
+		p->cap = cap;
+	}
+	memset(&p->keys[p->n], 0, sizeof(p->keys[p->n]));
+	p->keys[p->n].cgid = row->cgid;
+	p->keys[p->n].hierarchy = row->hierarchy;
+	if (row->path && !(p->keys[p->n].path = strdup(row->path)))
+		return -1;
+	p->t[p->n] = (struct track){ .fresh = true };
+	if (row_index_add(&p->ix, p->keys, p->n)) {
+		free(p->keys[p->n].path);
+		return -1;
+	}
+	return (long)p->n++;
+}
+
+/* The aggregate of cgroups removed beyond the kept ones: always "(other)". */
+static bool is_aggregate(const struct row *row)
+{
+	return row->removed_cgroups > 0;
+}
+
+/* Sums each label set's locks; pos[i] is row i's track (-1: aggregate). */
+static int see_rows(struct prom_state *p, const struct report *r, long *pos)
+{
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		const struct row *row = &r->cgroups[i];
+		struct track *t;
+
+		pos[i] = -1;
+		if (is_aggregate(row))
+			continue;
+		pos[i] = track_of(p, row);
+		if (pos[i] < 0)
+			return -1;
+		t = &p->t[pos[i]];
+		if (t->gen != p->gen) {
+			t->gen = p->gen;
+			t->locked = 0;
+		}
+		t->locked += row->locked;
+	}
+	return 0;
+}
+
+static void unname(struct prom_state *p, size_t track)
+{
+	size_t k = p->t[track].named - 1;
+
+	p->t[track].named = 0;
+	if (k != p->nnamed - 1) {
+		p->named[k] = p->named[p->nnamed - 1];
+		p->t[p->named[k].track].named = k + 1;
+	}
+	p->nnamed--;
+}
+
+static void unpark(struct prom_state *p, size_t track)
+{
+	size_t k = p->t[track].parked - 1;
+
+	p->t[track].parked = 0;
+	if (k != p->nparked - 1) {
+		p->parked[k] = p->parked[p->nparked - 1];
+		p->t[p->parked[k].track].parked = k + 1;
+	}
+	p->nparked--;
+}
+
+/* An idle named cgroup leaves, keeping its figures (struct parked). */
+static void park(struct prom_state *p, size_t track)
+{
+	const struct named *n = &p->named[p->t[track].named - 1];
+
+	if (p->nparked == p->o.max_cgroups)
+		unpark(p, p->parked[0].track);
+	p->parked[p->nparked] = (struct parked){ .track = track, .fig = n->cur };
+	p->t[track].parked = ++p->nparked;
+	unname(p, track);
+}
+
+static void name(struct prom_state *p, size_t track)
+{
+	struct named *n = &p->named[p->nnamed++];
+	struct track *t = &p->t[track];
+
+	memset(n, 0, sizeof(*n));
+	n->track = track;
+	if (t->parked) {
+		n->base = p->parked[t->parked - 1].fig;
+		unpark(p, track);
+	} else {
+		n->from_now = !t->fresh;
+	}
+	t->named = p->nnamed;
+}
+
+/* Ranks and ages every track; unseen and idle ones lose their names. */
+static bool idle(const struct prom_state *p, const struct track *t)
+{
+	return p->now_ns - t->active_ns > p->o.idle_ns;
+}
+
+static void age_tracks(struct prom_state *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct track *t = &p->t[i];
+		uint64_t d;
+
+		if (t->gen != p->gen) {
+			if (t->named)
+				unname(p, i);
+			if (t->parked)
+				unpark(p, i);
+			continue;
+		}
+		d = t->locked > t->last_locked ? t->locked - t->last_locked : 0;
+		t->last_locked = t->locked;
+		t->recent = t->recent * 0.8 + (double)d;
+		t->grew = d > 0;
+		if (d || t->fresh)
+			t->active_ns = p->now_ns;
+		if (t->named && idle(p, t))
+			park(p, i);
+	}
+}
+
+static const struct track *sort_tracks;
+
+static int by_recent_desc(const void *a, const void *b)
+{
+	double x = sort_tracks[*(const size_t *)a].recent, y = sort_tracks[*(const size_t *)b].recent;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Fills free names with the busiest unnamed cgroups, then swaps in a few
+ * that took over twice the locks of the least busy named one: a bounded,
+ * sticky set, so series neither flap nor stay stuck on idle cgroups.
+ */
+static int choose_named(struct prom_state *p)
+{
+	size_t *cand = malloc((p->n + 1) * sizeof(*cand)), nc = 0, c = 0;
+	size_t *mine = malloc((p->nnamed + 1) * sizeof(*mine)), nm = p->nnamed;
+
+	if (!cand || !mine) {
+		free(cand);
+		free(mine);
+		return -1;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (p->t[i].gen == p->gen && !p->t[i].named && !idle(p, &p->t[i]))
+			cand[nc++] = i;
+	for (size_t k = 0; k < nm; k++)
+		mine[k] = p->named[k].track;
+	sort_tracks = p->t;
+	qsort(cand, nc, sizeof(*cand), by_recent_desc);
+	qsort(mine, nm, sizeof(*mine), by_recent_desc);
+	while (c < nc && p->nnamed < p->o.max_cgroups)
+		name(p, cand[c++]);
+	for (int swaps = 0; swaps < 8 && c < nc && nm > 0; swaps++, c++) {
+		size_t worst = mine[--nm];
+
+		if (p->t[cand[c]].recent <= 2 * p->t[worst].recent)
+			break;
+		unname(p, worst);
+		name(p, cand[c]);
+	}
+	/* grown and still unnamed: what it had parked is in "(other)" now */
+	for (size_t i = 0; i < p->n; i++)
+		if (p->t[i].parked && p->t[i].grew && !p->t[i].named)
+			unpark(p, i);
+	free(cand);
+	free(mine);
+	return 0;
+}
+
+/* Drops tracks no row has any more; renumbers the rest and the names. */
+static int drop_unseen(struct prom_state *p)
+{
+	size_t w = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < p->n; i++)
+		any |= p->t[i].gen != p->gen;
+	if (!any)
+		return 0;
+	row_index_free(&p->ix);
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->t[i].gen != p->gen) {
+			free(p->keys[i].path);
+			continue;
+		}
+		p->keys[w] = p->keys[i];
+		p->t[w] = p->t[i];
+		if (p->t[w].named)
+			p->named[p->t[w].named - 1].track = w;
+		if (p->t[w].parked)
+			p->parked[p->t[w].parked - 1].track = w;
+		if (row_index_add(&p->ix, p->keys, w))
+			return -1;
+		w++;
+	}
+	p->n = w;
+	return 0;
+}
+
+/* ---- folding ---- */
+
+static void fold(const struct prom_state *p, struct phist *h, const struct dist *d)
+{
+	if (!d)
+		return;
+	for (uint32_t i = 0; i < d->n; i++)
+		h->bin[p->bin_of[d->b[i].index]] += d->b[i].count;
+	h->count += d->count;
+	h->sum_ns += d->sum;
+}
+
+static void fold_row(const struct prom_state *p, const struct report *r, struct pfig *f,
+		     const struct row *row)
+{
+	f->locked += row->locked;
+	f->contended += row->contended;
+	f->flushes += row->flush.count;
+	f->flush_holds += row->flush_holds;
+	fold(p, &f->h[PK_HOLD], &row->hold);
+	fold(p, &f->h[PK_WAIT], &row->wait);
+	fold(p, &f->h[PK_FLUSH], &row->flush);
+	fold(p, &f->h[PK_IRQOFF], row_irqoff(r, row));
+}
+
+static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
+{
+	uint64_t *x = (uint64_t *)into;
+	const uint64_t *y = (const uint64_t *)a;
+
+	/* struct pfig is all uint64_t: added field by field */
+	for (size_t i = 0; i < sizeof(*into) / sizeof(uint64_t); i++)
+		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
+}
+
+static void fold_report(struct prom_state *p, const struct report *r, const long *pos)
+{
+	memset(&p->other, 0, sizeof(p->other));
+	for (size_t k = 0; k < p->nnamed; k++)
+		memset(&p->named[k].cur, 0, sizeof(p->named[k].cur));
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		size_t nm = pos[i] >= 0 ? p->t[pos[i]].named : 0;
+
+		fold_row(p, r, nm ? &p->named[nm - 1].cur : &p->other, &r->cgroups[i]);
+	}
+	for (size_t k = 0; k < p->nnamed; k++) {
+		struct named *n = &p->named[k];
+
+		if (n->from_now) {
+			n->base = n->cur;
+			n->from_now = false;
+		}
+		pfig_add(&p->other, &n->base, +1);
+	}
+	for (size_t i = 0; i < p->n; i++)
+		p->t[i].fresh = false;
+}
+
+static int refresh(struct prom_state *p, const struct report *r, uint64_t now_ns)
+{
+	long *pos = malloc((r->ncgroups + 1) * sizeof(*pos));
+	int err;
+
+	if (!pos)
+		return -1;
+	p->gen++;
+	p->now_ns = now_ns;
+	err = see_rows(p, r, pos);
+	if (!err) {
+		age_tracks(p);
+		err = choose_named(p);
+	}
+	if (!err) {
+		fold_report(p, r, pos);
+		err = drop_unseen(p);
+	}
+	free(pos);
+	return err;
+}
+
+/* ---- writing ---- */
+
+static void put_seconds(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* hierarchy="v2",cgroup="/a/b" from a display path ("/a/b", "memory:/a/b"). */
+static void put_cgroup_labels(FILE *f, const struct row *key)
+{
+	const char *path = key->path, *colon = path ? strstr(path, ":/") : NULL;
+	char hier[160];
+
+	fputs("hierarchy=\"", f);
+	if (path && path[0] == '/') {
+		fputs("v2\",cgroup=\"", f);
+		prom_write_label(f, path);
+	} else if (colon && (size_t)(colon - path) < sizeof(hier)) {
+		memcpy(hier, path, (size_t)(colon - path));
+		hier[colon - path] = '\0';
+		prom_write_label(f, hier);
+		fputs("\",cgroup=\"", f);
+		prom_write_label(f, colon + 1);
+	} else {
+		fprintf(f, "%s\",cgroup=\"(id %" PRIu64 ")", key->hierarchy ? "v1" : "v2", key->cgid);
+	}
+	fputc('"', f);
+}
+
+static const char other_labels[] = "hierarchy=\"(other)\",cgroup=\"(other)\"";
+
+static void put_hist(const struct prom_state *p, FILE *f, const char *name, const char *labels,
+		     const struct phist *h)
+{
+	const char *sep = labels[0] ? "," : "";
+	uint64_t cum = 0;
+
+	for (int i = 0; i < p->o.nbounds; i++) {
+		cum += h->bin[i];
+		fprintf(f, "%s_bucket{%s%sle=\"%s\"} %" PRIu64 "\n", name, labels, sep, p->le[i],
+			cum);
+	}
+	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, sep, h->count);
+	fprintf(f, labels[0] ? "%s_sum{%s} " : "%s_sum%s ", name, labels);
+	put_seconds(f, h->sum_ns);
+	fprintf(f, labels[0] ? "\n%s_count{%s} %" PRIu64 "\n" : "\n%s_count%s %" PRIu64 "\n", name,
+		labels, h->count);
+}
+
+/* A row's labels into buf (the same text for every family of the row). */
+static const char *row_labels(const struct prom_state *p, size_t k, char **buf, size_t *len)
+{
+	FILE *m = open_memstream(buf, len);
+
+	if (!m)
+		return NULL;
+	put_cgroup_labels(m, &p->keys[p->named[k].track]);
+	return fclose(m) ? NULL : *buf;
+}
+
+struct row_family {
+	const char *name, *type, *help;
+	int kind;		/* a histogram of enum prom_kind, or -1 */
+	size_t counter;		/* offset in struct pfig */
+};
+
+static const struct row_family row_families[] = {
+	{ "rstatlat_lock_hold_seconds", "histogram",
+	  "How long the cgroup rstat lock was held, per flushed cgroup.", PK_HOLD, 0 },
+	{ "rstatlat_lock_wait_seconds", "histogram",
+	  "How long a flusher waited for the contended rstat lock.", PK_WAIT, 0 },
+	{ "rstatlat_flush_seconds", "histogram",
+	  "Whole flushes: first acquisition (or wait) to last release.", PK_FLUSH, 0 },
+	{ "rstatlat_irqoff_seconds", "histogram",
+	  "Irqs-off intervals of rstat flushes (the holds, or traced).", PK_IRQOFF, 0 },
+	{ "rstatlat_locks_total", "counter", "Acquisitions of the rstat lock.", -1,
+	  offsetof(struct pfig, locked) },
+	{ "rstatlat_locks_contended_total", "counter",
+	  "Acquisitions that found the lock taken.", -1, offsetof(struct pfig, contended) },
+	{ "rstatlat_flushes_total", "counter", "Whole flushes.", -1,
+	  offsetof(struct pfig, flushes) },
+	{ "rstatlat_flush_holds_total", "counter", "Lock holds taken by whole flushes.", -1,
+	  offsetof(struct pfig, flush_holds) },
+};
+
+static void put_row_family(const struct prom_state *p, FILE *f, const struct row_family *rf,
+			   const struct pfig *figs, char **labels, size_t n)
+{
+	bool any = rf->kind < 0;
+
+	for (size_t k = 0; k <= n && !any; k++)
+		any = figs[k].h[rf->kind].count > 0;
+	if (!any)
+		return;
+	family(f, rf->name, rf->type, rf->help);
+	for (size_t k = 0; k <= n; k++) {
+		const char *lab = k < n ? labels[k] : other_labels;
+
+		if (rf->kind >= 0) {
+			if (figs[k].h[rf->kind].count)
+				put_hist(p, f, rf->name, lab, &figs[k].h[rf->kind]);
+		} else {
+			fprintf(f, "%s{%s} %" PRIu64 "\n", rf->name, lab,
+				*(const uint64_t *)((const char *)&figs[k] + rf->counter));
+		}
+	}
+}
+
+/* The per-cgroup families: the named cgroups, then "(other)". */
+static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
+{
+	size_t n = p->nnamed;
+	struct pfig *figs = calloc(n + 1, sizeof(*figs));
+	char **labels = calloc(n + 1, sizeof(*labels));
+	int err = figs && labels ? 0 : -1;
+
+	for (size_t k = 0; k < n && !err; k++) {
+		size_t len;
+
+		figs[k] = p->named[k].cur;
+		pfig_add(&figs[k], &p->named[k].base, -1);
+		if (!row_labels(p, k, &labels[k], &len))
+			err = -1;
+	}
+	if (!err) {
+		figs[n] = p->other;
+		for (size_t i = 0; i < sizeof(row_families) / sizeof(row_families[0]); i++)
+			if (row_families[i].kind != PK_IRQOFF || r->irqoff_rows != IRQOFF_ROWS_NONE)
+				put_row_family(p, f, &row_families[i], figs, labels, n);
+	}
+	for (size_t k = 0; labels && k < n; k++)
+		free(labels[k]);
+	free(labels);
+	free(figs);
+	return err;
+}
+
+static void put_dist_family(const struct prom_state *p, FILE *f, const char *name,
+			    const char *help, const struct dist *d)
+{
+	struct phist h;
+
+	memset(&h, 0, sizeof(h));
+	fold(p, &h, d);
+	family(f, name, "histogram", help);
+	put_hist(p, f, name, "", &h);
+}
+
+static void put_scalar(FILE *f, const char *name, const char *type, const char *help,
+		       uint64_t v)
+{
+	family(f, name, type, help);
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static void put_seconds_scalar(FILE *f, const char *name, const char *type, const char *help,
+			       uint64_t ns)
+{
+	family(f, name, type, help);
+	fprintf(f, "%s ", name);
+	put_seconds(f, ns);
+	fputc('\n', f);
+}
+
+static void put_system(const struct prom_state *p, const struct report *r, FILE *f)
+{
+	if (r->cpu_lock.present) {
+		put_dist_family(p, f, "rstatlat_cpu_lock_hold_seconds",
+				"How long the per-CPU rstat lock was held, all CPUs.", &r->cpu_lock.hold);
+		put_dist_family(p, f, "rstatlat_cpu_lock_wait_seconds",
+				"How long the per-CPU rstat lock was waited for.", &r->cpu_lock.wait);
+		put_scalar(f, "rstatlat_cpu_locks_total", "counter",
+			   "Acquisitions of the per-CPU rstat lock.", r->cpu_lock.locked);
+		put_scalar(f, "rstatlat_cpu_locks_contended_total", "counter",
+			   "Per-CPU lock acquisitions that found it taken.", r->cpu_lock.contended);
+	}
+	if (r->irqoff.trace)
+		put_dist_family(p, f, "rstatlat_irqoff_outside_seconds",
+				"Irqs-off intervals with no rstat hold inside, system-wide.",
+				&r->irqoff.other);
+	if (r->irqoff.sample) {
+		put_dist_family(p, f, "rstatlat_tick_late_seconds",
+				"How late cpu-clock ticks came: irqs-off as sampled.", &r->irqoff.late);
+		put_scalar(f, "rstatlat_ticks_total", "counter", "Cpu-clock ticks sampled.",
+			   r->irqoff.ticks);
+	}
+}
+
+static void put_costs(const struct report *r, FILE *f)
+{
+	const struct self_costs *s = &r->self;
+
+	family(f, "rstatlat_lost_total", "counter",
+	       "What rstatlat could not count or show, by reason.");
+	for (int i = 0; i < LOST_MAX; i++)
+		fprintf(f, "rstatlat_lost_total{reason=\"%s\"} %" PRIu64 "\n", lost_names[i],
+			r->lost[i]);
+	if (!s->present)
+		return;
+	put_scalar(f, "rstatlat_map_bytes", "gauge", "Kernel memory of rstatlat's BPF maps.",
+		   s->map_bytes);
+	put_scalar(f, "rstatlat_entries", "gauge", "Cgroups (x processes) the maps hold (--max-entries).",
+		   s->entries);
+	put_scalar(f, "rstatlat_entries_used", "gauge", "Entries in use.", s->entries_used);
+	family(f, "rstatlat_cpu_seconds_total", "counter", "rstatlat's own CPU time.");
+	fputs("rstatlat_cpu_seconds_total{mode=\"user\"} ", f);
+	put_seconds(f, s->cpu_user_ns);
+	fputs("\nrstatlat_cpu_seconds_total{mode=\"system\"} ", f);
+	put_seconds(f, s->cpu_system_ns);
+	fputc('\n', f);
+	if (s->bpf_stats) {
+		put_seconds_scalar(f, "rstatlat_bpf_run_seconds_total", "counter",
+				   "Run time of rstatlat's BPF programs (kernel.bpf_stats_enabled).",
+				   s->bpf_ns);
+		put_scalar(f, "rstatlat_bpf_runs_total", "counter", "Runs of rstatlat's BPF programs.",
+			   s->bpf_runs);
+	}
+	put_scalar(f, "rstatlat_resident_memory_max_bytes", "gauge",
+		   "Peak resident memory of rstatlat.", s->rss_max_bytes);
+}
+
+static void put_exporter(const struct prom_state *p, const struct report *r,
+			 const struct prom_http_counts *http, uint64_t now_real_ns, FILE *f)
+{
+	put_scalar(f, "rstatlat_exported_cgroups", "gauge",
+		   "Cgroups with series of their own (--prom-max-cgroups).", p->nnamed);
+	put_scalar(f, "rstatlat_tracked_cgroups", "gauge", "Cgroups seen, named or in (other).", p->n);
+	family(f, "rstatlat_cpus", "gauge", "CPUs of the machine.");
+	fprintf(f, "rstatlat_cpus{state=\"possible\"} %d\nrstatlat_cpus{state=\"online\"} %d\n",
+		r->kernel.cpus_possible, r->kernel.cpus_online);
+	if (http && http->present) {
+		family(f, "rstatlat_http_requests_total", "counter",
+		       "Requests answered by the /metrics endpoint, by status code.");
+		fprintf(f, "rstatlat_http_requests_total{code=\"200\"} %" PRIu64 "\n"
+			"rstatlat_http_requests_total{code=\"404\"} %" PRIu64 "\n"
+			"rstatlat_http_requests_total{code=\"405\"} %" PRIu64 "\n",
+			http->ok, http->not_found, http->bad_method);
+	}
+	put_seconds_scalar(f, "rstatlat_start_time_seconds", "gauge",
+			   "When tracing started, seconds since the epoch.", r->start_ns);
+	put_seconds_scalar(f, "rstatlat_refresh_timestamp_seconds", "gauge",
+			   "When these figures were read, seconds since the epoch.", now_real_ns);
+}
+
+/* Last in the text, always: a reader can tell a whole file from a cut one. */
+static void put_info(const struct prom_state *p, const struct report *r, FILE *f)
+{
+	family(f, "rstatlat_info", "gauge", "rstatlat and the kernel it traces.");
+	fputs("rstatlat_info{version=\"", f);
+	prom_write_label(f, p->o.version);
+	fputs("\",kernel=\"", f);
+	prom_write_label(f, r->kernel.release);
+	fputs("\",attach=\"", f);
+	prom_write_label(f, r->attach ? r->attach : "");
+	fputs("\",irqoff_source=\"", f);
+	prom_write_label(f, r->irqoff.source ? r->irqoff.source : "");
+	fputs("\"} 1\n", f);
+}
+
+int prom_write(struct prom_state *p, const struct report *summary,
+	       const struct prom_http_counts *http, uint64_t now_mono_ns,
+	       uint64_t now_real_ns, FILE *f)
+{
+	if (refresh(p, summary, now_mono_ns) || put_rows(p, summary, f))
+		return -1;
+	put_system(p, summary, f);
+	put_costs(summary, f);
+	put_exporter(p, summary, http, now_real_ns, f);
+	put_info(p, summary, f);
+	return 0;
+}

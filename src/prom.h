@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Prometheus view: a report of the whole run (collector_summary) as the
+ * text exposition format 0.0.4. Knows reports, not BPF, nor how the text
+ * is served (serve.c).
+ *
+ * Cardinality is bounded: at most max_cgroups cgroups get series of their
+ * own, the rest are summed under cgroup="(other)". Counters must never go
+ * down, so which cgroups are named is state kept across refreshes: a
+ * cgroup named when first seen counts from zero; one named later counts
+ * from then on (what it had before stays in "(other)"); one that leaves
+ * gives its counts back to "(other)".
+ */
+#ifndef RSTATLAT_PROM_H
+#define RSTATLAT_PROM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "report.h"
+
+#define PROM_MAX_BOUNDS	32
+
+struct prom_opts {
+	uint64_t bound_ns[PROM_MAX_BOUNDS];	/* histogram bucket bounds, powers of two */
+	int nbounds;
+	size_t max_cgroups;		/* cgroups with series of their own */
+	uint64_t idle_ns;		/* a named cgroup without locks this long leaves */
+	const char *version;
+};
+
+/* What the HTTP server counted, shown as rstatlat_http_requests_total. */
+struct prom_http_counts {
+	bool present;
+	uint64_t ok, not_found, bad_method;
+};
+
+/*
+ * "MIN:MAX[:FACTOR]", durations rounded to powers of two of ns, FACTOR a
+ * power of two. Returns 0, or -1 with *why set.
+ */
+int prom_buckets_parse(const char *s, struct prom_opts *o, const char **why);
+
+struct prom_state;
+
+struct prom_state *prom_new(const struct prom_opts *o);
+void prom_free(struct prom_state *p);
+
+/*
+ * Writes the exposition of summary (a REPORT_SUMMARY) to f, first updating
+ * which cgroups are named. now_mono_ns paces --prom-idle; now_real_ns and
+ * start_real_ns are wall-clock times shown as gauges. Returns 0, or -1 out
+ * of memory (nothing useful written).
+ */
+int prom_write(struct prom_state *p, const struct report *summary,
+	       const struct prom_http_counts *http, uint64_t now_mono_ns,
+	       uint64_t now_real_ns, FILE *f);
+
+/* Cgroups named / tracked after the last prom_write (for tests and -v). */
+size_t prom_named(const struct prom_state *p);
+
+#endif

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GET /metrics and the textfile (serve.h). The endpoint serves the last
+ * published text: a scrape never waits for the collector, and a slow or
+ * hostile client never holds the collection loop, which only swaps a
+ * pointer under a mutex.
+ *
+ * libmicrohttpd is opened only when serving: Debian's links GnuTLS, whose
+ * libraries and start-up cost about 2.5 MiB of resident memory that a
+ * table or JSON run has no use for.
+ */
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/stat.h>
+#include <microhttpd.h>
+#include "fmt.h"
+#include "serve.h"
+
+/* A scrape is small: anything bigger than this in headers is refused (431). */
+#define CONN_MEMORY_BYTES	(32 * 1024)
+/*
+ * Prometheus needs one or two; beyond this, connections are refused. A
+ * local user holding them all delays scrapes (not the collection) until
+ * the timeout below closes them.
+ */
+#define MAX_CONNECTIONS		128
+/* A client that sends nothing for this long is closed (slow or half-open). */
+#define CONN_TIMEOUT_S		10
+
+static const char content_type[] = "text/plain; version=0.0.4; charset=utf-8";
+
+/* What rstatlat calls of libmicrohttpd, looked up once by dlopen. */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_create_response_from_buffer) *create_response;
+	__typeof__(MHD_add_response_header) *add_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+#define MHD_SONAME "libmicrohttpd.so.12"
+
+static int mhd_open(const char **why)
+{
+	void *h;
+
+	if (mhd.start_daemon)
+		return 0;
+	h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		*why = "cannot open " MHD_SONAME " (libmicrohttpd12)";
+		return -1;
+	}
+#define LOOKUP(field, sym) (mhd.field = (__typeof__(mhd.field))dlsym(h, #sym))
+	if (!LOOKUP(stop_daemon, MHD_stop_daemon) ||
+	    !LOOKUP(create_response, MHD_create_response_from_buffer) ||
+	    !LOOKUP(add_header, MHD_add_response_header) ||
+	    !LOOKUP(queue_response, MHD_queue_response) ||
+	    !LOOKUP(destroy_response, MHD_destroy_response) ||
+	    !LOOKUP(start_daemon, MHD_start_daemon)) {
+		mhd.start_daemon = NULL;
+		*why = MHD_SONAME " lacks a function rstatlat needs";
+		return -1;
+	}
+#undef LOOKUP
+	return 0;
+}
+
+struct metrics_server {
+	struct MHD_Daemon *daemon;
+	pthread_mutex_t lock;
+	struct MHD_Response *current;	/* what /metrics answers; NULL before the first */
+	struct MHD_Response *not_found, *bad_method, *not_yet;
+	atomic_uint_fast64_t ok, not_found_n, bad_method_n;
+	int fd;
+};
+
+/* ---- address ---- */
+
+int listen_addr_parse(const char *s, struct listen_addr *a, const char **why)
+{
+	char host[INET6_ADDRSTRLEN + 2] = "127.0.0.1";
+	const char *port = s, *colon = strrchr(s, ':');
+	uint64_t p;
+
+	memset(a, 0, sizeof(*a));
+	if (colon) {
+		size_t hl = (size_t)(colon - s);
+
+		if (hl == 0 || hl >= sizeof(host)) {
+			*why = "expected PORT, ADDR:PORT or [ADDR6]:PORT";
+			return -1;
+		}
+		memcpy(host, s, hl);
+		host[hl] = '\0';
+		port = colon + 1;
+	}
+	if (parse_uint(port, 65535, &p) || p == 0) {
+		*why = "the port must be a number from 1 to 65535";
+		return -1;
+	}
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a->ss;
+
+		host[strlen(host) - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &in6->sin6_addr) != 1) {
+			*why = "not an IPv6 address";
+			return -1;
+		}
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		a->len = sizeof(*in6);
+		snprintf(a->shown, sizeof(a->shown), "[%s]:%u", host + 1, (unsigned int)p);
+		return 0;
+	}
+	struct sockaddr_in *in = (struct sockaddr_in *)&a->ss;
+
+	if (inet_pton(AF_INET, host, &in->sin_addr) != 1) {
+		*why = "not a numeric IPv4 address (IPv6 goes in brackets)";
+		return -1;
+	}
+	in->sin_family = AF_INET;
+	in->sin_port = htons((uint16_t)p);
+	a->len = sizeof(*in);
+	snprintf(a->shown, sizeof(a->shown), "%s:%u", host, (unsigned int)p);
+	return 0;
+}
+
+/* ---- HTTP ---- */
+
+static struct MHD_Response *text_response(const char *body)
+{
+	struct MHD_Response *r = mhd.create_response(strlen(body), (void *)body,
+						     MHD_RESPMEM_PERSISTENT);
+
+	if (r)
+		mhd.add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	return r;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **state)
+{
+	struct metrics_server *s = cls;
+	static int seen;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		atomic_fetch_add(&s->bad_method_n, 1);
+		return mhd.queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, s->bad_method);
+	}
+	if (strcmp(url, "/metrics")) {
+		atomic_fetch_add(&s->not_found_n, 1);
+		return mhd.queue_response(conn, MHD_HTTP_NOT_FOUND, s->not_found);
+	}
+	/* a GET may still carry a body: read and drop it, then answer */
+	if (!*state) {
+		*state = &seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	pthread_mutex_lock(&s->lock);
+	r = s->current;
+	/* never a 200 without figures: Prometheus would keep an empty scrape */
+	ret = r ? mhd.queue_response(conn, MHD_HTTP_OK, r) :
+		  mhd.queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, s->not_yet);
+	pthread_mutex_unlock(&s->lock);
+	if (r)
+		atomic_fetch_add(&s->ok, 1);
+	return ret;
+}
+
+static int listen_socket(const struct listen_addr *a)
+{
+	int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (a->ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)&a->ss, a->len) || listen(fd, 64)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+struct metrics_server *metrics_serve(const struct listen_addr *a, const char **why)
+{
+	struct metrics_server *s;
+
+	if (mhd_open(why))
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		*why = strerror(ENOMEM);
+		return NULL;
+	}
+	s->fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	s->fd = listen_socket(a);	/* rstatlat's own: bind's error is what users need */
+	if (s->fd < 0) {
+		*why = strerror(errno);
+		goto fail;
+	}
+	s->not_found = text_response("rstatlat serves only /metrics\n");
+	s->bad_method = text_response("rstatlat answers only GET and HEAD\n");
+	s->not_yet = text_response("rstatlat has no figures yet\n");
+	if (!s->not_found || !s->bad_method || !s->not_yet) {
+		*why = strerror(ENOMEM);
+		goto fail;
+	}
+	mhd.add_header(s->bad_method, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	s->daemon = mhd.start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, s,
+				     MHD_OPTION_LISTEN_SOCKET, s->fd,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
+				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_BYTES,
+				     MHD_OPTION_END);
+	if (!s->daemon) {
+		*why = "libmicrohttpd could not start its thread";
+		goto fail;
+	}
+	s->fd = -1;	/* the daemon's now: it closes it when stopped */
+	return s;
+fail:
+	metrics_stop(s);
+	return NULL;
+}
+
+int metrics_publish(struct metrics_server *s, char *text, size_t len)
+{
+	struct MHD_Response *r = mhd.create_response(len, text, MHD_RESPMEM_MUST_FREE), *old;
+
+	if (!r) {
+		free(text);
+		return -ENOMEM;
+	}
+	mhd.add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	pthread_mutex_lock(&s->lock);
+	old = s->current;
+	s->current = r;
+	pthread_mutex_unlock(&s->lock);
+	/* responses are reference counted: one being sent lives until it is sent */
+	if (old)
+		mhd.destroy_response(old);
+	return 0;
+}
+
+void metrics_counts(struct metrics_server *s, struct prom_http_counts *out)
+{
+	out->present = true;
+	out->ok = atomic_load(&s->ok);
+	out->not_found = atomic_load(&s->not_found_n);
+	out->bad_method = atomic_load(&s->bad_method_n);
+}
+
+void metrics_stop(struct metrics_server *s)
+{
+	if (!s)
+		return;
+	if (s->daemon)
+		mhd.stop_daemon(s->daemon);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->current)
+		mhd.destroy_response(s->current);
+	if (s->not_found)
+		mhd.destroy_response(s->not_found);
+	if (s->bad_method)
+		mhd.destroy_response(s->bad_method);
+	if (s->not_yet)
+		mhd.destroy_response(s->not_yet);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* ---- textfile ---- */
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int textfile_write(const char *path, const char *text, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char tmp[4096];
+	int fd, err;
+
+	/* a dot name: node_exporter reads only *.prom, and never this one */
+	if (slash)
+		err = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
+			       slash + 1);
+	else
+		err = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
+	if (err < 0 || (size_t)err >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	err = fchmod(fd, 0644) ? -errno : 0;
+	if (!err)
+		err = write_all(fd, text, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}

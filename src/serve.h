@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Serving the exposition: GET /metrics over HTTP (libmicrohttpd, its own
+ * thread) and the node_exporter textfile. Both take finished text; neither
+ * knows how it was made.
+ */
+#ifndef RSTATLAT_SERVE_H
+#define RSTATLAT_SERVE_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include "prom.h"
+
+struct metrics_server;
+
+/* Where to listen: "PORT" (127.0.0.1), "ADDR:PORT", "[ADDR6]:PORT". */
+struct listen_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char shown[64];		/* as given back in messages, "127.0.0.1:9471" */
+};
+
+/* Returns 0, or -1 with *why set (a usage error). */
+int listen_addr_parse(const char *s, struct listen_addr *a, const char **why);
+
+/*
+ * Opens libmicrohttpd, binds and starts serving (503 until the first
+ * publish). Returns NULL with *why set: bind's error (in use, a
+ * privileged port), or the library's.
+ */
+struct metrics_server *metrics_serve(const struct listen_addr *a, const char **why);
+
+/* Replaces what /metrics serves; takes text (malloced), even on failure. */
+int metrics_publish(struct metrics_server *s, char *text, size_t len);
+
+/* What the endpoint answered so far. */
+void metrics_counts(struct metrics_server *s, struct prom_http_counts *out);
+
+void metrics_stop(struct metrics_server *s);
+
+/*
+ * Replaces path with text atomically: a temporary file in the same
+ * directory, then rename(2), so a reader sees the old file or the new one,
+ * whole. Returns 0 or -errno.
+ */
+int textfile_write(const char *path, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Prometheus view: bucket options, folded histograms, the bound on
+ * cgroups with series of their own, counters that never go down while
+ * cgroups come, go and change places, and escaped labels.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include "check.h"
+#include "prom.h"
+
+#define SEC 1000000000ULL
+
+static struct prom_opts opts(size_t max_cgroups)
+{
+	struct prom_opts o = { .max_cgroups = max_cgroups, .idle_ns = 300 * SEC,
+			       .version = "test" };
+	const char *why;
+
+	if (prom_buckets_parse("128ns:128ms:2", &o, &why))
+		abort();
+	return o;
+}
+
+/* A cgroup row: locked acquisitions, each held hold_ns. */
+static void add_row(struct report *r, size_t *cap, const char *path, uint64_t cgid,
+		    uint64_t locked, uint64_t hold_ns)
+{
+	struct row *row = report_add_row(&r->cgroups, &r->ncgroups, cap);
+
+	row->cgid = cgid;
+	row->hierarchy = path[0] == '/' ? 0 : 3;
+	row->path = strdup(path);
+	row->locked = locked;
+	for (uint64_t i = 0; i < locked; i++)
+		dist_add_value(&row->hold, hold_ns);
+}
+
+/* The exposition of r, freshly malloced. */
+static char *expose(struct prom_state *p, const struct report *r, uint64_t now_s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK(prom_write(p, r, NULL, now_s * SEC, now_s * SEC, f) == 0, "prom_write failed");
+	fclose(f);
+	return text;
+}
+
+/* The value of the series written exactly as series ("name{labels}"), or -1. */
+static double value_of(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, series, n) && l[n] == ' ')
+			return strtod(l + n + 1, NULL);
+	return -1;
+}
+
+static double locks_of(const char *text, const char *cgroup)
+{
+	char series[256];
+
+	snprintf(series, sizeof(series),
+		 "rstatlat_locks_total{hierarchy=\"v2\",cgroup=\"%s\"}", cgroup);
+	return value_of(text, series);
+}
+
+static double other_locks(const char *text)
+{
+	return value_of(text, "rstatlat_locks_total{hierarchy=\"(other)\",cgroup=\"(other)\"}");
+}
+
+static void test_buckets_parse(void)
+{
+	struct prom_opts o;
+	const char *why;
+
+	CHECK(!prom_buckets_parse("1us:1ms", &o, &why), "%s", why);
+	/* 1us -> 1024 ns, 1ms -> 2^20 ns: the nearest powers of two */
+	CHECK(o.nbounds == 11 && o.bound_ns[0] == 1024 && o.bound_ns[10] == 1ULL << 20,
+	      "%d bounds, %" PRIu64 "..%" PRIu64, o.nbounds, o.bound_ns[0], o.bound_ns[o.nbounds - 1]);
+	CHECK(!prom_buckets_parse("256ns:64ms:4", &o, &why), "%s", why);
+	CHECK(o.nbounds == 10 && o.bound_ns[1] == 1024, "factor 4: %d bounds", o.nbounds);
+	CHECK(prom_buckets_parse("1ms:1us", &o, &why), "reversed accepted");
+	CHECK(prom_buckets_parse("1us:1ms:3", &o, &why), "factor 3 accepted");
+	CHECK(prom_buckets_parse("1ns:1ms", &o, &why), "below 16 ns accepted");
+	CHECK(prom_buckets_parse("1us", &o, &why), "no MAX accepted");
+	CHECK(prom_buckets_parse("16ns:32s:1", &o, &why), "factor 1 accepted");
+	CHECK(prom_buckets_parse("x:1ms", &o, &why), "garbage accepted");
+}
+
+/* Cumulative buckets end at +Inf = _count; _sum in seconds. */
+static void test_histogram_folds(void)
+{
+	struct prom_opts o = opts(10);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	char *text;
+
+	add_row(&r, &cap, "/a", 1, 3, 300);	/* 300 ns: in (256, 512] */
+	dist_add_value(&r.cgroups[0].hold, 5000000000ULL);	/* beyond 128 ms */
+	text = expose(p, &r, 1);
+	CHECK(value_of(text, "rstatlat_lock_hold_seconds_bucket{hierarchy=\"v2\",cgroup=\"/a\","
+			     "le=\"2.56e-07\"}") == 0, "below 256 ns");
+	CHECK(value_of(text, "rstatlat_lock_hold_seconds_bucket{hierarchy=\"v2\",cgroup=\"/a\","
+			     "le=\"5.12e-07\"}") == 3, "up to 512 ns");
+	CHECK(value_of(text, "rstatlat_lock_hold_seconds_bucket{hierarchy=\"v2\",cgroup=\"/a\","
+			     "le=\"0.134217728\"}") == 3, "up to 128 ms");
+	CHECK(value_of(text, "rstatlat_lock_hold_seconds_bucket{hierarchy=\"v2\",cgroup=\"/a\","
+			     "le=\"+Inf\"}") == 4, "+Inf");
+	CHECK(value_of(text, "rstatlat_lock_hold_seconds_count{hierarchy=\"v2\",cgroup=\"/a\"}") == 4,
+	      "count");
+	CHECK(strstr(text, "rstatlat_lock_hold_seconds_sum{hierarchy=\"v2\",cgroup=\"/a\"} "
+			   "5.000000900\n"), "sum: %s", text);
+	CHECK(!strstr(text, "rstatlat_lock_wait_seconds_bucket"), "an empty histogram shown");
+	CHECK(!strstr(text, "rstatlat_irqoff_seconds"), "irqoff without a source");
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
+/* v1 rows: hierarchy from the display path; hostile names escaped. */
+static void test_labels(void)
+{
+	struct prom_opts o = opts(10);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	char *text;
+
+	add_row(&r, &cap, "memory:/x/y", 1, 1, 100);
+	add_row(&r, &cap, "/q\"b\\s\x1b[31m\n\xff", 2, 1, 100);
+	r.kernel = (struct kernel_info){ .release = "6.18\"evil" };
+	text = expose(p, &r, 1);
+	CHECK(locks_of(text, "/q\\\"b\\\\\\\\s\\\\x1b[31m\\\\x0a\\\\xff") == 1,
+	      "hostile name: %s", text);
+	CHECK(value_of(text, "rstatlat_locks_total{hierarchy=\"memory\",cgroup=\"/x/y\"}") == 1,
+	      "v1 row");
+	CHECK(strstr(text, "kernel=\"6.18\\\"evil\""), "kernel label escaped");
+	const char *c = text;
+
+	while (*c && ((unsigned char)*c >= 0x20 || *c == '\n'))
+		c++;
+	CHECK(!*c, "raw control byte 0x%02x", (unsigned char)*c);
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
+/* The busiest get names; the rest, and nothing else, sum under (other). */
+static void test_cardinality_bound(void)
+{
+	struct prom_opts o = opts(3);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	char path[16], *text;
+
+	for (int i = 1; i <= 6; i++) {
+		snprintf(path, sizeof(path), "/c%d", i);
+		add_row(&r, &cap, path, (uint64_t)i, (uint64_t)i * 10, 100);
+	}
+	text = expose(p, &r, 1);
+	CHECK(prom_named(p) == 3, "%zu named", prom_named(p));
+	CHECK(locks_of(text, "/c6") == 60 && locks_of(text, "/c5") == 50 &&
+	      locks_of(text, "/c4") == 40 && locks_of(text, "/c3") == -1, "the busiest named");
+	CHECK(other_locks(text) == 60, "(other) = 10 + 20 + 30, got %g", other_locks(text));
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
+/*
+ * Counters never go down: a cgroup taking over from a named one counts
+ * from then on, one leaving gives back to (other), a re-created path (two
+ * rows, one label set) sums.
+ */
+static void test_counters_monotonic(void)
+{
+	struct prom_opts o = opts(2);
+	struct prom_state *p = prom_new(&o);
+	struct report r1 = { .type = REPORT_SUMMARY }, r2 = r1, r3 = r1;
+	size_t c1 = 0, c2 = 0, c3 = 0;
+	char *t1, *t2, *t3;
+
+	add_row(&r1, &c1, "/a", 1, 100, 100);
+	add_row(&r1, &c1, "/b", 2, 50, 100);
+	add_row(&r1, &c1, "/c", 3, 10, 100);
+	t1 = expose(p, &r1, 1);
+	/* c now takes far more than b: it replaces it, counting from now */
+	add_row(&r2, &c2, "/a", 1, 200, 100);
+	add_row(&r2, &c2, "/b", 2, 51, 100);
+	add_row(&r2, &c2, "/c", 3, 1000, 100);
+	t2 = expose(p, &r2, 2);
+	CHECK(locks_of(t2, "/c") == 0 && locks_of(t2, "/b") == -1 && locks_of(t2, "/a") == 200,
+	      "c replaces b: a %g b %g c %g", locks_of(t2, "/a"), locks_of(t2, "/b"),
+	      locks_of(t2, "/c"));
+	CHECK(other_locks(t2) == 51 + 1000 && other_locks(t2) >= other_locks(t1),
+	      "(other) %g then %g", other_locks(t1), other_locks(t2));
+	/* /a re-created: its old row and a new one with the same path */
+	add_row(&r3, &c3, "/a", 1, 200, 100);
+	add_row(&r3, &c3, "/a", 9, 5, 100);
+	add_row(&r3, &c3, "/b", 2, 51, 100);
+	add_row(&r3, &c3, "/c", 3, 1100, 100);
+	t3 = expose(p, &r3, 3);
+	CHECK(locks_of(t3, "/a") == 205, "re-created path sums: %g", locks_of(t3, "/a"));
+	CHECK(locks_of(t3, "/c") == 100, "c counts from its naming: %g", locks_of(t3, "/c"));
+	CHECK(other_locks(t3) == other_locks(t2), "(other) moved: %g", other_locks(t3));
+	free(t1);
+	free(t2);
+	free(t3);
+	report_free(&r1);
+	report_free(&r2);
+	report_free(&r3);
+	prom_free(p);
+}
+
+/*
+ * A cgroup without locks for --prom-idle leaves; its counts go to (other).
+ * Woken, it is named again with its new locks, and (other) keeps the old.
+ */
+static void test_idle_cgroups_leave(void)
+{
+	struct prom_opts o = opts(5);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	char *t1, *t2, *t3, *t4;
+
+	add_row(&r, &cap, "/gone", 1, 7, 100);
+	t1 = expose(p, &r, 1);
+	t2 = expose(p, &r, 200);
+	t3 = expose(p, &r, 302);
+	CHECK(locks_of(t1, "/gone") == 7 && locks_of(t2, "/gone") == 7, "named while fresh");
+	CHECK(locks_of(t3, "/gone") == -1 && other_locks(t3) == 7,
+	      "idle: %g in (other), series %g", other_locks(t3), locks_of(t3, "/gone"));
+	CHECK(prom_named(p) == 0, "still named: %zu", prom_named(p));
+	r.cgroups[0].locked += 60;
+	t4 = expose(p, &r, 303);
+	CHECK(locks_of(t4, "/gone") == 60 && other_locks(t4) == 7,
+	      "woken: series %g, (other) %g", locks_of(t4, "/gone"), other_locks(t4));
+	free(t1);
+	free(t2);
+	free(t3);
+	free(t4);
+	report_free(&r);
+	prom_free(p);
+}
+
+/* Family order and the last line: what a reader of a textfile checks. */
+static void test_families_whole(void)
+{
+	struct prom_opts o = opts(5);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0, len;
+	char *text;
+
+	add_row(&r, &cap, "/a", 1, 2, 100);
+	add_row(&r, &cap, "/b", 2, 2, 100);
+	r.self.present = true;
+	text = expose(p, &r, 1);
+	len = strlen(text);
+	CHECK(len > 2 && text[len - 1] == '\n', "ends with a newline");
+	CHECK(strstr(text, "\nrstatlat_info{version=\"test\",") &&
+	      !strchr(strstr(text, "\nrstatlat_info{") + 1, '\n')[1], "rstatlat_info last");
+	/* one HELP per family, whatever the rows: grouped, as the format requires */
+	CHECK(strstr(text, "# TYPE rstatlat_locks_total counter") ==
+	      strstr(text, "# TYPE rstatlat_locks_total"), "TYPE");
+	CHECK(!strstr(strstr(text, "# HELP rstatlat_locks_total") + 1, "# HELP rstatlat_locks_total "),
+	      "a family twice");
+	CHECK(value_of(text, "rstatlat_lost_total{reason=\"slots_full\"}") == 0, "lost shown at 0");
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
+int main(void)
+{
+	RUN_TEST(test_buckets_parse());
+	RUN_TEST(test_histogram_folds());
+	RUN_TEST(test_labels());
+	RUN_TEST(test_cardinality_bound());
+	RUN_TEST(test_counters_monotonic());
+	RUN_TEST(test_idle_cgroups_leave());
+	RUN_TEST(test_families_whole());
+	return check_done("test_prom");
+}
