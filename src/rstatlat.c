@@ -85,7 +85,7 @@ static struct options {
 	double textfile_interval;
 	struct prom_opts prom;
 	struct run_as run_as;	/* --user */
-	bool quiet;		/* exporting only: nothing on stdout */
+	bool quiet;		/* exporting only: no table or summary on stdout */
 } opts = {
 	.view = { .sort = SORT_HOLD_P99, .rows = 20 },
 	.sample_hz = DEFAULT_SAMPLE_HZ,
@@ -135,7 +135,7 @@ static const char usage_text[] =
 "                        functions by fentry, else kprobes; or force one of\n"
 "                        tracepoint, fentry, kprobe\n"
 "\n"
-"Exporting (with neither INTERVAL nor -j, nothing is printed on stdout):\n"
+"Exporting (with neither INTERVAL nor -j, no table or summary is printed):\n"
 "      --prometheus [ADDR:]PORT  serve GET /metrics (Prometheus text format);\n"
 "                        a bare PORT listens on 127.0.0.1 only\n"
 "      --textfile PATH   rewrite PATH (node_exporter textfile) atomically\n"
