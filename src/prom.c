@@ -339,6 +339,30 @@ static void age_tracks(struct prom_state *p)
 
 static const struct track *sort_tracks;
 
+#define MAX_SWAPS 8
+
+/*
+ * The k busiest of cand[0..n) moved to its front, busiest first: one pass
+ * that mostly compares with the k-th, since each refresh needs only the
+ * free names and MAX_SWAPS, not an order of every unnamed cgroup.
+ */
+static void busiest_first(const struct track *t, size_t *cand, size_t n, size_t k)
+{
+	if (k > n)
+		k = n;
+	for (size_t i = 0; i < n; i++) {
+		size_t c = cand[i], j = i < k ? i : k;
+
+		if (j == k && (k == 0 || t[c].recent <= t[cand[k - 1]].recent))
+			continue;
+		if (j == k)
+			cand[i] = cand[--j];	/* the k-th falls out of the front */
+		for (; j > 0 && t[cand[j - 1]].recent < t[c].recent; j--)
+			cand[j] = cand[j - 1];
+		cand[j] = c;
+	}
+}
+
 static int by_recent_desc(const void *a, const void *b)
 {
 	double x = sort_tracks[*(const size_t *)a].recent, y = sort_tracks[*(const size_t *)b].recent;
@@ -366,12 +390,12 @@ static int choose_named(struct prom_state *p)
 			cand[nc++] = i;
 	for (size_t k = 0; k < nm; k++)
 		mine[k] = p->named[k].track;
+	busiest_first(p->t, cand, nc, p->o.max_cgroups - p->nnamed + MAX_SWAPS);
 	sort_tracks = p->t;
-	qsort(cand, nc, sizeof(*cand), by_recent_desc);
 	qsort(mine, nm, sizeof(*mine), by_recent_desc);
 	while (c < nc && p->nnamed < p->o.max_cgroups)
 		name(p, cand[c++]);
-	for (int swaps = 0; swaps < 8 && c < nc && nm > 0; swaps++, c++) {
+	for (int swaps = 0; swaps < MAX_SWAPS && c < nc && nm > 0; swaps++, c++) {
 		size_t worst = mine[--nm];
 
 		if (p->t[cand[c]].recent <= 2 * p->t[worst].recent)

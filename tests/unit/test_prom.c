@@ -174,6 +174,31 @@ static void test_cardinality_bound(void)
 	prom_free(p);
 }
 
+/* Among many more than the names, in any order, the busiest still win. */
+static void test_busiest_of_many(void)
+{
+	struct prom_opts o = opts(5);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	char path[16], *text;
+	int named = 0;
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "/m%d", (i * 7919) % 300);
+		add_row(&r, &cap, path, (uint64_t)i + 1, (uint64_t)(i * 7919) % 300 + 1, 100);
+	}
+	text = expose(p, &r, 1);
+	for (int v = 295; v < 300; v++) {
+		snprintf(path, sizeof(path), "/m%d", v);
+		named += locks_of(text, path) == v + 1;
+	}
+	CHECK(named == 5 && prom_named(p) == 5, "%d of the 5 busiest named", named);
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
 /*
  * Counters never go down: a cgroup taking over from a named one counts
  * from then on, one leaving gives back to (other), a re-created path (two
@@ -285,6 +310,7 @@ int main(void)
 	RUN_TEST(test_histogram_folds());
 	RUN_TEST(test_labels());
 	RUN_TEST(test_cardinality_bound());
+	RUN_TEST(test_busiest_of_many());
 	RUN_TEST(test_counters_monotonic());
 	RUN_TEST(test_idle_cgroups_leave());
 	RUN_TEST(test_families_whole());
