@@ -75,15 +75,10 @@ struct prom_state {
 
 /* ---- options ---- */
 
-static int log2_floor(uint64_t v)
-{
-	return 63 - __builtin_clzll(v);
-}
-
 /* The power of two nearest v (in log terms), v > 0. */
 static int log2_nearest(uint64_t v)
 {
-	int lo = log2_floor(v);
+	int lo = (int)hist_msb(v);
 
 	if (lo >= 63)
 		return 63;
@@ -127,7 +122,7 @@ int prom_buckets_parse(const char *s, struct prom_opts *o, const char **why)
 		return -1;
 	}
 	o->nbounds = 0;
-	for (k = lo; k <= hi; k += log2_floor(step)) {
+	for (k = lo; k <= hi; k += (int)hist_msb(step)) {
 		if (o->nbounds == PROM_MAX_BOUNDS) {
 			*why = "more than 32 buckets";
 			return -1;
@@ -337,19 +332,32 @@ static void age_tracks(struct prom_state *p)
 	}
 }
 
-static const struct track *sort_tracks;
-
 #define MAX_SWAPS 8
+/* Up to this many wanted, one pass beats sorting every unnamed cgroup. */
+#define PARTIAL_MAX 64
+
+static int by_recent_desc(const void *a, const void *b, void *tracks)
+{
+	const struct track *t = tracks;
+	double x = t[*(const size_t *)a].recent, y = t[*(const size_t *)b].recent;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
 
 /*
- * The k busiest of cand[0..n) moved to its front, busiest first: one pass
- * that mostly compares with the k-th, since each refresh needs only the
- * free names and MAX_SWAPS, not an order of every unnamed cgroup.
+ * The k busiest of cand[0..n) moved to its front, busiest first. Each
+ * refresh needs only the free names and MAX_SWAPS: for a few, one pass
+ * that mostly compares with the k-th; for many (a large
+ * --prom-max-cgroups still filling), a sort.
  */
-static void busiest_first(const struct track *t, size_t *cand, size_t n, size_t k)
+static void busiest_first(struct track *t, size_t *cand, size_t n, size_t k)
 {
 	if (k > n)
 		k = n;
+	if (k > PARTIAL_MAX) {
+		qsort_r(cand, n, sizeof(*cand), by_recent_desc, t);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t c = cand[i], j = i < k ? i : k;
 
@@ -361,13 +369,6 @@ static void busiest_first(const struct track *t, size_t *cand, size_t n, size_t 
 			cand[j] = cand[j - 1];
 		cand[j] = c;
 	}
-}
-
-static int by_recent_desc(const void *a, const void *b)
-{
-	double x = sort_tracks[*(const size_t *)a].recent, y = sort_tracks[*(const size_t *)b].recent;
-
-	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 /*
@@ -391,8 +392,7 @@ static int choose_named(struct prom_state *p)
 	for (size_t k = 0; k < nm; k++)
 		mine[k] = p->named[k].track;
 	busiest_first(p->t, cand, nc, p->o.max_cgroups - p->nnamed + MAX_SWAPS);
-	sort_tracks = p->t;
-	qsort(mine, nm, sizeof(*mine), by_recent_desc);
+	qsort_r(mine, nm, sizeof(*mine), by_recent_desc, p->t);
 	while (c < nc && p->nnamed < p->o.max_cgroups)
 		name(p, cand[c++]);
 	for (int swaps = 0; swaps < MAX_SWAPS && c < nc && nm > 0; swaps++, c++) {

@@ -215,18 +215,18 @@ static bool parse_export_option(int c, const char *arg)
 		opts.textfile_interval = parse_seconds(arg, "--textfile-interval");
 		textfile_interval_given = true;
 		return true;
-	}
-	export_shaped |= c == OPT_PROM_BUCKETS || c == OPT_PROM_MAX_CGROUPS || c == OPT_PROM_IDLE;
-	switch (c) {
 	case OPT_PROM_BUCKETS:
 		if (prom_buckets_parse(arg, &opts.prom, &why))
 			die(EXIT_USAGE, "invalid --prom-buckets '%s': %s", arg, why);
+		export_shaped = true;
 		return true;
 	case OPT_PROM_MAX_CGROUPS:
 		opts.prom.max_cgroups = parse_count(arg, 100000, "--prom-max-cgroups");
+		export_shaped = true;
 		return true;
 	case OPT_PROM_IDLE:
 		opts.prom.idle_ns = (uint64_t)(parse_seconds(arg, "--prom-idle") * 1e9);
+		export_shaped = true;
 		return true;
 	case OPT_USER:
 		if (run_as_lookup(arg, &opts.run_as, &why))
@@ -503,9 +503,7 @@ static void describe_run(struct run *run, struct report *r)
 static int emit(struct run *run, struct report *r)
 {
 	describe_run(run, r);
-	if (opts.quiet)
-		;
-	else if (opts.json)
+	if (opts.json)
 		json_print(stdout, r);
 	else
 		table_print(stdout, r, &opts.view);
@@ -691,7 +689,8 @@ static int main_loop(struct run *run)
 		next_textfile = 0;	/* the last figures go to the textfile too */
 		err = export_after_read(run, &next_textfile, 0);
 	}
-	return err ? err : emit_summary(run);
+	/* exporting only: the textfile and /metrics had the last figures */
+	return err || opts.quiet ? err : emit_summary(run);
 }
 
 /* "hypervisor" in /proc/cpuinfo's flags: a vCPU stall looks like irqs-off. */
