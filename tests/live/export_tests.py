@@ -25,11 +25,10 @@ import time
 import urllib.parse
 
 from harness import Skip, check
-from lib import BIN, ROOT, Cgroup, Rstatlat, cgroup_mounts, find_cgroup, json_lines, read_stat, \
-    unique
+from lib import BIN, READER, Cgroup, Rstatlat, cgroup_mounts, find_cgroup, json_lines, \
+    read_stat, reader, unique
 
 MOUNTS = cgroup_mounts()
-READER = os.path.join(ROOT, "build", "bench", "reader")
 PROMETHEUS = "/usr/bin/prometheus"
 PROMTOOL = "/usr/bin/promtool"
 NODE_EXPORTER = "/usr/bin/prometheus-node-exporter"
@@ -52,12 +51,6 @@ def free_port(family=socket.AF_INET, addr="127.0.0.1"):
     with socket.socket(family, socket.SOCK_STREAM) as s:
         s.bind((addr, 0))
         return s.getsockname()[1]
-
-
-def reader(path, count, timeout=120):
-    """count reads of path from build/bench/reader's tight C loop."""
-    subprocess.run([READER, path, "1", "-n", str(count)], check=True, capture_output=True,
-                   timeout=timeout)
 
 
 def kill(p):

@@ -19,6 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from harness import check  # noqa: E402
 BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
+READER = os.path.join(ROOT, "build", "bench", "reader")
 TRACEFS = "/sys/kernel/tracing"
 PY = sys.executable
 
@@ -84,6 +85,14 @@ class Cgroup:
             except OSError:
                 time.sleep(0.05)
         os.rmdir(self.path)
+
+
+def reader(path, count, threads=1, timeout=120):
+    """Re-reads a stat file count times from build/bench/reader's tight C
+    loop: an interpreter between reads leaves the probe paths cold and skews
+    the first hold."""
+    subprocess.run([READER, path, str(threads), "-n", str(count)], check=True,
+                   capture_output=True, timeout=timeout)
 
 
 def read_stat(path, times):

@@ -20,18 +20,11 @@ import export_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  json_lines, pair_holds,
-                 read_stat, run, unique)
+                 READER, read_stat, reader, run, unique)
 
 MOUNTS = cgroup_mounts()
 TIER = Tier("live")
 test = TIER.test
-READER = os.path.join(ROOT, "build", "bench", "reader")
-
-
-def reader(path, count):
-    """Re-reads a stat file count times from a tight C loop: an interpreter
-    between reads leaves the probe paths cold and skews the first hold."""
-    subprocess.run([READER, path, "1", "-n", str(count)], check=True, capture_output=True)
 
 
 def per_event_pairs(slow, recs, cgid):

@@ -24,11 +24,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "live"))
 sys.path.insert(0, os.path.dirname(HERE))
 from harness import Skip, Tier, check  # noqa: E402
 from lib import (BIN, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat, cgroup_mounts,  # noqa: E402
-                 exact_quantile, find_cgroup, ftrace_flushes, ftrace_run, json_lines,
-                 pair_holds)
+                 READER, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run, json_lines,
+                 pair_holds, reader)
 
-ROOT = os.path.dirname(os.path.dirname(HERE))
-READER = os.path.join(ROOT, "build", "bench", "reader")
 OUT = os.environ.get("RSL_VM_OUT", "/run/out")
 EVENTS = os.path.join(TRACEFS, "events")
 TIER = Tier("guest")
@@ -50,11 +48,6 @@ def traceable_functions():
 def last_possible_cpu():
     with open("/sys/devices/system/cpu/possible") as f:
         return int(f.read().strip().split("-")[-1].split(",")[-1])
-
-
-def reader(path, count, threads=1):
-    subprocess.run([READER, path, str(threads), "-n", str(count)], check=True,
-                   capture_output=True, timeout=120)
 
 
 def probe_lines():
