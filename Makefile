@@ -26,7 +26,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 # Userspace, split by role; rstatlat.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
-	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/serve.c
+	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/serve.c \
+	src/cause.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c
@@ -126,7 +127,11 @@ $(OUT)/bench/floor: bench/floor.c $(OUT)/bench/floor.skel.h
 $(OUT)/bench/render: bench/render.c $(LIB_OBJS) $(HEADERS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(LIB_OBJS) $(BUILD_LDLIBS) $(LDLIBS) -o $@
 
-BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render
+$(OUT)/bench/pingpong: bench/pingpong.c | $(OUT)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
+
+BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render \
+	$(OUT)/bench/pingpong
 
 # Overhead benchmark (root): numbers for README, not a test.
 bench: $(BENCH_BINS)

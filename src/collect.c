@@ -25,8 +25,10 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include "cause.h"
 #include "clock.h"
 #include "collect.h"
+#include "ksym.h"
 #include "rstatlat.skel.h"
 
 /* A slot is retired once its cgroup is gone and it was this long idle. */
@@ -97,6 +99,9 @@ struct snap_hist {
 
 struct home_snap {
 	uint64_t locked, contended, flush_holds;
+	uint64_t part[PART_MAX];
+	uint32_t decisions[DECISION_MAX];	/* as the home's: they wrap */
+	struct cause_way cause[CAUSE_WAYS + 1];
 	uint64_t sum[NDIST];
 	struct snap_hist hist[NDIST];
 };
@@ -174,6 +179,7 @@ struct collector {
 	struct report open;		/* the interval being built */
 	struct builder open_bd;
 	bool batch_unsupported;
+	char *cause_names[RSL_CAUSE_STACKS];	/* by stack id, named when first seen */
 	void (*waiter)(void *arg);	/* called while a grace period passes */
 	void *waiter_arg;
 };
@@ -722,6 +728,9 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->sys_total.irq.trace = c->sys_open.irq.trace = sources->irqoff_trace;
 	c->sys_total.irq.sample = c->sys_open.irq.sample = sources->irqoff_sample;
 	c->sys_total.lock.present = c->sys_open.lock.present = sources->cpu_lock;
+	c->open.flush_parts = sources->flush_parts;
+	c->open.cause_sample = sources->cause_sample;
+	c->open.memcg_decisions = sources->memcg_decisions;
 	builder_start(&c->open_bd, &c->open, REPORT_INTERVAL, per_process);
 	return c;
 }
@@ -754,6 +763,8 @@ void collector_free(struct collector *c)
 {
 	if (!c)
 		return;
+	for (int i = 0; i < RSL_CAUSE_STACKS; i++)
+		free(c->cause_names[i]);
 	for (unsigned int i = 0; c->slots && i < c->max_slots; i++)
 		slot_free(&c->slots[i]);
 	for (size_t i = 0; c->cg_hash && i < c->cg_hash_cap; i++) {
@@ -899,6 +910,9 @@ static void empty_dist(struct dist *d)
 static void empty_delta(struct row *r)
 {
 	r->locked = r->contended = r->flush_holds = r->flush_holds_max = 0;
+	memset(r->part, 0, sizeof(r->part));
+	memset(r->decisions, 0, sizeof(r->decisions));
+	row_clear_causes(r);
 	r->top_tgid = 0;
 	r->top_comm[0] = '\0';
 	r->top_locked = 0;
@@ -962,6 +976,10 @@ static void fold_stage(struct collector *c, struct slot *s, struct fold *f,
 	d->flush_holds += st->n.flush_holds;
 	if (st->n.flush_holds_max > d->flush_holds_max)
 		d->flush_holds_max = st->n.flush_holds_max;
+	for (int k = 0; k < PART_MAX; k++)
+		d->part[k] += st->n.part[k];
+	for (int k = 0; k < DECISION_MAX; k++)
+		d->decisions[k] += st->n.decisions[k];
 	fold_vote(s, f, st->n.top_tgid, st->n.top_comm, st->n.top_votes);
 	for (int k = 0; k < SLOT_HOME_DISTS; k++)
 		fold_stage_dist(c->scratch, f, k, &st->d[k]);
@@ -1028,6 +1046,57 @@ static int fold_dist_rec(struct slot *s, struct fold *f, struct scratch *sc, int
 	return fold_hist(&s->snap.hist[k], h->hist, sc, k);
 }
 
+/* The cause of a flush stack, named from its frames the first time it is seen. */
+static const char *cause_name(struct collector *c, uint32_t stack)
+{
+	const char *syms[RSL_CAUSE_FRAMES];
+	char names[RSL_CAUSE_FRAMES][128], cause[CAUSE_LEN];
+	__u64 ip[RSL_CAUSE_FRAMES] = { 0 };
+	uint32_t id = stack - 1;
+	size_t n = 0;
+
+	if (stack == CAUSE_NO_STACK)
+		return "unknown";
+	if (stack == CAUSE_MORE)
+		return "(more stacks)";
+	if (id >= RSL_CAUSE_STACKS)
+		return "unknown";
+	if (c->cause_names[id])
+		return c->cause_names[id];
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.flush_stacks), &id, ip))
+		return "unknown";
+	for (; n < RSL_CAUSE_FRAMES && ip[n]; n++) {
+		char *plus;
+
+		ksym_format(c->src.ksyms, ip[n], names[n], sizeof(names[n]));
+		plus = strchr(names[n], '+');
+		if (plus)
+			*plus = '\0';
+		syms[n] = strncmp(names[n], "0x", 2) ? names[n] : NULL;
+	}
+	cause_of_stack(syms, n, cause, sizeof(cause));
+	c->cause_names[id] = strdup(cause);
+	return c->cause_names[id] ? c->cause_names[id] : "unknown";
+}
+
+/* The sampled flushes of each cause way since the snapshot. */
+static int fold_causes(struct collector *c, struct slot *s, const struct slot_home *h)
+{
+	for (int i = 0; i <= CAUSE_WAYS; i++) {
+		const struct cause_way *w = &h->cause[i];
+		struct cause_way *sn = &s->snap.cause[i];
+
+		if (!w->stack || w->samples == sn->samples)
+			continue;
+		if (row_add_cause(&s->delta, cause_name(c, w->stack),
+				  (uint32_t)(w->samples - sn->samples),
+				  (uint32_t)(w->weight - sn->weight), w->weight_ns - sn->weight_ns))
+			return -ENOMEM;
+		*sn = *w;
+	}
+	return 0;
+}
+
 static int fold_home(struct collector *c, struct slot *s, struct fold *f,
 		     const struct slot_home *h, const struct dist_rec *irq, uint64_t epoch)
 {
@@ -1044,6 +1113,15 @@ static int fold_home(struct collector *c, struct slot *s, struct fold *f,
 	s->snap.locked = h->n.locked;
 	s->snap.contended = h->n.contended;
 	s->snap.flush_holds = h->n.flush_holds;
+	for (int k = 0; k < PART_MAX; k++) {
+		d->part[k] += h->n.part[k] - s->snap.part[k];
+		s->snap.part[k] = h->n.part[k];
+	}
+	for (int k = 0; k < DECISION_MAX; k++) {
+		d->decisions[k] += (uint32_t)(h->n.decisions[k] - s->snap.decisions[k]);
+		s->snap.decisions[k] = h->n.decisions[k];
+	}
+	err = fold_causes(c, s, h);
 	for (int k = 0; k < SLOT_HOME_DISTS && !err; k++)
 		err = fold_dist_rec(s, f, c->scratch, k, &h->d[k], epoch);
 	if (!err && irq)
@@ -1078,7 +1156,7 @@ static int finish_delta(struct collector *c, struct slot *s, struct fold *f)
 static bool delta_empty(const struct row *d)
 {
 	return !d->locked && !d->hold.count && !d->wait.count && !d->flush.count &&
-	       !(d->irqoff && d->irqoff->count);
+	       !(d->irqoff && d->irqoff->count) && !d->decisions[DECISION_ASKED];
 }
 
 /* Field 22 of /proc/PID/stat: the start in clock ticks after boot. */
@@ -1590,6 +1668,9 @@ static int copy_sys(struct report *r, const struct sys_fig *f)
 
 static void report_sources(const struct collector *c, struct report *r)
 {
+	r->flush_parts = c->src.flush_parts;
+	r->cause_sample = c->src.cause_sample;
+	r->memcg_decisions = c->src.memcg_decisions;
 	r->irqoff_rows = c->src.irqoff_trace ? IRQOFF_ROWS_TRACED :
 			 c->src.irqoff_holds ? IRQOFF_ROWS_HOLDS : IRQOFF_ROWS_NONE;
 }

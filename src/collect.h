@@ -10,6 +10,8 @@ struct rstatlat_bpf;
 struct collector;
 
 /* Which sources were attached: what the collector reads. */
+struct ksyms;
+
 struct collect_sources {
 	bool irqoff_trace;	/* per slot irqs-off and "other" (preemptirq) */
 	bool irqoff_holds;	/* the holds stand for irqs-off (spin_lock_irq) */
@@ -17,6 +19,10 @@ struct collect_sources {
 	bool cpu_lock;		/* the per-CPU lock (6.10-6.16) */
 	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */
 	bool intervals;		/* intervals are shown: keep building the open one */
+	bool flush_parts;	/* flush parts measured */
+	uint32_t cause_sample;	/* one flush in this many (at random) names a cause; 0: off */
+	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
+	const struct ksyms *ksyms;	/* names the flush stacks (causes) */
 };
 
 struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,

@@ -13,20 +13,26 @@
 #include "stats.h"
 
 #define DIST_METRICS(d, n) \
-	{ n ".p50", n " p50", MK_QUANTILE, d, 0.50 }, \
-	{ n ".p90", n " p90", MK_QUANTILE, d, 0.90 }, \
-	{ n ".p99", n " p99", MK_QUANTILE, d, 0.99 }, \
-	{ n ".max", n " max", MK_MAX, d, 1.0 }
+	{ n ".p50", n " p50", MK_QUANTILE, d, 0.50, 0 }, \
+	{ n ".p90", n " p90", MK_QUANTILE, d, 0.90, 0 }, \
+	{ n ".p99", n " p99", MK_QUANTILE, d, 0.99, 0 }, \
+	{ n ".max", n " max", MK_MAX, d, 1.0, 0 }
 
 const struct metric_def metrics[NMETRICS] = {
-	{ "locked", "locked", MK_COUNT, DK_HOLD, 0 },
-	{ "locked.rate", "locked/s", MK_RATE, DK_HOLD, 0 },
-	{ "contended.rate", "contended", MK_SHARE, DK_HOLD, 0 },
+	{ "locked", "locked", MK_COUNT, DK_HOLD, 0, 0 },
+	{ "locked.rate", "locked/s", MK_RATE, DK_HOLD, 0, 0 },
+	{ "contended.rate", "contended", MK_SHARE, DK_HOLD, 0, 0 },
 	DIST_METRICS(DK_HOLD, "hold"),
 	DIST_METRICS(DK_WAIT, "wait"),
 	DIST_METRICS(DK_IRQOFF, "irqoff"),
 	DIST_METRICS(DK_FLUSH, "flush"),
-	{ "flush.holds", "holds/flush", MK_MEAN_HOLDS, DK_FLUSH, 0 },
+	{ "flush.holds", "holds/flush", MK_MEAN_HOLDS, DK_FLUSH, 0, 0 },
+	/* where a flush's time goes, ns per flush (README, "Flush parts") */
+	{ "flush.held", "held/flush", MK_PART, DK_FLUSH, 0, PART_HELD },
+	{ "flush.wait", "wait/flush", MK_PART, DK_FLUSH, 0, PART_WAIT },
+	{ "flush.irq", "irq/flush", MK_PART, DK_FLUSH, 0, PART_IRQ },
+	{ "flush.offcpu", "offcpu/flush", MK_PART, DK_FLUSH, 0, PART_OFFCPU },
+	{ "flush.other", "other/flush", MK_PART, DK_FLUSH, 0, PART_OTHER },
 	/* system-wide, on the total: irqs-off outside rstat (trace), tick lateness (sample) */
 	DIST_METRICS(DK_OUTSIDE, "irqoff_outside"),
 	DIST_METRICS(DK_LATE, "tick_late"),
@@ -45,8 +51,11 @@ bool metric_shown(const struct cmp_row *row, int i)
 {
 	const struct cell *c = &row->cells[i];
 
-	if (metrics[i].dist != DK_OUTSIDE && metrics[i].dist != DK_LATE)
+	if (metrics[i].dist != DK_OUTSIDE && metrics[i].dist != DK_LATE &&
+	    metrics[i].kind != MK_PART)
 		return true;
+	if (metrics[i].kind == MK_PART)
+		return c->has_before || c->has_after;
 	return row->total && (c->has_before || c->has_after);
 }
 
@@ -119,6 +128,9 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 	case MK_MEAN_HOLDS:
 		*v = row->flush.count ? (double)row->flush_holds / (double)row->flush.count : 0;
 		return row->flush.count > 0;
+	case MK_PART:
+		*v = row->flush.count ? (double)row->part[m->part] / (double)row->flush.count : 0;
+		return r->flush_parts && row->flush.count > 0;
 	}
 	return false;
 }
@@ -209,6 +221,9 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 	switch (m->kind) {
 	case MK_COUNT:
 		return V_NA;
+	case MK_PART:
+		/* sums only, no spread of single flushes: replicated runs test them */
+		return V_TOO_FEW;
 	case MK_MEAN_HOLDS:
 		return by_p(holds_per_flush_p(b, a), alpha);
 	case MK_RATE:
@@ -332,7 +347,7 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 		cell->verdict = verdict_at(c, row, i, c->alpha);
 		/* more acquisitions is not a regression; everything else is */
 		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE ||
-		    metrics[i].kind == MK_MEAN_HOLDS)
+		    metrics[i].kind == MK_MEAN_HOLDS || metrics[i].kind == MK_PART)
 			continue;
 		if (cell->verdict == V_HIGHER && cell->ratio > row->worst) {
 			row->worst = cell->ratio;
@@ -501,7 +516,8 @@ static enum gate_outcome absolute_gate(const struct gate *g, const struct compar
 		return G_PASS;
 	switch (m->kind) {
 	case MK_MAX:
-		/* a maximum is a measured event, not an estimate */
+	case MK_PART:
+		/* a maximum is a measured event, a part's mean one of every flush: not estimates */
 		return G_FAIL;
 	case MK_QUANTILE:
 		if (!d)
@@ -576,6 +592,14 @@ static bool system_wide(const struct gate *g)
 	return metrics[g->metric].dist == DK_OUTSIDE || metrics[g->metric].dist == DK_LATE;
 }
 
+/* Whether a side did not measure what the gate asks: system-wide figures, flush parts. */
+static bool unmeasured(const struct comparison *c, const struct gate *g)
+{
+	if (metrics[g->metric].kind == MK_PART)
+		return !c->before.r->flush_parts || !c->after.r->flush_parts;
+	return system_wide(g);
+}
+
 static void run_gate(struct comparison *c, const struct gate *g, const struct cmp_row *row)
 {
 	struct gate_result *res = &c->results[c->nresults++];
@@ -584,8 +608,8 @@ static void run_gate(struct comparison *c, const struct gate *g, const struct cm
 	res->gate = g;
 	res->row = row;
 	if (!cell->has_before || !cell->has_after)
-		/* a system-wide figure a side did not measure: asked, and not answerable */
-		res->outcome = system_wide(g) ? G_INCONCLUSIVE : G_NA;
+		/* a figure a side did not measure: asked, and not answerable */
+		res->outcome = unmeasured(c, g) ? G_INCONCLUSIVE : G_NA;
 	else if (g->relative)
 		res->outcome = relative_gate(g, c, row, &res->value);
 	else
@@ -797,6 +821,7 @@ static int parse_limit(const char *s, const struct metric_def *m, struct gate *g
 	switch (m->kind) {
 	case MK_QUANTILE:
 	case MK_MAX:
+	case MK_PART:
 		/* a bare number would be ambiguous: insist on a unit */
 		if (!*s || !isalpha((unsigned char)s[strlen(s) - 1]) ||
 		    parse_duration(s, 1, &ns))
@@ -818,6 +843,7 @@ static const char *limit_help(const struct metric_def *m)
 	switch (m->kind) {
 	case MK_QUANTILE:
 	case MK_MAX:
+	case MK_PART:
 		return "+N% or -N% (relative) or a time with a unit: 500ns, 100us, 5ms, 1s";
 	case MK_SHARE:
 		return "+N% or -N% (relative) or N% (absolute share of acquisitions)";

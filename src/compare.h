@@ -18,6 +18,7 @@ enum metric_kind {
 	MK_QUANTILE,
 	MK_MAX,
 	MK_MEAN_HOLDS,	/* holds per flush: tested as a rate of holds over flushes */
+	MK_PART,	/* a flush part's mean per flush, ns: tested between replicated runs */
 };
 
 /* DK_OUTSIDE and DK_LATE are system-wide: the total row's only. */
@@ -29,9 +30,10 @@ struct metric_def {
 	enum metric_kind kind;
 	enum dist_kind dist;
 	double q;
+	enum flush_part part;	/* MK_PART */
 };
 
-#define NMETRICS 28
+#define NMETRICS 33
 extern const struct metric_def metrics[NMETRICS];
 
 enum verdict {

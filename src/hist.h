@@ -7,7 +7,10 @@
  * bucket is at most 1/HIST_SUB (6.25%) wide relative to its lower bound and
  * its midpoint is within 3.125% of any value inside it. The last bucket
  * also takes every value beyond its nominal range (2^(HIST_HIGH_SHIFT+1) ns,
- * about 34 s); the exact maximum is kept separately.
+ * 4.3 s: a hold or flush that long is a stalled machine); the exact maximum
+ * is kept separately. (Up to rstatlat 0.1.0 the range ran to 2^35 ns; the
+ * 48 buckets above 2^32 were 5.5 MiB of homes at 10 000 entries, and
+ * files written then are read with those buckets folded into the last.)
  */
 #ifndef RSTATLAT_HIST_H
 #define RSTATLAT_HIST_H
@@ -15,7 +18,7 @@
 #define HIST_SUB_BITS	4
 #define HIST_SUB	(1 << HIST_SUB_BITS)
 #define HIST_LOW_SHIFT	4	/* first log bucket starts at 16 ns */
-#define HIST_HIGH_SHIFT	34	/* last octave is [2^34, 2^35) ns */
+#define HIST_HIGH_SHIFT	31	/* last octave is [2^31, 2^32) ns */
 #define HIST_BUCKETS	(1 + (HIST_HIGH_SHIFT - HIST_LOW_SHIFT + 1) * HIST_SUB)
 
 /* Index of the most significant set bit; v must be non-zero. */

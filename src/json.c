@@ -7,6 +7,7 @@
  * over them. Numbers go through fmt_put_uint(), every bucket's
  * {"ge":..,"le":..,"count": prefix comes from a table built once.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "escape.h"
 #include "fmt.h"
@@ -207,6 +208,66 @@ static void put_dist(struct out *o, const char *key, const struct dist *d)
 	put_dist_value(o, d);
 }
 
+/* Where the row's flush time went; wall_ns is flush_ns's sum. */
+static void put_flush_parts(struct out *o, const struct row *row)
+{
+	put_lit(o, ",\"flush_parts\":{\"flushes\":");
+	put_u64_lit(o, row->flush.count, ",\"wall_ns\":");
+	put_num(o, row->flush.sum);
+	for (int k = 0; k < PART_MAX; k++) {
+		put_lit(o, ",\"");
+		put_cstr(o, part_names[k]);
+		put_lit(o, "_ns\":");
+		put_num(o, row->part[k]);
+	}
+	put_lit(o, "}");
+}
+
+/* Causes, the most flushes first (unordered out of memory); flushes and flush_ns shared out. */
+static void put_flush_causes(struct out *o, const struct row *row)
+{
+	size_t *order = row_causes_by_flushes(row);
+	uint64_t samples = 0;
+
+	for (size_t i = 0; i < row->ncauses; i++)
+		samples += row->causes[i].samples;
+	put_lit(o, ",\"flush_causes\":[");
+	/* flushes of which none was sampled still add up: under a cause of their own */
+	if (!samples && row->flush.count) {
+		put_lit(o, "{\"cause\":\"" NOT_SAMPLED "\",\"flushes\":");
+		put_u64_lit(o, row->flush.count, ",\"flush_ns\":");
+		put_u64_lit(o, row->flush.sum, ",\"samples\":0}");
+	}
+	for (size_t i = 0; i < row->ncauses; i++) {
+		const struct cause *c = &row->causes[order ? order[i] : i];
+
+		if (i)
+			put_lit(o, ",");
+		put_lit(o, "{\"cause\":");
+		put_str(o, c->name);
+		put_lit(o, ",\"flushes\":");
+		put_u64_lit(o, cause_flushes(row, c), ",\"flush_ns\":");
+		put_u64_lit(o, cause_flush_ns(row, c), ",\"samples\":");
+		put_u64_lit(o, c->samples, "}");
+	}
+	put_lit(o, "]");
+	free(order);
+}
+
+static void put_decisions(struct out *o, const struct row *row)
+{
+	put_lit(o, ",\"memcg_decisions\":{");
+	for (int k = 0; k < DECISION_MAX; k++) {
+		if (k)
+			put_lit(o, ",");
+		put_lit(o, "\"");
+		put_cstr(o, decision_names[k]);
+		put_lit(o, "\":");
+		put_num(o, row->decisions[k]);
+	}
+	put_lit(o, "}");
+}
+
 static void put_counts(struct out *o, const struct report *r, const struct row *row)
 {
 	const struct dist *irqoff = row_irqoff(r, row);
@@ -226,6 +287,12 @@ static void put_counts(struct out *o, const struct report *r, const struct row *
 	put_lit(o, ",\"flush_holds\":");
 	put_u64_lit(o, row->flush_holds, ",\"flush_holds_max\":");
 	put_num(o, row->flush_holds_max);
+	if (r->flush_parts)
+		put_flush_parts(o, row);
+	if (r->cause_sample)
+		put_flush_causes(o, row);
+	if (r->memcg_decisions)
+		put_decisions(o, row);
 }
 
 static void put_irqoff(struct out *o, const struct irqoff_summary *q)
@@ -367,7 +434,12 @@ static void put_header(struct out *o, const struct report *r)
 			put_lit(o, ",");
 		put_str(o, r->attach_points[i]);
 	}
-	put_lit(o, "]");
+	put_lit(o, "],\"flush_parts\":");
+	put_cstr(o, r->flush_parts ? "true" : "false");
+	put_lit(o, ",\"cause_sample\":");
+	put_num(o, r->cause_sample);
+	put_lit(o, ",\"memcg_decisions\":");
+	put_cstr(o, r->memcg_decisions ? "true" : "false");
 }
 
 static void put_lost(struct out *o, const struct report *r)

@@ -41,6 +41,24 @@ static const struct point_def point_table[] = {
 	FN("cgroup_rstat_flush_irqsafe", ROLE_FLUSH_OUTER),
 	FN("cgroup_rstat_flush_atomic", ROLE_FLUSH_OUTER),
 	FN("cgroup_rstat_flush_hold", ROLE_FLUSH_OUTER),
+	/* flush parts: each entry is followed by its exit */
+	TP("irq_handler_entry", ROLE_IRQ_TIME),
+	TP("irq_handler_exit", ROLE_IRQ_TIME),
+	TP("softirq_entry", ROLE_IRQ_TIME),
+	TP("softirq_exit", ROLE_IRQ_TIME),
+	/* x86 system vectors, which irq_handler_* does not see */
+	TP("local_timer_entry", ROLE_IRQ_TIME),
+	TP("local_timer_exit", ROLE_IRQ_TIME),
+	TP("call_function_entry", ROLE_IRQ_TIME),
+	TP("call_function_exit", ROLE_IRQ_TIME),
+	TP("call_function_single_entry", ROLE_IRQ_TIME),
+	TP("call_function_single_exit", ROLE_IRQ_TIME),
+	TP("reschedule_entry", ROLE_IRQ_TIME),
+	TP("reschedule_exit", ROLE_IRQ_TIME),
+	TP("irq_work_entry", ROLE_IRQ_TIME),
+	TP("irq_work_exit", ROLE_IRQ_TIME),
+	TP("sched_switch", ROLE_SWITCH),
+	TP("memcg_flush_stats", ROLE_MEMCG),
 };
 
 _Static_assert(sizeof(point_table) / sizeof(point_table[0]) == PROBE_NPOINTS,
@@ -136,6 +154,34 @@ static const struct btf_type *tp_proto(const struct btf *btf, const char *event)
 	return t && btf_is_func_proto(t) ? t : NULL;
 }
 
+static bool is_struct_ptr(const struct btf *btf, __u32 type, const char *name)
+{
+	const struct btf_type *t = resolve(btf, type);
+
+	t = t && btf_is_ptr(t) ? resolve(btf, t->type) : NULL;
+	return t && btf_is_struct(t) && is_named(btf, t, name);
+}
+
+/*
+ * The programs of sched_switch and memcg_flush_stats read their arguments
+ * by position: (preempt, prev, next, ...) and (memcg, stats_updates,
+ * force, needs_flush). A prototype of another shape is not attached.
+ */
+static bool proto_as_expected(const struct btf *btf, const struct btf_type *proto,
+			      enum point_role role)
+{
+	const struct btf_param *p = btf_params(proto);
+	int nargs = btf_vlen(proto) - 1;
+
+	if (role == ROLE_SWITCH)
+		return nargs >= 3 && is_named(btf, resolve(btf, p[1].type), "_Bool") &&
+		       is_struct_ptr(btf, p[2].type, "task_struct") &&
+		       is_struct_ptr(btf, p[3].type, "task_struct");
+	return nargs == 4 && is_struct_ptr(btf, p[1].type, "mem_cgroup") &&
+	       is_named(btf, resolve(btf, p[3].type), "_Bool") &&
+	       is_named(btf, resolve(btf, p[4].type), "_Bool");
+}
+
 static void probe_tracepoint(const struct btf *btf, struct attach_point *pt)
 {
 	const struct btf_type *proto = tp_proto(btf, pt->name);
@@ -147,6 +193,21 @@ static void probe_tracepoint(const struct btf *btf, struct attach_point *pt)
 	pt->present = true;
 	if (pt->role == ROLE_IRQS) {
 		snprintf(pt->why, sizeof(pt->why), "present; --irqoff trace uses it");
+		return;
+	}
+	if (pt->role == ROLE_IRQ_TIME) {
+		snprintf(pt->why, sizeof(pt->why), "present; flush parts use it");
+		return;
+	}
+	if (pt->role == ROLE_SWITCH || pt->role == ROLE_MEMCG) {
+		if (proto_as_expected(btf, proto, pt->role)) {
+			snprintf(pt->why, sizeof(pt->why), "present; %s", pt->role == ROLE_SWITCH ?
+				 "flush parts use it" : "memcg flush decisions");
+		} else {
+			pt->present = false;
+			snprintf(pt->why, sizeof(pt->why), "present, but its prototype is not the "
+				 "one the program reads");
+		}
 		return;
 	}
 	if (read_tp_args(btf, proto, &pt->args, pt->why, sizeof(pt->why)))
@@ -223,7 +284,7 @@ static void choose_tracepoints(struct attach_plan *plan)
 		struct attach_point *pt = &plan->points[i];
 		bool cpu_lock = pt->role == ROLE_CPU_LOCK;
 
-		if (pt->kind != POINT_TRACEPOINT || pt->role == ROLE_IRQS || pt->args.cgrp < 0)
+		if (pt->kind != POINT_TRACEPOINT || pt->role > ROLE_CPU_LOCK || pt->args.cgrp < 0)
 			continue;
 		if (!same_args(&pt->args, cpu_lock ? &plan->cpu_lock_args : &plan->args)) {
 			snprintf(pt->why, sizeof(pt->why), "argument positions differ from %s's",
@@ -299,6 +360,61 @@ static void choose_irqoff(struct attach_plan *plan, enum irqoff_pref pref)
 	}
 }
 
+/* The other end of an irq time point: X_exit for X_entry and back. */
+static const struct attach_point *irq_pair(struct attach_plan *plan, const struct attach_point *pt)
+{
+	static const struct attach_point none;
+	size_t len = strlen(pt->name);
+	char other[64];
+
+	if (len > 6 && !strcmp(pt->name + len - 6, "_entry"))
+		snprintf(other, sizeof(other), "%.*s_exit", (int)(len - 6), pt->name);
+	else if (len > 5 && !strcmp(pt->name + len - 5, "_exit"))
+		snprintf(other, sizeof(other), "%.*s_entry", (int)(len - 5), pt->name);
+	else
+		return &none;
+	return point_named(plan, other) ? point_named(plan, other) : &none;
+}
+
+/*
+ * Flush parts need the rstat tracepoints (a whole flush is put together
+ * from their events), sched_switch, and the irq_handler and softirq pairs;
+ * the x86 vectors join where the kernel has both ends. memcg decisions
+ * need only their tracepoint.
+ */
+static void choose_parts(struct attach_plan *plan, enum parts_pref pref)
+{
+	struct attach_point *sw = point_named(plan, "sched_switch");
+	struct attach_point *memcg = point_named(plan, "memcg_flush_stats");
+	static const char *const needed[] = {
+		"irq_handler_entry", "irq_handler_exit", "softirq_entry", "softirq_exit",
+	};
+	bool base = sw->present;
+
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+		base &= point_named(plan, needed[i])->present;
+	plan->flush_causes = plan->source == SOURCE_TRACEPOINT;
+	snprintf(plan->causes_why, sizeof(plan->causes_why), "%s",
+		 plan->flush_causes ? "" : "they need the rstat tracepoints");
+	plan->flush_parts = plan->flush_causes && pref == PARTS_ON && base;
+	snprintf(plan->parts_why, sizeof(plan->parts_why), "%s",
+		 plan->flush_parts ? "" : pref == PARTS_OFF ? "--flush-parts off" :
+		 !plan->flush_causes ? "they need the rstat tracepoints" :
+		 "no sched_switch, irq_handler_entry/exit or softirq_entry/exit");
+	for (int i = 0; i < plan->n; i++) {
+		struct attach_point *pt = &plan->points[i];
+
+		if (pt->role != ROLE_IRQ_TIME && pt->role != ROLE_SWITCH)
+			continue;
+		pt->chosen = plan->flush_parts && pt->present &&
+			     (pt->role == ROLE_SWITCH || irq_pair(plan, pt)->present);
+		if (pt->present && !pt->chosen)
+			snprintf(pt->why, sizeof(pt->why), "present; not chosen: %s",
+				 plan->flush_parts ? "its pair is missing" : plan->parts_why);
+	}
+	memcg->chosen = plan->memcg_decisions = memcg->present;
+}
+
 /* A fresh copy of the table: nothing measured yet. */
 static void plan_init(struct attach_plan *plan)
 {
@@ -326,7 +442,7 @@ static void probe_point(const struct btf *btf, struct attach_point *pt)
 }
 
 int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
-		 enum irqoff_pref irqoff, bool privileged)
+		 enum irqoff_pref irqoff, enum parts_pref parts, bool privileged)
 {
 	struct btf *btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
 	bool tracepoints;
@@ -347,6 +463,7 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 		choose_functions(plan, btf, pref, privileged);
 	plan->source_name = source_names[plan->source];
 	choose_irqoff(plan, irqoff);
+	choose_parts(plan, parts);
 	btf__free(btf);
 	return 0;
 }
@@ -370,6 +487,14 @@ int irqoff_pref_parse(const char *s, enum irqoff_pref *pref)
 		}
 	}
 	return -1;
+}
+
+int parts_pref_parse(const char *s, enum parts_pref *pref)
+{
+	if (strcmp(s, "on") && strcmp(s, "off"))
+		return -1;
+	*pref = strcmp(s, "on") ? PARTS_OFF : PARTS_ON;
+	return 0;
 }
 
 int source_pref_parse(const char *s, enum source_pref *pref)
@@ -443,8 +568,14 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 		fprintf(f, "%-42s %-8s %-7s %s\n", name, pt->present ? "yes" : "no",
 			pt->chosen ? "yes" : "no", pt->why);
 	}
-	if (plan->usable)
+	if (plan->usable) {
 		fprintf(f, "plan: %s, irqs-off from %s\n", plan->source_name, plan->irqoff_source);
-	else
+		fprintf(f, "flush parts: %s%s\n", plan->flush_parts ? "yes" : "no: ",
+			plan->parts_why);
+		fprintf(f, "flush causes: %s%s\n", plan->flush_causes ? "yes" : "no: ",
+			plan->causes_why);
+		fprintf(f, "memcg flush decisions: %s\n", plan->memcg_decisions ? "yes" :
+			"no: the kernel has no usable memcg:memcg_flush_stats tracepoint");
+	} else
 		fprintf(f, "plan: none: %s\n", plan->missing);
 }

@@ -28,6 +28,9 @@ enum point_role {
 	ROLE_IRQS,		/* preemptirq: --irqoff trace */
 	ROLE_FLUSH_LOCKED,	/* fallback: runs with the lock held */
 	ROLE_FLUSH_OUTER,	/* fallback: a flush call that takes the lock */
+	ROLE_IRQ_TIME,		/* flush parts: irq and softirq entry/exit, in pairs */
+	ROLE_SWITCH,		/* flush parts: sched_switch, flushers off CPU */
+	ROLE_MEMCG,		/* memcg:memcg_flush_stats, memcg flush decisions */
 };
 
 /* Where a tracepoint keeps each argument, by type; -1: it has none. */
@@ -36,7 +39,7 @@ struct tp_args {
 };
 
 /* The number of entries in the probe table (probe.c). */
-#define PROBE_NPOINTS 16
+#define PROBE_NPOINTS 32
 
 struct attach_point {
 	const char *name;	/* tracepoint event or kernel function */
@@ -50,6 +53,9 @@ struct attach_point {
 
 /* What the user asked for with --source. */
 enum source_pref { PREF_AUTO, PREF_TRACEPOINT, PREF_FENTRY, PREF_KPROBE };
+
+/* ... with --flush-parts. */
+enum parts_pref { PARTS_ON, PARTS_OFF };
 
 /* ... and with --irqoff. */
 enum irqoff_pref { IRQOFF_AUTO, IRQOFF_TRACE, IRQOFF_LOCK, IRQOFF_SAMPLE, IRQOFF_OFF };
@@ -70,6 +76,11 @@ struct attach_plan {
 	bool irqoff_lock;	/* the holds stand for them, per cgroup */
 	bool irqoff_sample;	/* late cpu-clock ticks, system-wide */
 	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */
+	bool flush_parts;	/* irq time and sched_switch attached: flush parts */
+	bool flush_causes;	/* a flush's stack can be taken (tracepoints) */
+	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
+	char parts_why[128];	/* why flush parts are off, when they are */
+	char causes_why[128];	/* ... and flush causes */
 	char missing[256];	/* one line for the user when !usable */
 };
 
@@ -79,9 +90,10 @@ struct attach_plan {
  * attach. Returns 0 (see plan->usable), or -1 when BTF cannot be read.
  */
 int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
-		 enum irqoff_pref irqoff, bool privileged);
+		 enum irqoff_pref irqoff, enum parts_pref parts, bool privileged);
 int source_pref_parse(const char *s, enum source_pref *pref);
 int irqoff_pref_parse(const char *s, enum irqoff_pref *pref);
+int parts_pref_parse(const char *s, enum parts_pref *pref);
 void probe_print(FILE *f, const struct attach_plan *plan);
 /* Whether the plan attaches the per-CPU lock's tracepoints (6.10-6.16). */
 bool plan_has_cpu_lock(const struct attach_plan *plan);

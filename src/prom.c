@@ -22,6 +22,7 @@ struct phist {
 /* What a cgroup (or "(other)") exports. */
 struct pfig {
 	uint64_t locked, contended, flushes, flush_holds;
+	uint64_t part[PART_MAX], decisions[DECISION_MAX];
 	struct phist h[PK_MAX];
 };
 
@@ -461,6 +462,10 @@ static void fold_row(const struct prom_state *p, const struct report *r, struct 
 	f->contended += row->contended;
 	f->flushes += row->flush.count;
 	f->flush_holds += row->flush_holds;
+	for (int k = 0; k < PART_MAX; k++)
+		f->part[k] += row->part[k];
+	for (int k = 0; k < DECISION_MAX; k++)
+		f->decisions[k] += row->decisions[k];
 	fold(p, &f->h[PK_HOLD], &row->hold);
 	fold(p, &f->h[PK_WAIT], &row->wait);
 	fold(p, &f->h[PK_FLUSH], &row->flush);
@@ -635,6 +640,31 @@ static void put_row_family(const struct prom_state *p, FILE *f, const struct row
 	}
 }
 
+/*
+ * A counter family with one more label: flush parts by part (seconds),
+ * memcg decisions by decision. first points into figs[0]; each value is
+ * first[k * stride + i] for label value i.
+ */
+static void put_labelled_family(FILE *f, const char *name, const char *help, const char *label,
+				const char *const *values, int nvalues, const struct pfig *figs,
+				char **labels, size_t n, size_t offset, bool seconds)
+{
+	family(f, name, "counter", help);
+	for (int i = 0; i < nvalues; i++) {
+		for (size_t k = 0; k <= n; k++) {
+			const uint64_t *v = (const uint64_t *)((const char *)&figs[k] + offset);
+
+			fprintf(f, "%s{%s,%s=\"%s\"} ", name, k < n ? labels[k] : other_labels, label,
+				values[i]);
+			if (seconds)
+				put_seconds(f, v[i]);
+			else
+				fprintf(f, "%" PRIu64, v[i]);
+			fputc('\n', f);
+		}
+	}
+}
+
 /* The per-cgroup families: the named cgroups, then "(other)". */
 static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 {
@@ -656,6 +686,17 @@ static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 		for (size_t i = 0; i < sizeof(row_families) / sizeof(row_families[0]); i++)
 			if (row_families[i].kind != PK_IRQOFF || r->irqoff_rows != IRQOFF_ROWS_NONE)
 				put_row_family(p, f, &row_families[i], figs, labels, n);
+		if (r->flush_parts)
+			put_labelled_family(f, "rstatlat_flush_part_seconds_total",
+					    "Where whole flushes' wall time went: held, wait, irq, "
+					    "offcpu, other.", "part", part_names, PART_MAX, figs,
+					    labels, n, offsetof(struct pfig, part), true);
+		if (r->memcg_decisions)
+			put_labelled_family(f, "rstatlat_memcg_flush_decisions_total",
+					    "memcg:memcg_flush_stats: flushes asked for, forced, and "
+					    "skipped for too few updates.", "decision", decision_names,
+					    DECISION_MAX, figs, labels, n,
+					    offsetof(struct pfig, decisions), false);
 	}
 	for (size_t k = 0; labels && k < n; k++)
 		free(labels[k]);
@@ -689,6 +730,41 @@ static void put_seconds_scalar(FILE *f, const char *name, const char *type, cons
 	fprintf(f, "%s ", name);
 	put_seconds(f, ns);
 	fputc('\n', f);
+}
+
+/*
+ * Flush causes, machine-wide: sampled flushes by cause. Samples, not the
+ * shared-out flushes, since a share may shrink as samples come: a counter
+ * must not. One flush in rstatlat_cause_sample was sampled.
+ */
+static int put_causes(const struct report *r, FILE *f)
+{
+	struct row all = { 0 };
+	size_t *order;
+	int err = 0;
+
+	for (size_t i = 0; i < r->ncgroups && !err; i++)
+		for (size_t c = 0; c < r->cgroups[i].ncauses && !err; c++)
+			err = row_add_cause(&all, r->cgroups[i].causes[c].name,
+					    r->cgroups[i].causes[c].samples,
+					    r->cgroups[i].causes[c].samples, 0);
+	order = err ? NULL : row_causes_by_flushes(&all);
+	if (!order) {
+		row_free(&all);
+		return -1;
+	}
+	put_scalar(f, "rstatlat_cause_sample", "gauge",
+		   "One flush in this many per CPU names its cause from its stack.", r->cause_sample);
+	family(f, "rstatlat_flush_cause_samples_total", "counter",
+	       "Sampled flushes by what asked for them (a stat file, a kernel path).");
+	for (size_t i = 0; i < all.ncauses; i++) {
+		fputs("rstatlat_flush_cause_samples_total{cause=\"", f);
+		prom_write_label(f, all.causes[order[i]].name);
+		fprintf(f, "\"} %" PRIu64 "\n", all.causes[order[i]].samples);
+	}
+	free(order);
+	row_free(&all);
+	return 0;
 }
 
 static void put_system(const struct prom_state *p, const struct report *r, FILE *f)
@@ -790,7 +866,8 @@ int prom_write(struct prom_state *p, const struct report *summary,
 	       const struct prom_http_counts *http, uint64_t now_mono_ns,
 	       uint64_t now_real_ns, FILE *f)
 {
-	if (refresh(p, summary, now_mono_ns) || put_rows(p, summary, f))
+	if (refresh(p, summary, now_mono_ns) || put_rows(p, summary, f) ||
+	    (summary->cause_sample && put_causes(summary, f)))
 		return -1;
 	put_system(p, summary, f);
 	put_costs(summary, f);

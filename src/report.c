@@ -14,6 +14,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_STACK] = "stack_missing",
 	[LOST_FLUSH_OPEN] = "flush_unfinished",
 	[LOST_RETIRED] = "retired_dropped",
+	[LOST_CAUSE_STACK] = "cause_stack_missing",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */
@@ -275,8 +276,99 @@ struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)
 	return r;
 }
 
+const char *const part_names[PART_MAX] = {
+	[PART_HELD] = "held", [PART_WAIT] = "wait", [PART_IRQ] = "irq",
+	[PART_OFFCPU] = "offcpu", [PART_OTHER] = "other",
+};
+
+const char *const decision_names[DECISION_MAX] = {
+	[DECISION_ASKED] = "asked", [DECISION_FORCED] = "forced", [DECISION_SKIPPED] = "skipped",
+};
+
+void row_clear_causes(struct row *r)
+{
+	for (size_t i = 0; i < r->ncauses; i++)
+		free(r->causes[i].name);
+	free(r->causes);
+	r->causes = NULL;
+	r->ncauses = 0;
+}
+
+int row_add_cause(struct row *r, const char *name, uint64_t samples, uint64_t weight,
+		  uint64_t weight_ns)
+{
+	struct cause *nc;
+
+	for (size_t i = 0; i < r->ncauses; i++) {
+		if (!strcmp(r->causes[i].name, name)) {
+			r->causes[i].samples += samples;
+			r->causes[i].weight += weight;
+			r->causes[i].weight_ns += weight_ns;
+			return 0;
+		}
+	}
+	nc = realloc(r->causes, (r->ncauses + 1) * sizeof(*nc));
+	if (!nc)
+		return -1;
+	r->causes = nc;
+	nc[r->ncauses].name = strdup(name);
+	if (!nc[r->ncauses].name)
+		return -1;
+	nc[r->ncauses].samples = samples;
+	nc[r->ncauses].weight = weight;
+	nc[r->ncauses].weight_ns = weight_ns;
+	r->ncauses++;
+	return 0;
+}
+
+/* total * part / whole, without overflowing 64 bits on the way */
+static uint64_t share_of(uint64_t total, uint64_t part, uint64_t whole)
+{
+	return whole ? (uint64_t)((long double)total * part / whole + 0.5L) : 0;
+}
+
+uint64_t cause_flushes(const struct row *r, const struct cause *c)
+{
+	uint64_t whole = 0;
+
+	for (size_t i = 0; i < r->ncauses; i++)
+		whole += r->causes[i].weight;
+	return share_of(r->flush.count, c->weight, whole);
+}
+
+uint64_t cause_flush_ns(const struct row *r, const struct cause *c)
+{
+	uint64_t whole = 0;
+
+	for (size_t i = 0; i < r->ncauses; i++)
+		whole += r->causes[i].weight_ns;
+	return share_of(r->flush.sum, c->weight_ns, whole);
+}
+
+static int cause_cmp(const void *a, const void *b, void *arg)
+{
+	const struct cause *c = arg, *x = &c[*(const size_t *)a], *y = &c[*(const size_t *)b];
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+size_t *row_causes_by_flushes(const struct row *r)
+{
+	size_t *order = malloc((r->ncauses ? r->ncauses : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < r->ncauses; i++)
+		order[i] = i;
+	qsort_r(order, r->ncauses, sizeof(*order), cause_cmp, r->causes);
+	return order;
+}
+
 void row_free(struct row *r)
 {
+	row_clear_causes(r);
 	free(r->path);
 	free(r->own_cgroup);
 	dist_free(&r->hold);
@@ -300,6 +392,12 @@ int row_copy(struct row *dst, const struct row *src)
 	dst->path = dst->own_cgroup = NULL;
 	dst->hold = dst->wait = dst->flush = (struct dist){ 0 };
 	dst->irqoff = NULL;
+	dst->causes = NULL;
+	dst->ncauses = 0;
+	for (size_t i = 0; i < src->ncauses; i++)
+		if (row_add_cause(dst, src->causes[i].name, src->causes[i].samples,
+				  src->causes[i].weight, src->causes[i].weight_ns))
+			goto oom;
 	if (copy_str(&dst->path, src->path) || copy_str(&dst->own_cgroup, src->own_cgroup) ||
 	    dist_copy(&dst->hold, &src->hold) || dist_copy(&dst->wait, &src->wait) ||
 	    dist_copy(&dst->flush, &src->flush))
@@ -327,6 +425,14 @@ int row_merge(struct row *into, const struct row *from)
 		into->flush_holds_max = from->flush_holds_max;
 	into->exited += from->exited;
 	into->removed_cgroups += from->removed_cgroups;
+	for (int k = 0; k < PART_MAX; k++)
+		into->part[k] += from->part[k];
+	for (int k = 0; k < DECISION_MAX; k++)
+		into->decisions[k] += from->decisions[k];
+	for (size_t i = 0; i < from->ncauses; i++)
+		if (row_add_cause(into, from->causes[i].name, from->causes[i].samples,
+				  from->causes[i].weight, from->causes[i].weight_ns))
+			return -1;
 	if (from->irqoff) {
 		if (!into->irqoff)
 			into->irqoff = calloc(1, sizeof(*into->irqoff));
@@ -502,6 +608,9 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		p->r.attach = run->attach;
 		p->r.irqoff_rows = run->irqoff_rows;
 		p->r.start_ns = run->start_ns;
+		p->r.flush_parts = run->flush_parts;
+		p->r.cause_sample = run->cause_sample;
+		p->r.memcg_decisions = run->memcg_decisions;
 	}
 	p->r.duration_ns += run->duration_ns;
 	if (run->cpu_lock.present) {

@@ -33,6 +33,20 @@ struct dist {
 };
 
 /*
+ * A flush cause of a row (README, "Flush causes"): the sampled flushes
+ * whose stack named it, the flushes they stand for (each sample weighs
+ * 1 / its probability) and those flushes' wall time. The row's flushes
+ * and wall time are shared out by these weights (cause_flushes), so the
+ * causes add up to the row's whatever the sampling. Owns name.
+ */
+struct cause {
+	char *name;
+	uint64_t samples;
+	uint64_t weight;
+	uint64_t weight_ns;
+};
+
+/*
  * A row: one flushed cgroup, or with -p one (flushing process, flushed
  * cgroup) pair. Strings, distributions and irqoff are owned by the row
  * (row_free, row_copy); strings are raw kernel text: views escape them.
@@ -57,6 +71,11 @@ struct row {
 	struct dist flush;
 	uint64_t flush_holds;	/* lock holds taken by those flushes */
 	uint64_t flush_holds_max;
+	uint64_t part[PART_MAX];	/* their wall time's parts, ns (report.flush_parts) */
+	struct cause *causes;	/* owned; report.cause_sample > 0 */
+	size_t ncauses;
+	/* memcg:memcg_flush_stats of this memcg (report.memcg_decisions) */
+	uint64_t decisions[DECISION_MAX];
 	uint32_t top_tgid;	/* flusher with most acquisitions */
 	char top_comm[RSL_COMM_LEN];
 	uint64_t top_locked;	/* its acquisitions, when known (-p) */
@@ -115,7 +134,7 @@ struct self_costs {
 	uint64_t rss_max_bytes;	/* peak resident memory so far */
 };
 
-#define MAX_ATTACH_POINTS 16
+#define MAX_ATTACH_POINTS 40
 
 struct kernel_info {
 	char release[65];
@@ -135,6 +154,9 @@ struct report {
 	struct irqoff_summary irqoff;
 	enum irqoff_rows irqoff_rows;
 	struct self_costs self;
+	bool flush_parts;	/* rows' part[] measured */
+	uint32_t cause_sample;	/* one flush in this many (at random) named a cause; 0: off */
+	bool memcg_decisions;	/* rows' decisions[] measured */
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	struct row *cgroups;
@@ -201,6 +223,28 @@ int row_merge(struct row *into, const struct row *from);
  * Under TRACED a NULL row->irqoff gives an empty distribution.
  */
 const struct dist *row_irqoff(const struct report *r, const struct row *row);
+
+extern const char *const part_names[PART_MAX];	/* "held", "wait", ... */
+extern const char *const decision_names[DECISION_MAX];	/* "asked", "forced", "skipped" */
+/*
+ * samples standing for weight flushes of weight_ns under the cause name in
+ * r (added to an existing entry of that name). Returns 0, or -1 out of
+ * memory (r unchanged).
+ */
+int row_add_cause(struct row *r, const char *name, uint64_t samples, uint64_t weight,
+		  uint64_t weight_ns);
+/*
+ * The cause JSON gives a row's flushes when none of them was sampled, so
+ * that the causes always add up; derived again when read, never stored.
+ */
+#define NOT_SAMPLED "(not sampled)"
+/* Drops the row's causes. */
+void row_clear_causes(struct row *r);
+/* The row's flushes (and their wall time) shared out by the causes' weights. */
+uint64_t cause_flushes(const struct row *r, const struct cause *c);
+uint64_t cause_flush_ns(const struct row *r, const struct cause *c);
+/* Positions in r->causes, the most flushes first (name breaks ties); NULL out of memory. */
+size_t *row_causes_by_flushes(const struct row *r);
 
 /*
  * Finds rows by an identity: by default (identity NULL) a cgroup's

@@ -112,12 +112,35 @@ static json_t *get_typed(struct reader *rd, json_t *obj, const char *ctx, const 
 	return v;
 }
 
-/* One {ge, le, count} bucket: it must be a bucket of this layout. */
+/*
+ * A bucket above 2^32 ns of the layout that ran to 2^35 ns (rstatlat 0.1.0
+ * before issue 13): 16 sub-buckets per octave, the last one open-ended.
+ */
+#define OLD_HIGH_SHIFT 34
+
+static bool old_layout_bucket(uint64_t ge, uint64_t le)
+{
+	unsigned int msb = hist_msb(ge);
+	uint64_t width = 1ULL << (msb - HIST_SUB_BITS);
+
+	if (msb > OLD_HIGH_SHIFT || (ge & (width - 1)))
+		return false;
+	if (ge == (2 * HIST_SUB - 1ULL) << (OLD_HIGH_SHIFT - HIST_SUB_BITS))
+		return le >= ge;
+	return le == ge + width - 1;
+}
+
+/*
+ * One {ge, le, count} bucket: it must be a bucket of this layout, or one
+ * beyond its last (files of a layout that ran to 2^35 ns), which folds
+ * into the last.
+ */
 static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dist *d,
 		       int *last)
 {
 	uint64_t ge, le, count;
 	unsigned int idx;
+	bool beyond;
 
 	if (!json_is_object(b))
 		return fail(rd, "%s: not an object", ctx);
@@ -125,11 +148,12 @@ static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dis
 	    get_u64(rd, b, ctx, "count", &count))
 		return -1;
 	idx = hist_bucket(ge);
-	if (hist_bucket_lower(idx) != ge ||
+	beyond = idx == HIST_BUCKETS - 1 && ge > hist_bucket_lower(idx);
+	if (beyond ? !old_layout_bucket(ge, le) : hist_bucket_lower(idx) != ge ||
 	    (idx < HIST_BUCKETS - 1 ? le != hist_bucket_upper(idx) - 1 : le < ge))
 		return fail(rd, "%s: [%" PRIu64 ", %" PRIu64 "] is not a " SCHEMA " bucket",
 			    ctx, ge, le);
-	if ((int)idx <= *last)
+	if ((int)idx < *last || ((int)idx == *last && !beyond))
 		return fail(rd, "%s: buckets out of order", ctx);
 	if (count == 0 || count > UINT64_MAX - d->count)
 		return fail(rd, "%s: bad count", ctx);
@@ -191,6 +215,85 @@ static int read_identity(struct reader *rd, json_t *obj, const char *ctx, struct
 	return row->path ? 0 : fail(rd, "out of memory");
 }
 
+/* "flush_parts" of a row: its wall_ns must be the row's flush_ns sum. */
+static int read_flush_parts(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	json_t *fp = get_typed(rd, obj, ctx, "flush_parts", false);
+	char key[32], sub[64];
+	uint64_t wall;
+
+	if (!fp)
+		return -1;
+	snprintf(sub, sizeof(sub), "%s.flush_parts", ctx);
+	if (get_u64(rd, fp, sub, "wall_ns", &wall))
+		return -1;
+	if (wall != row->flush.sum)
+		return fail(rd, "%s.wall_ns: not the flush_ns sum", sub);
+	for (int k = 0; k < PART_MAX; k++) {
+		snprintf(key, sizeof(key), "%s_ns", part_names[k]);
+		if (get_u64(rd, fp, sub, key, &row->part[k]))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * "flush_causes": [{cause, flushes, flush_ns, samples}]. The shared-out
+ * flushes and flush_ns are in proportion to the weights they came from,
+ * so they stand in for them.
+ */
+static int read_flush_causes(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	json_t *list = get_typed(rd, obj, ctx, "flush_causes", true), *c;
+	char sub[64];
+	size_t i;
+
+	if (!list)
+		return -1;
+	json_array_foreach(list, i, c) {
+		uint64_t samples, flushes, ns;
+		const char *name;
+
+		snprintf(sub, sizeof(sub), "%s.flush_causes[%zu]", ctx, i);
+		if (!json_is_object(c))
+			return fail(rd, "%s: not an object", sub);
+		name = get_str(rd, c, sub, "cause");
+		if (!name || get_u64(rd, c, sub, "samples", &samples) ||
+		    get_u64(rd, c, sub, "flushes", &flushes) || get_u64(rd, c, sub, "flush_ns", &ns))
+			return -1;
+		/* "(not sampled)", 0 samples: derived from the row, not a cause */
+		if (samples && row_add_cause(row, name, samples, flushes, ns))
+			return fail(rd, "out of memory");
+	}
+	return 0;
+}
+
+static int read_decisions(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	json_t *d = get_typed(rd, obj, ctx, "memcg_decisions", false);
+	char sub[64];
+
+	if (!d)
+		return -1;
+	snprintf(sub, sizeof(sub), "%s.memcg_decisions", ctx);
+	for (int k = 0; k < DECISION_MAX; k++)
+		if (get_u64(rd, d, sub, decision_names[k], &row->decisions[k]))
+			return -1;
+	return 0;
+}
+
+/* The flush figures of issue 13 arrived within rstatlat/1: older files lack them. */
+static int read_flush_extras(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	if (json_object_get(obj, "flush_parts") && read_flush_parts(rd, obj, ctx, row))
+		return -1;
+	if (json_object_get(obj, "flush_causes") && read_flush_causes(rd, obj, ctx, row))
+		return -1;
+	if (json_object_get(obj, "memcg_decisions") && read_decisions(rd, obj, ctx, row))
+		return -1;
+	return 0;
+}
+
 /* What cgroup and process rows both carry: counts and distributions. */
 static int read_figures(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
 {
@@ -215,7 +318,7 @@ static int read_figures(struct reader *rd, json_t *obj, const char *ctx, struct 
 		if (read_dist(rd, obj, ctx, "irqoff_ns", row->irqoff))
 			return -1;
 	}
-	return 0;
+	return read_flush_extras(rd, obj, ctx, row);
 }
 
 static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
@@ -524,6 +627,22 @@ static int check_schema(struct reader *rd, json_t *obj)
 	return 0;
 }
 
+/* What a run measured of its flushes; absent in older files. */
+static int read_flush_sources(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *parts = json_object_get(obj, "flush_parts");
+	json_t *memcg = json_object_get(obj, "memcg_decisions");
+
+	if ((parts && !json_is_boolean(parts)) || (memcg && !json_is_boolean(memcg)))
+		return fail(rd, "flush_parts, memcg_decisions: not true or false");
+	a->r.flush_parts |= json_is_true(parts);
+	a->r.memcg_decisions |= json_is_true(memcg);
+	if (json_object_get(obj, "cause_sample") &&
+	    get_u32(rd, obj, "", "cause_sample", &a->r.cause_sample))
+		return -1;
+	return 0;
+}
+
 static int read_object(struct reader *rd, json_t *obj)
 {
 	const char *type;
@@ -543,7 +662,8 @@ static int read_object(struct reader *rd, json_t *obj)
 	if (get_u64(rd, obj, "", "start_ns", &start) ||
 	    get_u64(rd, obj, "", "duration_ns", &dur) || read_kernel(rd, obj) ||
 	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a) ||
-	    read_self(rd, obj, a) || read_cpu_lock(rd, obj, a) || read_irqoff_system(rd, obj, a))
+	    read_self(rd, obj, a) || read_cpu_lock(rd, obj, a) || read_irqoff_system(rd, obj, a) ||
+	    read_flush_sources(rd, obj, a))
 		return -1;
 	if (dur > UINT64_MAX - a->r.duration_ns)
 		return fail(rd, "durations overflow");

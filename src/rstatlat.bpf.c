@@ -20,6 +20,8 @@
  *   per-CPU lock tracepoints   6.10-6.16, system-wide
  *   fallback                   fentry/kprobe on the flush functions (< 6.10)
  *   irqs-off                   preemptirq tracepoints (trace), cpu-clock (sample)
+ *   flush parts                irq time per CPU, flushers switched out
+ *   memcg flush decisions      memcg:memcg_flush_stats (6.13+)
  *
  * The rstat lock is taken with spin_lock_irq(), so between the locked and
  * unlock tracepoints the holder cannot leave its CPU: per-CPU state pairs
@@ -55,6 +57,10 @@ const volatile __u32 cpu_lock_arg_contended = 2;
 const volatile __s32 last_cpu = 0;
 /* --irqoff sample: the cpu-clock period; 0 = not sampling */
 const volatile __u64 tick_period_ns = 0;
+/* Flush parts are recorded (the irq and sched_switch programs are attached). */
+const volatile bool flush_parts = false;
+/* One flush in cause_sample takes a stack for its cause; 0 = causes off. */
+const volatile __u32 cause_sample = 0;
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* advanced by userspace at every read (rstatlat.h) */
@@ -76,6 +82,11 @@ __u32 next_slot = 0;	/* slot numbers handed out so far */
  * cpu.stat reading its totals, not a flush.
  */
 __u32 per_cpu_walks = 0;
+/*
+ * Open flushes whose task is switched out now: while there is none, a
+ * context switch need not look at the next task's flush.
+ */
+__u32 flushes_off = 0;
 
 /*
  * One flush call of the current task: from its first lock acquisition (or
@@ -84,18 +95,26 @@ __u32 per_cpu_walks = 0;
  * task may move CPUs then: so it lives with the task, not the CPU.
  */
 struct task_flush {
+	/* what every unlock touches, first: one cache line */
 	__u64 start;		/* 0: no flush open */
 	__u64 cgrp;
-	__u64 hold_start;	/* fallback: inside cgroup_rstat_flush_locked */
-	__u64 walked_cgrp;	/* cgroup of the per-CPU walk that just ended */
 	__u32 slot;
 	__u32 holds;
 	__s32 last_lock_cpu;
-	__u32 outer;		/* fallback: opened by an outer flush function */
 	__u8 totals;		/* the open "flush" is a totals read: not counted */
 	__u8 whole;		/* opened by lock cpu -1: it ends at unlock cpu -1 */
 	__u8 paired;		/* every hold locked and unlocked one cpu */
 	__u8 pad;
+	__u64 held;		/* flush parts so far (rstatlat.h, enum flush_part) */
+	__u64 wait;
+	__u64 walked_cgrp;	/* cgroup of the per-CPU walk that just ended */
+	/* at a flush's start and end, switches, and the fallback */
+	__u64 irq;
+	__u64 offcpu;
+	__u64 off_ts;		/* when it was switched out; 0: on a CPU */
+	__u64 irq_mark;		/* its CPU's irq_ns when it last came on that CPU */
+	__u64 hold_start;	/* fallback: inside cgroup_rstat_flush_locked */
+	__u32 outer;		/* fallback: opened by an outer flush function */
 	__u32 pad2;
 };
 
@@ -208,6 +227,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);	/* resized by userspace */
 } events SEC(".maps");
+
+/* Flush causes: the stacks of sampled flushes at their end, named by userspace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, RSL_CAUSE_STACKS);	/* 1 when causes are off */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, RSL_CAUSE_FRAMES * sizeof(__u64));
+} flush_stacks SEC(".maps");
 
 /* ---- slots: a cgroup (x process with -p) and its number ---- */
 
@@ -511,6 +538,12 @@ static __noinline void stage_evict(struct slot_stage *st)
 	__sync_fetch_and_add(&h->n.contended, st->n.contended);
 	__sync_fetch_and_add(&h->n.flush_holds, st->n.flush_holds);
 	atomic_max(&h->n.flush_holds_max, st->n.flush_holds_max);
+	for (int k = 0; k < PART_MAX; k++)
+		if (st->n.part[k])
+			__sync_fetch_and_add(&h->n.part[k], st->n.part[k]);
+	for (int k = 0; k < DECISION_MAX; k++)
+		if (st->n.decisions[k])
+			__sync_fetch_and_add(&h->n.decisions[k], st->n.decisions[k]);
 	vote_merge(&h->n, &st->n);
 	dist_evict(&st->d[SD_HOLD], &h->d[SD_HOLD], st->epoch);
 	dist_evict(&st->d[SD_WAIT], &h->d[SD_WAIT], st->epoch);
@@ -716,9 +749,88 @@ static __always_inline struct task_flush *current_flush(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/* A flush ended, with the lock held: into this CPU's stage. */
-static __always_inline void record_flush(struct lock_state *lc, struct task_flush *f, __u64 now)
+/*
+ * A sampled flush's wall time under its stack, in the slot's home: the
+ * way that has the stack, else the first free one (claimed by a
+ * compare-and-swap, as other CPUs may claim at once), else CAUSE_MORE.
+ */
+static __noinline void cause_record(__u32 slot, __u32 stack, __u32 weight, __u64 wall)
 {
+	struct slot_home *h = home_of(slot);
+	struct cause_way *w = NULL;
+
+	if (!h)
+		return;
+	for (int i = 0; i < CAUSE_WAYS; i++) {
+		__u32 have = h->cause[i].stack;
+
+		if (!have)
+			have = __sync_val_compare_and_swap(&h->cause[i].stack, 0, stack);
+		if (!have || have == stack) {
+			w = &h->cause[i];
+			break;
+		}
+	}
+	if (!w) {
+		w = &h->cause[CAUSE_WAYS];
+		if (w->stack != CAUSE_MORE)
+			w->stack = CAUSE_MORE;
+	}
+	__sync_fetch_and_add(&w->samples, 1);
+	__sync_fetch_and_add(&w->weight, weight);
+	__sync_fetch_and_add(&w->weight_ns, wall * weight);
+}
+
+/*
+ * Where the flush's wall time went. irq and offcpu are taken where they
+ * happened (irq_enter_time, flush_switch); the lock is held with irqs off,
+ * so they can only fall between holds. other is what none of them
+ * covers, never negative: parts that overlapped would show as a sum
+ * above the wall time.
+ */
+static __noinline void record_parts(struct slot_stage *st, struct lock_state *lc,
+				    struct task_flush *f, __u64 wall)
+{
+	__u64 irq = f->irq + (lc->irq_ns - f->irq_mark);
+	__u64 known = f->held + f->wait + irq + f->offcpu;
+
+	st->n.part[PART_HELD] += f->held;
+	st->n.part[PART_WAIT] += f->wait;
+	st->n.part[PART_IRQ] += irq;
+	st->n.part[PART_OFFCPU] += f->offcpu;
+	st->n.part[PART_OTHER] += known < wall ? wall - known : 0;
+}
+
+/*
+ * A flush takes the stack that says who asked for it with probability
+ * 1 / cause_sample: at random, as every K-th flush of a CPU would always
+ * fall on the same one of readers taking turns. A flush of CAUSE_ALWAYS_NS
+ * or more always does: the long ones are those worth explaining. Taken at
+ * the flush's end, after its clock read: the unwinding (microseconds)
+ * would otherwise count in its own wall time.
+ */
+static __always_inline bool cause_sampled(__u64 wall)
+{
+	return cause_sample == 1 || wall >= CAUSE_ALWAYS_NS ||
+	       bpf_get_prandom_u32() % cause_sample == 0;
+}
+
+static __noinline __u32 cause_stack(void *ctx)
+{
+	long id = bpf_get_stackid(ctx, &flush_stacks, 0);
+
+	if (id >= 0)
+		return (__u32)id + 1;
+	count_lost(LOST_CAUSE_STACK);
+	return CAUSE_NO_STACK;
+}
+
+/* A flush ended, with the lock held: into this CPU's stage. */
+static __always_inline void record_flush(void *ctx, struct lock_state *lc, struct task_flush *f,
+					 __u64 now)
+{
+	__u32 stack;
+
 	struct slot_stage *st;
 
 	if (f->start) {
@@ -727,8 +839,25 @@ static __always_inline void record_flush(struct lock_state *lc, struct task_flus
 		st->n.flush_holds += f->holds;
 		if (f->holds > st->n.flush_holds_max)
 			st->n.flush_holds_max = f->holds;
+		if (flush_parts)
+			record_parts(st, lc, f, now - f->start);
+		if (cause_sample && cause_sampled(now - f->start)) {
+			stack = cause_stack(ctx);
+			cause_record(f->slot, stack, now - f->start >= CAUSE_ALWAYS_NS ? 1 :
+				     cause_sample, now - f->start);
+		}
 	}
 	f->start = 0;
+	if (flush_parts)
+		lc->flush_task = 0;
+}
+
+/* A flush opens: its parts start from zero here. */
+static __always_inline void flush_open(struct lock_state *lc, struct task_flush *f)
+{
+	f->held = f->wait = f->irq = f->offcpu = f->off_ts = 0;
+	f->irq_mark = lc->irq_ns;
+	lc->flush_task = (__u64)bpf_get_current_task_btf();
 }
 
 /*
@@ -749,8 +878,8 @@ static __always_inline void record_flush(struct lock_state *lc, struct task_flus
  * It is updated at unlock, after the hold's clock read, so no hold
  * includes the lookup.
  */
-static __always_inline void flush_account(struct lock_state *lc, struct cgroup *cgrp, __u32 slot,
-					  int unlock_cpu, __u64 now)
+static __always_inline void flush_account(void *ctx, struct lock_state *lc, struct cgroup *cgrp,
+					  __u32 slot, int unlock_cpu, __u64 hold, __u64 now)
 {
 	int lock_cpu = lc->locked_lock_cpu;
 	struct task_flush *f;
@@ -774,8 +903,14 @@ static __always_inline void flush_account(struct lock_state *lc, struct cgroup *
 		f->totals = lock_cpu < 0 && (per_cpu_walks || f->walked_cgrp == (__u64)cgrp);
 		f->walked_cgrp = 0;
 		f->paired = 1;
+		if (flush_parts && !f->totals)
+			flush_open(lc, f);
 	}
 	f->holds++;
+	if (flush_parts) {
+		f->held += hold;
+		f->wait += lc->locked_wait;
+	}
 	f->last_lock_cpu = lock_cpu;
 	if (lock_cpu != unlock_cpu)
 		f->paired = 0;
@@ -785,10 +920,12 @@ static __always_inline void flush_account(struct lock_state *lc, struct cgroup *
 	f->walked_cgrp = unlock_cpu >= 0 ? f->cgrp : 0;
 	if (unlock_cpu >= 0 && f->paired && !per_cpu_walks)
 		per_cpu_walks = 1;
-	if (f->totals)
+	if (f->totals) {
 		f->start = 0;
-	else
-		record_flush(lc, f, now);
+		lc->flush_task = 0;
+	} else {
+		record_flush(ctx, lc, f, now);
+	}
 }
 
 static __always_inline void on_contended(__u64 now)
@@ -876,6 +1013,8 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	if (threshold_ns)
 		lc->locked_contended = contended;
 	lc->locked_start = start;
+	if (flush_parts)
+		lc->locked_wait = now - start;
 	lc->locked_ts = now;
 	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
 		lc->hold_start = now;
@@ -911,7 +1050,7 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_c
 	record(stage_of(lc, slot), SD_HOLD, hold);
 	if (threshold_ns && hold >= threshold_ns)
 		slow_emit(ctx, SLOW_HOLD, now, hold, slot, lock_cpu, lc->locked_contended);
-	flush_account(lc, cgrp, slot, lock_cpu, now);
+	flush_account(ctx, lc, cgrp, slot, lock_cpu, hold, now);
 }
 
 SEC("tp_btf/cgroup_rstat_lock_contended")
@@ -1028,6 +1167,136 @@ int rstat_cpu_unlock##suffix(__u64 *ctx)					\
 
 CPU_LOCK_PROGS()
 CPU_LOCK_PROGS(_fastpath)
+
+/* ---- flush parts: irq time per CPU, flushers switched out ---- */
+
+/*
+ * Hardirq and softirq time on this CPU, since load: a flush's irq part is
+ * how much it grew while the flush ran here. Handlers nest (a hardirq
+ * inside a softirq), so only the outermost one is timed. Entries before
+ * "armed" are not counted, and their exits find depth 0.
+ */
+static __always_inline void irq_enter_time(void)
+{
+	struct lock_state *lc;
+
+	if (!armed)
+		return;
+	lc = this_lock_state();
+	if (lc && lc->irq_depth++ == 0)
+		lc->irq_since = bpf_ktime_get_ns();
+}
+
+static __always_inline void irq_exit_time(void)
+{
+	struct lock_state *lc = this_lock_state();
+
+	if (lc && lc->irq_depth && --lc->irq_depth == 0)
+		lc->irq_ns += bpf_ktime_get_ns() - lc->irq_since;
+}
+
+/*
+ * Device interrupts (irq_handler_*), softirqs, and on x86 the system
+ * vectors that irq_handler_* does not see: the local timer and the IPIs.
+ */
+#define IRQ_TIME_PROGS(entry, exit)						\
+SEC("tp_btf/" #entry)								\
+int irq_time_##entry(__u64 *ctx)						\
+{										\
+	(void)ctx;								\
+	irq_enter_time();							\
+	return 0;								\
+}										\
+SEC("tp_btf/" #exit)								\
+int irq_time_##exit(__u64 *ctx)							\
+{										\
+	(void)ctx;								\
+	irq_exit_time();							\
+	return 0;								\
+}
+
+IRQ_TIME_PROGS(irq_handler_entry, irq_handler_exit)
+IRQ_TIME_PROGS(softirq_entry, softirq_exit)
+IRQ_TIME_PROGS(local_timer_entry, local_timer_exit)
+IRQ_TIME_PROGS(call_function_entry, call_function_exit)
+IRQ_TIME_PROGS(call_function_single_entry, call_function_single_exit)
+IRQ_TIME_PROGS(reschedule_entry, reschedule_exit)
+IRQ_TIME_PROGS(irq_work_entry, irq_work_exit)
+
+/*
+ * A flusher switched out between holds (cond_resched, preemption) is off
+ * CPU until it is switched back in, perhaps on another CPU: its irq part
+ * is taken up to here, and restarts from that CPU's irq time.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct lock_state *lc = this_lock_state();
+	struct task_flush *f;
+	__u64 now;
+
+	(void)ctx;
+	(void)preempt;
+	if (!lc)
+		return 0;
+	if (lc->flush_task && lc->flush_task == (__u64)prev) {
+		lc->flush_task = 0;
+		f = bpf_task_storage_get(&task_flush, prev, 0, 0);
+		if (f && f->start && !f->off_ts) {
+			f->irq += lc->irq_ns - f->irq_mark;
+			f->off_ts = bpf_ktime_get_ns();
+			__sync_fetch_and_add(&flushes_off, 1);
+		}
+	}
+	if (!flushes_off)
+		return 0;
+	f = bpf_task_storage_get(&task_flush, next, 0, 0);
+	if (!f || !f->off_ts)
+		return 0;
+	now = bpf_ktime_get_ns();
+	f->offcpu += now - f->off_ts;
+	f->off_ts = 0;
+	f->irq_mark = lc->irq_ns;
+	if (f->start)
+		lc->flush_task = (__u64)next;
+	__sync_fetch_and_sub(&flushes_off, 1);
+	return 0;
+}
+
+/* ---- memcg flush decisions: memcg:memcg_flush_stats (6.13+) ---- */
+
+/*
+ * Fired for every flush a memcg asks for, before the lock: forced, or
+ * skipped when too few stats changed. Tracepoints run with preemption
+ * off and this one never inside a hold, so this CPU's stage is safe.
+ */
+SEC("tp_btf/memcg_flush_stats")
+int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool force,
+	     bool needs_flush)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct slot_stage *st;
+	struct lock_state *lc;
+	int n;
+
+	(void)ctx;
+	(void)stats_updates;
+	if (!armed || !memcg || (targ_tgid && tgid != targ_tgid))
+		return 0;
+	lc = this_lock_state();
+	if (!lc)
+		return 0;
+	n = resolve_slot(lc, memcg->css.cgroup, true, per_process ? tgid : 0);
+	if (n < 0)
+		return 0;
+	st = stage_of(lc, (__u32)n);
+	st->n.decisions[DECISION_ASKED]++;
+	if (force)
+		st->n.decisions[DECISION_FORCED]++;
+	else if (!needs_flush)
+		st->n.decisions[DECISION_SKIPPED]++;
+	return 0;
+}
 
 /* ---- fallback: the flush functions ---- */
 
@@ -1150,7 +1419,7 @@ static __always_inline void inner_exit(void *ctx)
 		slow_emit(ctx, SLOW_HOLD, now, hold, f->slot, -1, false);
 	f->holds++;
 	if (!f->outer)
-		record_flush(lc, f, now);
+		record_flush(ctx, lc, f, now);
 }
 
 SEC("fentry/cgroup_rstat_flush_locked")

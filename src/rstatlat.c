@@ -41,7 +41,7 @@
 #define VERSION "0.1.0"
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 /*
- * Room for 10 000 cgroups (or cgroup x process pairs with -p): about 62 MiB
+ * Room for 10 000 cgroups (or cgroup x process pairs with -p): about 58 MiB
  * of kernel memory, whatever the number of CPUs (README, Memory).
  */
 #define DEFAULT_MAX_SLOTS 10000
@@ -53,6 +53,13 @@
  * 1000, so the samples do not march in step with the kernel's own HZ tick.
  */
 #define DEFAULT_SAMPLE_HZ 997
+/*
+ * One flush in 64, at random, takes a stack for its cause (and every
+ * flush of 100 us or more): a stack costs about 1 us here, more than the
+ * rest of a short flush's programs together; at 1 in 16 it still added
+ * 11 ns to every lock event of the hammer (README, Overhead).
+ */
+#define DEFAULT_CAUSE_SAMPLE 64
 /*
  * The exposition: powers of two from 128 ns (a fast hold) to 128 ms (an
  * irqs-off interval that drops packets): 21 bounds, and +Inf.
@@ -73,6 +80,8 @@ static struct options {
 	bool probe_only;
 	enum source_pref source;
 	enum irqoff_pref irqoff;
+	enum parts_pref parts;
+	uint64_t cause_sample;	/* 0: causes off */
 	uint64_t sample_hz;
 	uint64_t threshold_ns;
 	uint64_t targ_tgid;
@@ -89,6 +98,7 @@ static struct options {
 } opts = {
 	.view = { .sort = SORT_HOLD_P99, .rows = 20 },
 	.sample_hz = DEFAULT_SAMPLE_HZ,
+	.cause_sample = DEFAULT_CAUSE_SAMPLE,
 	.textfile_interval = DEFAULT_TEXTFILE_INTERVAL_S,
 	.prom = { .max_cgroups = DEFAULT_PROM_MAX_CGROUPS,
 		  .idle_ns = DEFAULT_PROM_IDLE_S * 1000000000ULL, .version = VERSION },
@@ -124,7 +134,7 @@ static const char usage_text[] =
 "                        accepted)\n"
 "  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
 "      --max-entries N   cgroups (x processes with -p) tracked at once\n"
-"                        (default 10000: about 62 MiB of kernel memory at any\n"
+"                        (default 10000: about 58 MiB of kernel memory at any\n"
 "                        number of CPUs)\n"
 "      --probe           print what this kernel offers, what is chosen and why\n"
 "      --irqoff SRC      irqs-off source: auto (default: trace if the kernel has\n"
@@ -134,6 +144,14 @@ static const char usage_text[] =
 "      --source SRC      auto (default): the rstat tracepoints, else the flush\n"
 "                        functions by fentry, else kprobes; or force one of\n"
 "                        tracepoint, fentry, kprobe\n"
+"      --flush           the table shows flushes: FLUSH/s, p50, p99, where the\n"
+"                        time went (held, wait, irq, offcpu, other) and the\n"
+"                        top cause\n"
+"      --flush-parts on|off  time irqs and context switches to split each\n"
+"                        flush's wall time into parts (default on)\n"
+"      --cause-sample K  name the cause of one flush in K (at random) from\n"
+"                        its kernel stack, shared out to all (default 64;\n"
+"                        1 = every flush; 0 = off)\n"
 "\n"
 "Exporting (with neither INTERVAL nor -j, no table or summary is printed):\n"
 "      --prometheus [ADDR:]PORT  serve GET /metrics (Prometheus text format);\n"
@@ -190,7 +208,8 @@ static uint64_t parse_count(const char *s, uint64_t max, const char *what)
 
 enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ,
        OPT_PROMETHEUS, OPT_TEXTFILE, OPT_TEXTFILE_INTERVAL, OPT_PROM_BUCKETS,
-       OPT_PROM_MAX_CGROUPS, OPT_PROM_IDLE, OPT_USER };
+       OPT_PROM_MAX_CGROUPS, OPT_PROM_IDLE, OPT_USER, OPT_FLUSH, OPT_FLUSH_PARTS,
+       OPT_CAUSE_SAMPLE };
 
 /* Options that shape exporting, refused without it. */
 static bool export_shaped, textfile_interval_given;
@@ -261,11 +280,15 @@ static void parse_args(int argc, char **argv)
 		{ "prom-max-cgroups", required_argument, NULL, OPT_PROM_MAX_CGROUPS },
 		{ "prom-idle", required_argument, NULL, OPT_PROM_IDLE },
 		{ "user", required_argument, NULL, OPT_USER },
+		{ "flush", no_argument, NULL, OPT_FLUSH },
+		{ "flush-parts", required_argument, NULL, OPT_FLUSH_PARTS },
+		{ "cause-sample", required_argument, NULL, OPT_CAUSE_SAMPLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	bool sort_given = false;
 	const char *why;
 	int c;
 
@@ -281,6 +304,7 @@ static void parse_args(int argc, char **argv)
 		case 's':
 			if (sort_key_parse(optarg, &opts.view.sort))
 				die(EXIT_USAGE, "unknown sort key '%s' (see --help)", optarg);
+			sort_given = true;
 			break;
 		case 'n': opts.view.rows = parse_count(optarg, 1000000, "row count"); break;
 		case 'H': opts.view.histograms = true; break;
@@ -318,6 +342,14 @@ static void parse_args(int argc, char **argv)
 				die(EXIT_USAGE, "unknown source '%s': auto, tracepoint, fentry or "
 				    "kprobe", optarg);
 			break;
+		case OPT_FLUSH: opts.view.flush = true; break;
+		case OPT_FLUSH_PARTS:
+			if (parts_pref_parse(optarg, &opts.parts))
+				die(EXIT_USAGE, "invalid --flush-parts '%s': on or off", optarg);
+			break;
+		case OPT_CAUSE_SAMPLE:
+			opts.cause_sample = parse_count(optarg, 1 << 20, "--cause-sample");
+			break;
 		case 'v': opts.verbose = true; break;
 		case 'V': printf("rstatlat %s\n", VERSION); exit(0);
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -325,6 +357,9 @@ static void parse_args(int argc, char **argv)
 		default: die(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
+	/* the flush table is about flushes: the slowest first */
+	if (opts.view.flush && !sort_given)
+		opts.view.sort = SORT_FLUSH_P99;
 	if (optind < argc)
 		opts.interval = parse_seconds(argv[optind++], "interval");
 	if (optind < argc) {
@@ -385,8 +420,12 @@ static void check_environment(struct attach_plan *plan)
 		die(EXIT_ENV, "needs root, or CAP_BPF and CAP_PERFMON");
 	if (access(BTF_PATH, R_OK))
 		die(EXIT_ENV, "no kernel BTF at %s (needs CONFIG_DEBUG_INFO_BTF)", BTF_PATH);
-	if (probe_kernel(plan, NULL, opts.source, opts.irqoff, privileged))
+	if (probe_kernel(plan, NULL, opts.source, opts.irqoff, opts.parts, privileged))
 		die(EXIT_ENV, "cannot parse kernel BTF at %s", BTF_PATH);
+	if (plan->flush_causes && !opts.cause_sample) {
+		plan->flush_causes = false;
+		snprintf(plan->causes_why, sizeof(plan->causes_why), "--cause-sample 0");
+	}
 }
 
 static void kernel_info(struct kernel_info *k)
@@ -439,6 +478,10 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->threshold_ns = opts.threshold_ns;
 	skel->rodata->max_slots = max_slots;
 	skel->rodata->irqoff_trace = plan->irqoff_trace;
+	skel->rodata->flush_parts = plan->flush_parts;
+	skel->rodata->cause_sample = plan->flush_causes ? (__u32)opts.cause_sample : 0;
+	bpf_map__set_max_entries(skel->maps.flush_stacks,
+				 skel->rodata->cause_sample ? RSL_CAUSE_STACKS : 1);
 	bpf_map__set_max_entries(skel->maps.slot_home, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_irqoff, plan->irqoff_trace ? max_slots : 1);
 	bpf_map__set_max_entries(skel->maps.slot_seen, max_slots);
@@ -806,6 +849,7 @@ int main(int argc, char **argv)
 	struct cg_filter filter;
 	struct slow_ctx slow = { 0 };
 	struct collect_sources sources;
+	struct ksyms *ksyms = NULL;
 	unsigned int max_slots;
 	int ncpus, err;
 	const char *why;
@@ -865,7 +909,14 @@ int main(int argc, char **argv)
 		.cpu_lock = plan_has_cpu_lock(&plan),
 		.irqoff_source = plan.irqoff_source,
 		.intervals = opts.interval > 0,
+		.flush_parts = plan.flush_parts,
+		.cause_sample = run.skel->rodata->cause_sample,
+		.memcg_decisions = plan.memcg_decisions,
 	};
+	/* read while privileged: kallsyms shows zeros to others */
+	if (opts.threshold_ns || sources.cause_sample)
+		ksyms = ksyms_load("/proc/kallsyms");
+	sources.ksyms = ksyms;
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
 				      opts.per_process, ncpus, max_slots, &sources);
 	if (!run.collector)
@@ -881,7 +932,7 @@ int main(int argc, char **argv)
 		slow.collector = run.collector;
 		slow.cg = &cg;
 		slow.cgroup_filter = opts.cgroup != NULL;
-		slow.ksyms = ksyms_load("/proc/kallsyms");
+		slow.ksyms = ksyms;
 		run.rb = ring_buffer__new(bpf_map__fd(run.skel->maps.events), slow_handle,
 					  &slow, NULL);
 		if (!run.rb)
@@ -909,7 +960,7 @@ int main(int argc, char **argv)
 	prom_free(run.prom);
 	ring_buffer__free(run.rb);
 	detach_ticks(&run, ncpus);
-	ksyms_free(slow.ksyms);
+	ksyms_free(ksyms);
 	collector_free(run.collector);
 	rstatlat_bpf__destroy(run.skel);
 	cg_table_free(&cg);

@@ -10,6 +10,8 @@
 #define RSL_NAME_LEN	64	/* bytes kept of each component */
 #define RSL_MAX_DEPTH	16	/* components captured per cgroup */
 #define RSL_MAX_STACK	32	/* kernel frames in a slow event */
+#define RSL_CAUSE_FRAMES 16	/* kernel frames kept of a sampled flush's stack */
+#define RSL_CAUSE_STACKS 1024	/* distinct flush stacks kept (stack map entries) */
 
 /*
  * A slot is the unit of aggregation: one flushed cgroup, and with -p one
@@ -106,12 +108,26 @@ struct dist_rec {
 enum slot_dist { SD_HOLD, SD_WAIT, SD_FLUSH, SD_IRQOFF, SD_MAX };
 #define SLOT_HOME_DISTS	SD_IRQOFF
 
+/*
+ * Where a whole flush's wall time went (README, "Flush parts"): the sum of
+ * its holds, of its contended waits, of the hardirq and softirq time on
+ * its CPU while it was open, of the time it was switched out, and the
+ * rest. The wall time is the flush distribution's sum.
+ */
+enum flush_part { PART_HELD, PART_WAIT, PART_IRQ, PART_OFFCPU, PART_OTHER, PART_MAX };
+
+/* What memcg:memcg_flush_stats (Linux 6.13+) said of a memcg's flush requests. */
+enum memcg_decision { DECISION_ASKED, DECISION_FORCED, DECISION_SKIPPED, DECISION_MAX };
+
 /* Counts of a slot, in the stage and the home alike. */
 struct slot_counts {
 	__u64 locked;		/* lock acquisitions */
 	__u64 contended;	/* acquisitions that had to wait */
 	__u64 flush_holds;	/* lock holds taken by whole flushes */
 	__u64 flush_holds_max;
+	__u64 part[PART_MAX];	/* ns, summed over the slot's whole flushes */
+	__u32 decisions[DECISION_MAX];	/* wrap at 2^32: userspace folds the change */
+	__u32 pad_decisions;
 	__u32 top_tgid;		/* Boyer-Moore majority vote over flushers */
 	__u32 top_votes;
 	char top_comm[RSL_COMM_LEN];
@@ -131,8 +147,32 @@ struct slot_dist_stage {
 	struct stage_dist d;
 };
 
+/*
+ * Flush causes: sampled flushes of a slot by the stack taken at their end
+ * (a stack id of the flush_stacks map). A slot keeps CAUSE_WAYS stacks,
+ * claimed first come; flushes of further stacks count in the way after
+ * them (stack CAUSE_MORE). Each sample weighs the flushes it stands for,
+ * 1 / its probability of being taken (cause_sample, or 1 for a flush of
+ * CAUSE_ALWAYS_NS or more). Written only into the home, with atomics: a
+ * sampled flush is rare enough.
+ */
+#define CAUSE_ALWAYS_NS	100000	/* 100 us: its stack costs about 1% of it */
+#define CAUSE_WAYS	3
+#define CAUSE_NO_STACK	0xffffffffu	/* the stack could not be taken */
+#define CAUSE_MORE	0xfffffffeu	/* a stack beyond the slot's ways */
+
+/* The counters wrap at 2^32: userspace folds their change at least once a second. */
+struct cause_way {
+	__u32 stack;		/* 1 + stack id, CAUSE_NO_STACK, CAUSE_MORE; 0 = unclaimed */
+	__u32 samples;		/* sampled flushes */
+	__u32 weight;		/* the flushes they stand for */
+	__u32 pad;
+	__u64 weight_ns;	/* their wall times, each times its weight */
+};
+
 struct slot_home {
 	struct slot_counts n;
+	struct cause_way cause[CAUSE_WAYS + 1];	/* the last: CAUSE_MORE */
 	struct dist_rec d[SLOT_HOME_DISTS];
 };
 
@@ -145,6 +185,7 @@ struct lock_state {
 	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
 	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
 	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
+	__u64 locked_wait;	/* the wait measured, 0 if none */
 	__u64 contended_ts;
 	__u32 contended_tid;
 	__u32 locked_slot;
@@ -159,6 +200,12 @@ struct lock_state {
 	__u64 hold_start;	/* when the last hold on this CPU began */
 	__u64 hold_end;		/* ... and ended */
 	__u32 hold_slot;	/* ... and its slot */
+	__u32 pad2;
+	/* flush parts: what the irq and sched_switch programs keep */
+	__u64 flush_task;	/* the task whose open flush runs on this CPU, or 0 */
+	__u64 irq_ns;		/* hardirq and softirq time on this CPU, since load */
+	__u64 irq_since;	/* when the outermost irq being handled began */
+	__u32 irq_depth;	/* irq and softirq handlers nested now */
 	__u32 pad;
 	struct slot_stage stage[2];	/* by epoch parity */
 };
@@ -228,6 +275,7 @@ enum lost_kind {
 	LOST_STACK,		/* slow event without a kernel stack */
 	LOST_FLUSH_OPEN,	/* a flush never saw its last release (not counted) */
 	LOST_RETIRED,		/* userspace: a recycled slot's figures, out of memory */
+	LOST_CAUSE_STACK,	/* a sampled flush without a stack: cause "unknown" */
 	LOST_MAX,
 };
 

@@ -221,6 +221,57 @@ static char *put_stat_cols(char *p, const struct report *r, const struct sorted_
 }
 
 #define LABEL_LEN 96	/* an escaped comm and its [pid] fit with room to spare */
+
+/* A share of the flush time in tenths of a percent, or "-" without flushes. */
+static char *put_share_col(char *p, uint64_t part, uint64_t wall)
+{
+	return wall ? put_tenths_col(p, ratio_tenths(part, wall, 1000), 7) : put_col(p, "-", 1, 7);
+}
+
+/*
+ * --flush: flushes per second, p50 and p99, holds per flush, where the
+ * time went as shares of the wall time, memcg decisions when measured.
+ */
+static char *put_flush_cols(char *p, const struct report *r, const struct sorted_row *s)
+{
+	const struct row *row = s->row;
+
+	p = put_tenths_col(p, rate_tenths(row->flush.count, r->duration_ns), 9);
+	p = put_duration_col(p, dist_quantile(&row->flush, 0.50));
+	p = put_duration_col(p, s->flush_p99);
+	if (row->flush.count)
+		p = put_tenths_col(p, ratio_tenths(row->flush_holds, row->flush.count, 10), 5);
+	else
+		p = put_col(p, "-", 1, 5);
+	for (int k = 0; r->flush_parts && k < PART_MAX; k++)
+		p = put_share_col(p, row->part[k], row->flush.sum);
+	for (int k = 0; r->memcg_decisions && k < DECISION_MAX; k++) {
+		char num[24];
+
+		p = put_col(p, num, (size_t)(fmt_put_uint(num, row->decisions[k]) - num), 8);
+	}
+	return p;
+}
+
+/* "cpu.stat 97%": the row's top cause and its share of the flushes. */
+static size_t cause_label(char *buf, const struct row *row)
+{
+	size_t *order = row_causes_by_flushes(row);
+	const struct cause *top = order && row->ncauses ? &row->causes[order[0]] : NULL;
+	char *p = buf;
+
+	free(order);
+	if (!top || !row->flush.count) {
+		strcpy(buf, "-");
+		return 1;
+	}
+	p += term_escape(p, LABEL_LEN - 8, top->name);
+	*p++ = ' ';
+	p = fmt_put_uint(p, ratio_tenths(cause_flushes(row, top), row->flush.count, 100));
+	*p++ = '%';
+	*p = '\0';
+	return (size_t)(p - buf);
+}
 /*
  * The figures at their widest (uint64_t at every column: 3 x 22 + 8 x 13
  * bytes, from a hostile file), two labels, an escaped path of up to 4095
@@ -228,7 +279,7 @@ static char *put_stat_cols(char *p, const struct report *r, const struct sorted_
  */
 #define STATS_LEN 192
 #define PATH_LEN 4096
-#define LINE_LEN (2 * (LABEL_LEN + 1) + STATS_LEN + PATH_LEN + 1)
+#define LINE_LEN (3 * (LABEL_LEN + 1) + STATS_LEN + PATH_LEN + 1)
 
 /*
  * comm[pid]; "comm (exited: N)" for N exited processes folded into one
@@ -274,7 +325,7 @@ static char *put_path(char *p, const struct row *row)
 
 /* One row, built by hand into one line: printf per row missed the budget. */
 static void print_row(FILE *f, const struct report *r, const struct sorted_row *s,
-		      bool process_rows)
+		      bool process_rows, bool flush_view)
 {
 	const struct row *row = s->row;
 	char line[LINE_LEN], who[LABEL_LEN], *p = line;
@@ -282,7 +333,13 @@ static void print_row(FILE *f, const struct report *r, const struct sorted_row *
 
 	if (process_rows)
 		p = put_left(p, who, flusher_label(who, row->comm, row->tgid, row->exited), 24);
-	p = put_stat_cols(p, r, s);
+	if (flush_view) {
+		p = put_flush_cols(p, r, s);
+		if (r->cause_sample)
+			p = put_left(p, who, cause_label(who, row), 20);
+	} else {
+		p = put_stat_cols(p, r, s);
+	}
 	if (process_rows)
 		n = term_escape(who, sizeof(who), row->own_cgroup ? row->own_cgroup : "?");
 	else
@@ -318,6 +375,22 @@ static void print_dist_hist(FILE *f, const char *label, const struct dist *d)
 	}
 }
 
+static void print_flush_header(FILE *f, const struct report *r)
+{
+	static const char *const part_heads[PART_MAX] = {
+		[PART_HELD] = "%HELD", [PART_WAIT] = "%WAIT", [PART_IRQ] = "%IRQ",
+		[PART_OFFCPU] = "%OFFCPU", [PART_OTHER] = "%OTHER",
+	};
+
+	fprintf(f, "%9s %8s %8s %5s ", "FLUSH/s", "FLUSHp50", "FLUSHp99", "H/FL");
+	for (int k = 0; r->flush_parts && k < PART_MAX; k++)
+		fprintf(f, "%7s ", part_heads[k]);
+	if (r->memcg_decisions)
+		fprintf(f, "%8s %8s %8s ", "ASKED", "FORCED", "SKIPPED");
+	if (r->cause_sample)
+		fprintf(f, "%-20s ", "CAUSE");
+}
+
 static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		       size_t n, bool process_rows, const struct view_opts *o)
 {
@@ -328,15 +401,18 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 		return;
 	if (process_rows)
 		fprintf(f, "%-24s ", "FLUSHER");
-	fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s ", "LOCKED/s", "%CONT", "HOLDp50",
-		"HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL");
-	if (irq_columns(r))
+	if (o->flush)
+		print_flush_header(f, r);
+	else
+		fprintf(f, "%10s %6s %8s %8s %8s %8s %8s %8s %5s ", "LOCKED/s", "%CONT", "HOLDp50",
+			"HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL");
+	if (irq_columns(r) && !o->flush)
 		fprintf(f, "%8s %8s ", "IRQp99", "IRQmax");
 	fprintf(f, "%-24s %s\n", process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *row = s[i].row;
 
-		print_row(f, r, &s[i], process_rows);
+		print_row(f, r, &s[i], process_rows, o->flush);
 		if (o->histograms) {
 			print_dist_hist(f, "hold (ns)", &row->hold);
 			print_dist_hist(f, "wait (ns)", &row->wait);

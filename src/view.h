@@ -27,6 +27,7 @@ struct view_opts {
 	size_t rows;		/* 0: all */
 	bool histograms;	/* -H */
 	bool timestamp;		/* -T */
+	bool flush;		/* --flush: the flush table */
 	bool clear;		/* redraw in place (stdout is a terminal) */
 };
 

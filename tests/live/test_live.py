@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import Skip, Tier, check  # noqa: E402
 import export_tests  # noqa: E402
+import flush_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  json_lines, pair_holds,
@@ -823,6 +824,7 @@ def compare_flags_added_contention():
         r1["hold_ns"]["p99"], r2["hold_ns"]["p99"], ", ".join(defaults) or "none")
 
 export_tests.register(test)
+flush_tests.register(test)
 def main():
     if os.geteuid() != 0:
         return TIER.skip_all("needs root to load BPF and create cgroups")

@@ -420,6 +420,44 @@ static void test_absolute(void)
 	release(&p, gates, 3);
 }
 
+/*
+ * Flush parts, mean ns per flush: an absolute gate fails when crossed (the
+ * mean is of every flush); a single-run relative gate cannot be confirmed;
+ * a side that did not measure parts makes a gate inconclusive, not a pass.
+ */
+static void test_flush_parts(void)
+{
+	static const char *const texts[] = { "flush.irq>1us", "flush.held>+20%", "flush.other>1ms" };
+	struct gate gates[3];
+	struct pair p;
+
+	rng_state = 9;
+	build(&p, 1000, 1.0, 0, 0, texts, 3, gates);
+	compare_free(&p.c);
+	for (int i = 0; i < 100; i++) {
+		dist_add_value(&p.rb.flush, 10000);
+		dist_add_value(&p.ra.flush, 12000);
+	}
+	p.rb.part[PART_HELD] = 100 * 6000;
+	p.ra.part[PART_HELD] = 100 * 9000;	/* +50% */
+	p.rb.part[PART_IRQ] = 100 * 500;
+	p.ra.part[PART_IRQ] = 100 * 2000;	/* 2 us per flush */
+	p.b.flush_parts = p.a.flush_parts = true;
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(p.c.total.cells[metric_find("flush.irq")].after == 2000, "irq per flush %.0f",
+	      p.c.total.cells[metric_find("flush.irq")].after);
+	CHECK(total_outcome(&p, 0) == G_FAIL, "2 us of irq per flush > 1 us");
+	CHECK(total_outcome(&p, 1) == G_INCONCLUSIVE, "+50%% held, one run a side: unconfirmed");
+	CHECK(total_outcome(&p, 2) == G_PASS, "no other time");
+	CHECK(p.c.total.cells[metric_find("flush.held")].verdict == V_TOO_FEW, "not tested");
+	compare_free(&p.c);
+	p.b.flush_parts = false;
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE && total_outcome(&p, 2) == G_INCONCLUSIVE,
+	      "BEFORE without parts: every part gate inconclusive");
+	release(&p, gates, 3);
+}
+
 static void test_max_shift(void)
 {
 	static const char *const texts[] = { "hold.max>+50%" };
@@ -553,6 +591,7 @@ int main(void)
 	RUN_TEST(test_identical());
 	RUN_TEST(test_absolute());
 	RUN_TEST(test_max_shift());
+	RUN_TEST(test_flush_parts());
 	RUN_TEST(test_gate_parse());
 	RUN_TEST(test_matching());
 	RUN_TEST(test_sorting());

@@ -42,8 +42,8 @@ static void test_layout(void)
 		CHECK((hi - lo) * HIST_SUB <= lo, "bucket %u wider than 1/%d", b, HIST_SUB);
 		CHECK(hist_bucket(lo) == b && hist_bucket(hi - 1) == b, "bucket %u bounds", b);
 	}
-	/* ~100 ns to >= 10 s at full resolution */
-	CHECK(hist_bucket_lower(HIST_BUCKETS - 1) >= 10000000000ULL, "covers 10 s");
+	/* ~100 ns to >= 4 s at full resolution (a longer hold is a stalled machine) */
+	CHECK(hist_bucket_lower(HIST_BUCKETS - 1) >= 4000000000ULL, "covers 4 s");
 	for (int i = 0; i < 100000; i++) {
 		uint64_t v = xorshift() >> (xorshift() % 64);
 		unsigned int b = hist_bucket(v);

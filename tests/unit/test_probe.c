@@ -42,7 +42,7 @@ static bool chosen(const struct attach_plan *plan, const char *name)
 static int probe(struct attach_plan *plan, const char *name, enum source_pref pref,
 		 enum irqoff_pref irqoff)
 {
-	return probe_kernel(plan, sample(name), pref, irqoff, false);
+	return probe_kernel(plan, sample(name), pref, irqoff, PARTS_ON, false);
 }
 
 static void test_two_args(void)
@@ -158,7 +158,7 @@ static void test_bad_input(void)
 	enum source_pref s;
 	enum irqoff_pref q;
 
-	CHECK(probe_kernel(&plan, TEST_OUT "/tests/data/none.o", PREF_AUTO, IRQOFF_AUTO,
+	CHECK(probe_kernel(&plan, TEST_OUT "/tests/data/none.o", PREF_AUTO, IRQOFF_AUTO, PARTS_ON,
 			   false) == -1, "unreadable BTF");
 	CHECK(source_pref_parse("fentry", &s) == 0 && s == PREF_FENTRY, "fentry");
 	CHECK(source_pref_parse("kprobes", &s) == -1, "kprobes");

@@ -308,6 +308,56 @@ static void test_families_whole(void)
 	prom_free(p);
 }
 
+/*
+ * Flush parts and memcg decisions per cgroup (seconds, counts) with their
+ * own label, named and "(other)"; sampled causes machine-wide, escaped.
+ */
+static void test_flush_families(void)
+{
+	struct prom_opts o = opts(1);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY, .flush_parts = true, .memcg_decisions = true,
+			    .cause_sample = 16 };
+	size_t cap = 0;
+	char *text;
+
+	add_row(&r, &cap, "/busy", 1, 50, 100);
+	add_row(&r, &cap, "/quiet", 2, 1, 100);
+	r.cgroups[0].part[PART_HELD] = 1500000000;	/* 1.5 s */
+	r.cgroups[0].part[PART_IRQ] = 2500;
+	r.cgroups[1].part[PART_OTHER] = 7;
+	r.cgroups[1].decisions[DECISION_SKIPPED] = 9;
+	CHECK(row_add_cause(&r.cgroups[0], "cpu.stat", 3, 48, 30) == 0 &&
+	      row_add_cause(&r.cgroups[1], "cpu.stat", 2, 32, 20) == 0 &&
+	      row_add_cause(&r.cgroups[1], "other:\"x\\\n", 1, 1, 10) == 0, "causes");
+	text = expose(p, &r, 1);
+	CHECK(value_of(text, "rstatlat_flush_part_seconds_total{hierarchy=\"v2\",cgroup=\"/busy\","
+		       "part=\"held\"}") == 1.5, "held of the named cgroup");
+	CHECK(strstr(text, "rstatlat_flush_part_seconds_total{hierarchy=\"v2\",cgroup=\"/busy\","
+		     "part=\"irq\"} 0.000002500\n"), "irq in seconds, all digits");
+	CHECK(value_of(text, "rstatlat_flush_part_seconds_total{hierarchy=\"(other)\","
+		       "cgroup=\"(other)\",part=\"other\"}") == 7e-9, "the unnamed cgroup in (other)");
+	CHECK(value_of(text, "rstatlat_memcg_flush_decisions_total{hierarchy=\"(other)\","
+		       "cgroup=\"(other)\",decision=\"skipped\"}") == 9, "decisions");
+	CHECK(value_of(text, "rstatlat_flush_cause_samples_total{cause=\"cpu.stat\"}") == 5,
+	      "samples of one cause summed over cgroups");
+	/* as the table shows it (term_escape), then the format's \\ and \" */
+	CHECK(value_of(text, "rstatlat_flush_cause_samples_total{cause=\"other:\\\"x\\\\\\\\\\\\x0a\"}") == 1,
+	      "a symbol escaped as a label: %s", strstr(text, "cause=\"other"));
+	CHECK(value_of(text, "rstatlat_cause_sample") == 16, "the sampling said");
+	free(text);
+	/* neither measured: no family at all */
+	r.flush_parts = r.memcg_decisions = false;
+	r.cause_sample = 0;
+	text = expose(p, &r, 2);
+	CHECK(!strstr(text, "rstatlat_flush_part") && !strstr(text, "rstatlat_memcg") &&
+	      !strstr(text, "rstatlat_flush_cause") && !strstr(text, "rstatlat_cause_sample"),
+	      "nothing of what was not measured");
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
 int main(void)
 {
 	RUN_TEST(test_buckets_parse());
@@ -319,5 +369,6 @@ int main(void)
 	RUN_TEST(test_counters_monotonic());
 	RUN_TEST(test_idle_cgroups_leave());
 	RUN_TEST(test_families_whole());
+	RUN_TEST(test_flush_families());
 	return check_done("test_prom");
 }

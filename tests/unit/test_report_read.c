@@ -116,6 +116,107 @@ static void test_round_trip(void)
 	sample_free(rows);
 }
 
+/*
+ * Flush parts, causes and memcg decisions: written, read back, checked by
+ * the reader (wall_ns is flush_ns's sum), and the causes shared out.
+ */
+static void test_flush_figures(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *bad;
+
+	sample_report(&r, rows);
+	for (uint64_t v = 1; v <= 9; v++)
+		dist_add_value(&rows[0].flush, v * 1000);	/* 9 flushes, 45 us */
+	rows[0].part[PART_HELD] = 20000;
+	rows[0].part[PART_IRQ] = 5000;
+	rows[0].part[PART_OTHER] = 20000;
+	rows[0].decisions[DECISION_ASKED] = 7;
+	rows[0].decisions[DECISION_SKIPPED] = 3;
+	/*
+	 * Sampled 1 in 4: two samples of cpu.stat (2 and 3 us, each standing
+	 * for 4 flushes), and a long flush (always sampled: weight 1) of a
+	 * hostile name, 4 us.
+	 */
+	CHECK(row_add_cause(&rows[0], "cpu.stat", 1, 4, 8000) == 0 &&
+	      row_add_cause(&rows[0], "other:\"x\x1b", 1, 1, 4000) == 0 &&
+	      row_add_cause(&rows[0], "cpu.stat", 1, 4, 12000) == 0, "causes added");
+	CHECK(rows[0].ncauses == 2 && rows[0].causes[0].samples == 2, "one entry per name");
+	CHECK(cause_flushes(&rows[0], &rows[0].causes[0]) == 8 &&
+	      cause_flushes(&rows[0], &rows[0].causes[1]) == 1, "9 flushes shared 8:1 by weight");
+	CHECK(cause_flush_ns(&rows[0], &rows[0].causes[0]) == 37500, "45 us shared 5:1: %llu",
+	      (unsigned long long)cause_flush_ns(&rows[0], &rows[0].causes[0]));
+	dist_add_value(&rows[1].flush, 5000);	/* a flush none of whose stacks was taken */
+	r.flush_parts = r.memcg_decisions = true;
+	r.cause_sample = 3;
+	text = print_report(&r);
+	CHECK(strstr(text, "\"flush_causes\":[{\"cause\":\"(not sampled)\",\"flushes\":1,"
+			   "\"flush_ns\":5000,\"samples\":0}]"), "unsampled flushes still add up");
+	CHECK(strstr(text, "\"flush_parts\":{\"flushes\":9,\"wall_ns\":45000,\"held_ns\":20000"),
+	      "flush_parts written: %.300s", text);
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(back.flush_parts && back.memcg_decisions && back.cause_sample == 3, "sources");
+	CHECK(back.cgroups[0].part[PART_IRQ] == 5000 && back.cgroups[0].part[PART_OTHER] == 20000,
+	      "parts read back");
+	CHECK(back.cgroups[0].decisions[DECISION_SKIPPED] == 3 &&
+	      back.cgroups[0].decisions[DECISION_ASKED] == 7, "decisions read back");
+	CHECK(back.cgroups[0].ncauses == 2 && !strcmp(back.cgroups[0].causes[0].name, "cpu.stat") &&
+	      back.cgroups[0].causes[0].samples == 2, "causes read back, most flushes first");
+	CHECK(cause_flushes(&back.cgroups[0], &back.cgroups[0].causes[0]) == 8 &&
+	      cause_flush_ns(&back.cgroups[0], &back.cgroups[0].causes[1]) == 7500,
+	      "shared out the same after reading");
+	CHECK_STR(back.cgroups[0].causes[1].name, "other:\"x\x1b");
+	CHECK(back.cgroups[1].ncauses == 0, "(not sampled) is derived, not read as a cause");
+	report_free(&back);
+	/* a wall time that is not the flushes' is refused */
+	bad = strdup(text);
+	memcpy(strstr(bad, "\"wall_ns\":45000") + 10, "45001", 5);
+	CHECK(read_text(bad, &back, &info, err) == -1 && strstr(err, "wall_ns"), "%s", err);
+	free(bad);
+	free(text);
+	row_clear_causes(&rows[0]);
+	dist_free(&rows[0].flush);
+	dist_free(&rows[1].flush);
+	sample_free(rows);
+}
+
+/* Files of the layout that ran to 2^35 ns: buckets above 2^32 fold into the last. */
+static void test_old_layout_buckets(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *old, *at;
+	const char *last = "{\"ge\":4160749568,\"le\":20000000000,\"count\":2}";
+	const char *was = "{\"ge\":8589934592,\"le\":9126805503,\"count\":1},"
+			  "{\"ge\":19327352832,\"le\":20401094655,\"count\":1}";
+
+	sample_report(&r, rows);
+	dist_add_value(&rows[1].hold, 10000000000ULL);
+	dist_add_value(&rows[1].hold, 20000000000ULL);
+	text = print_report(&r);
+	at = strstr(text, last);
+	CHECK(at != NULL, "a 10 s and a 20 s hold in the last bucket: %.200s", strstr(text, "memory:/m"));
+	old = calloc(1, strlen(text) + strlen(was) + 1);
+	if (at && old) {
+		memcpy(old, text, (size_t)(at - text));
+		strcat(old, was);
+		strcat(old, at + strlen(last));
+		CHECK(read_text(old, &back, &info, err) == 0, "%s", err);
+		CHECK(dist_bucket_count(&back.cgroups[1].hold, HIST_BUCKETS - 1) == 2 &&
+		      back.cgroups[1].hold.max == 20000000000ULL, "folded into the last bucket");
+		report_free(&back);
+		/* a bucket of neither layout is still refused */
+		memcpy(strstr(old, "8589934592"), "8589934593", 10);
+		CHECK(read_text(old, &back, &info, err) == -1 && strstr(err, "bucket"), "%s", err);
+	}
+	free(old);
+	free(text);
+	sample_free(rows);
+}
+
 static const struct self_costs sample_self = {
 	.present = true, .map_bytes = 64172032, .entries = 10000, .entries_used = 12,
 	.cpu_user_ns = 50000000, .cpu_system_ns = 20000000, .bpf_stats = true,
@@ -163,7 +264,7 @@ static void test_self_and_folds(void)
 	j = json_loads(text, 0, &jerr);
 	CHECK(j != NULL, "valid JSON: %s", jerr.text);
 	json_decref(j);
-	CHECK(strstr(text, ",\"retired_dropped\":0},\"self\":{\"map_bytes\":64172032,"
+	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0},\"self\":{\"map_bytes\":64172032,"
 		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
 		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
 		      "\"rss_max_bytes\":15204352}}\n") != NULL, "self after lost: %s", text);
@@ -443,6 +544,8 @@ static void test_views(void)
 int main(void)
 {
 	RUN_TEST(test_round_trip());
+	RUN_TEST(test_flush_figures());
+	RUN_TEST(test_old_layout_buckets());
 	RUN_TEST(test_self_and_folds());
 	RUN_TEST(test_self_merge());
 	RUN_TEST(test_long_name());

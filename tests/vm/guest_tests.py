@@ -5,10 +5,11 @@
 The guest's root is the host's, read-only, so this is the freshly built
 rstatlat. Each test checks what this kernel makes checkable: the probe
 table against what the kernel has, counts and flushes against ftrace's
-own events where the rstat tracepoints exist, and the fallback against
-ftrace's function_graph durations where they do not. Timing under TCG is
-slow and noisy: compare the same events seen two ways, never a fixed
-number.
+own events where the rstat tracepoints exist, memcg flush decisions
+against memcg:memcg_flush_stats's own events (6.13+), and the fallback
+against ftrace's function_graph durations where they do not. Timing
+under TCG is slow and noisy: compare the same events seen two ways,
+never a fixed number.
 
 Prints one line per test and 'guest: N passed, N failed, N skipped'.
 """
@@ -23,9 +24,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "live"))
 sys.path.insert(0, os.path.dirname(HERE))
 from harness import Skip, Tier, check  # noqa: E402
-from lib import (BIN, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat, cgroup_mounts,  # noqa: E402
-                 READER, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run, json_lines,
-                 pair_holds, reader)
+from lib import (BIN, MEMHOG, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
+                 cgroup_mounts, READER, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
+                 json_lines, pair_holds, reader, unique)
 
 OUT = os.environ.get("RSL_VM_OUT", "/run/out")
 EVENTS = os.path.join(TRACEFS, "events")
@@ -50,12 +51,19 @@ def last_possible_cpu():
         return int(f.read().strip().split("-")[-1].split(",")[-1])
 
 
+# the statements --probe prints after its plan, as "NAME: yes" or "NAME: no: why"
+PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions")
+
+
 def probe_lines():
     r = subprocess.run([BIN, "--probe"], capture_output=True, timeout=60)
     rows = {}
     for line in r.stdout.decode().splitlines()[1:]:
         if line.startswith("plan: "):
             rows["plan"] = line[len("plan: "):]
+            continue
+        if line.partition(": ")[0] in PROBE_STATEMENTS:
+            rows[line.partition(": ")[0]] = line.partition(": ")[2]
             continue
         parts = line.split()
         name = parts[1] if parts[0] == "function" else parts[0]
@@ -411,6 +419,192 @@ def late_tick_run():
         "overlap %s; %d tick reports, %d dropped" % (
             longest["duration_ns"], longest["cpu"], late[0]["duration_ns"],
             late[0]["time_ns"] - end, late[0]["overlap"], len(ticks), dropped)
+
+
+MEMCG_EVENT = "memcg/memcg_flush_stats"
+MEMCG_RECORD = re.compile(r"memcg_flush_stats: memcg_id=(\d+) stats_updates=-?\d+ "
+                          r"force=(\d+) needs_flush=(\d+)")
+# bpf(2) commands that attach a program: rstatlat arms its programs after the last
+BPF_ATTACH_CMDS = (8, 17, 28)  # BPF_PROG_ATTACH, BPF_RAW_TRACEPOINT_OPEN, BPF_LINK_CREATE
+BPF_ENTER = re.compile(r"sys_bpf\(cmd: (0x[0-9a-f]+)")
+DECISIONS = ("asked", "forced", "skipped")
+MEMCG_WINDOW_S = 5  # between the markers: two turns of the periodic flusher (every 2 s)
+
+
+def event_fields(event):
+    """The field names in a tracefs event's format, or None where it is absent."""
+    try:
+        with open(os.path.join(EVENTS, event, "format")) as f:
+            return set(re.findall(r"field:[^;]*?(\w+);", f.read()))
+    except OSError:
+        return None
+
+
+def decision(force, needs_flush):
+    """One event as (asked, forced, skipped), rstatlat's definitions."""
+    return (1, int(force), int(not force and not needs_flush))
+
+
+def total(decisions):
+    return tuple(sum(d[k] for d in decisions) for k in range(len(DECISIONS)))
+
+
+def windows(pre, inner, post):
+    """Every count a tool can have made that began counting at some point
+    among the events pre and stopped at some point among post: all of
+    inner, a suffix of pre and a prefix of post. Where pre and post are
+    empty that is one count; otherwise the two instants, which ftrace does
+    not see, are all the freedom there is."""
+    inner = total(inner)
+    sufs = {total(pre[i:]) for i in range(len(pre) + 1)}
+    prefs = {total(post[:j]) for j in range(len(post) + 1)}
+    return {tuple(a + b + c for a, b, c in zip(inner, s, p)) for s in sufs for p in prefs}
+
+
+def memcg_reads(path, seconds):
+    """Reads memory.stat until `seconds` have passed, in bursts back to back
+    (most find too few updates since the last flush: skipped) and singly
+    50 ms apart (the allocator's updates pile up: flushed). Each read is one
+    show of the file, one memcg flush request. Returns the number of reads."""
+    fd = os.open(path, os.O_RDONLY)
+    n, deadline = 0, time.time() + seconds
+    try:
+        while n == 0 or time.time() < deadline:
+            reader(path, 20)
+            n += 20
+            for _ in range(5):
+                time.sleep(0.05)
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.read(fd, 1 << 16)
+                n += 1
+    finally:
+        os.close(fd)
+    return n
+
+
+@test
+def memcg_decisions_match_ftrace():
+    """memcg:memcg_flush_stats (6.13+) seen two ways: rstatlat's per-memcg
+    asked/forced/skipped against ftrace's own events of the same
+    tracepoint, for a test memcg with an allocator inside whose memory.stat
+    is read N times, and for the root memcg, which the periodic flusher
+    forces every 2 s. The event's id is cgroup_id(memcg->css.cgroup)
+    (include/trace/events/memcg.h), the id of rstatlat's row.
+
+    The windows: ftrace runs from before rstatlat starts until after it
+    exits, and markers go in after its "tracing" line (it counts from
+    then on) and before it is stopped (it counts until then). The test
+    memcg is flushed by our reads alone, all between the markers: its
+    counts must be equal, exactly. The root is flushed when the kernel
+    likes: its counts must be those between the markers plus some of the
+    last before the first marker and some of the first after the second,
+    and where ftrace has the events to bound these, nothing before
+    rstatlat's last attaching bpf(2) call (it arms after it) nor after its
+    exit. Causes are off (--cause-sample 0): they read kallsyms after
+    arming, seconds under TCG between arming and the "tracing" line.
+    Where the kernel has no such tracepoint, --probe must say so."""
+    _, rows = probe_lines()
+    said = rows.get("memcg flush decisions")
+    if said is None:
+        raise Skip("--probe prints no memcg line without a plan (plan %s)" % rows.get("plan"))
+    fields = event_fields(MEMCG_EVENT)
+    usable = fields is not None and {"id", "force", "needs_flush"} <= fields
+    point = rows.get("memcg_flush_stats", {})
+    check(point.get("present") == usable and point.get("chosen") == usable,
+          "probe row memcg_flush_stats %s, tracefs %s" % (point, sorted(fields or [])))
+    if not usable:
+        check(said.startswith("no: "), "memcg flush decisions: %s, tracefs has no usable %s" % (
+            said, MEMCG_EVENT))
+        raise Skip("%s in tracefs; --probe agrees: \"memcg flush decisions: %s\"" % (
+            "no memcg:memcg_flush_stats" if fields is None else
+            "memcg:memcg_flush_stats without force/needs_flush (%s)" % sorted(fields), said))
+    check(said == "yes", "tracefs has %s, probe says: %s" % (MEMCG_EVENT, said))
+    mounts = cgroup_mounts()
+    v1 = "memory" in mounts  # a hybrid host; the guest mounts v2 only
+    mount = mounts["memory" if v1 else "v2"]
+    if not v1:
+        with open(os.path.join(mount, "cgroup.subtree_control")) as f:
+            if "memory" not in f.read().split():
+                raise Skip("the memory controller is not enabled on %s" % mount)
+    bounds = [e for e in ("syscalls/sys_enter_bpf", "sched/sched_process_exit")
+              if os.path.isdir(os.path.join(EVENTS, e))]
+    tag = unique("rsl-memcg")
+    with Cgroup(mount) as cg:
+        cg.spawn(MEMHOG)
+        cg.wait_populated(1)
+        with Ftrace((MEMCG_EVENT,) + tuple(bounds), buffer_kb=8192) as ft:
+            def mark(what):
+                with open(os.path.join(ft.dir, "trace_marker"), "w") as f:
+                    f.write("%s %s\n" % (tag, what))
+            tool = Rstatlat("-j", "--cause-sample", "0").start(timeout=120)
+            mark("begin")
+            start = time.time()
+            reads = memcg_reads(os.path.join(cg.path, "memory.stat"), MEMCG_WINDOW_S)
+            mark("end")
+            window = time.time() - start
+            rc, out, err = tool.stop(timeout=120)
+            lines = ft.stop_lines()
+        check(ft.overrun == 0, "ftrace overran its buffer (%d)" % ft.overrun)
+    check(rc == 0, "rstatlat exit %d: %s" % (rc, err))
+    # where each bound falls: the number of memcg events before it
+    pid, at, events = tool.p.pid, {}, []
+    for tid, _, _, t in lines:
+        m = MEMCG_RECORD.search(t)
+        if m:
+            events.append((int(m.group(1)), decision(int(m.group(2)), int(m.group(3)))))
+        elif "tracing_mark_write:" in t and tag in t:
+            at[t.split()[-1]] = len(events)
+        elif tid == pid and "begin" not in at and "sys_bpf(" in t:
+            c = BPF_ENTER.search(t)
+            if c and int(c.group(1), 16) in BPF_ATTACH_CMDS:
+                at["armed"] = len(events)  # armed after this, the last such call
+        elif "sched_process_exit:" in t and " pid=%d " % pid in t and "exit" not in at:
+            at["exit"] = len(events)
+    check("begin" in at and "end" in at, "markers found: %s" % sorted(at))
+    for event, bound in (("syscalls/sys_enter_bpf", "armed"), ("sched/sched_process_exit", "exit")):
+        check(event not in bounds or bound in at, "no %s of rstatlat (pid %d) in ftrace" % (
+            event, pid))
+    at.setdefault("armed", 0)
+    at.setdefault("exit", len(events))
+    summary = json_lines(out)[-1]
+    check(summary.get("memcg_decisions") is True, "summary memcg_decisions %r" %
+          summary.get("memcg_decisions"))
+
+    def compare(cgid, name):
+        """(count, between the markers, (before, after) them, outside the
+        bounds) for one memcg; rstatlat's count checked."""
+        mine = [(k, d) for k, (i, d) in enumerate(events) if i == cgid]
+        pre = [d for k, d in mine if at["armed"] <= k < at["begin"]]
+        inner = [d for k, d in mine if at["begin"] <= k < at["end"]]
+        post = [d for k, d in mine if at["end"] <= k < at["exit"]]
+        outside = len(mine) - len(pre) - len(inner) - len(post)
+        found = [r for r in summary["cgroups"] if r["id"] == cgid and (
+            r["path"].startswith("memory:") if v1 else r["hierarchy"] == 0)]
+        check(found or not (pre or inner or post), "%s: no row, ftrace saw %d events" % (
+            name, len(mine)))
+        row = found[0] if found else {"memcg_decisions": dict.fromkeys(DECISIONS, 0)}
+        check("memcg_decisions" in row, "%s: row without memcg_decisions" % name)
+        got = tuple(row["memcg_decisions"][k] for k in DECISIONS)
+        can = windows(pre, inner, post)
+        check(got in can, "%s: rstatlat asked/forced/skipped %s; ftrace between the markers %s, "
+              "%d events before, %d after, %d outside the bounds (possible: %s)" % (
+                  name, got, total(inner), len(pre), len(post), outside, sorted(can)[:6]))
+        return got, total(inner), (len(pre), len(post)), outside
+
+    got, inner, margin, _ = compare(cg.id, "test memcg")
+    # our reads are its only flushes: nothing of it outside the markers, one count
+    check(margin == (0, 0), "test memcg: %d events before the first marker, %d after the "
+          "second: something else flushed it" % margin)
+    check(inner[0] == reads, "test memcg: ftrace saw %d requests for %d reads" % (
+        inner[0], reads))
+    rgot, rinner, rmargin, routside = compare(1, "root memcg")
+    check(rinner[1] >= 1, "no forced (periodic) flush of the root in %.1f s" % window)
+    return "%d reads in %.1f s; test memcg asked/forced/skipped %s = ftrace's; root %s: " \
+           "ftrace's %s between the markers + %d of the %d just before / %d just after, " \
+           "%d outside rstatlat's life (bounds: %s)" % (
+               reads, window, "/".join(map(str, got)), "/".join(map(str, rgot)),
+               "/".join(map(str, rinner)), rgot[0] - rinner[0], rmargin[0], rmargin[1],
+               routside, ", ".join(e.split("/")[1] for e in bounds) or "none")
 
 
 SCALE_CGROUPS = int(os.environ.get("RSL_SCALE_CGROUPS", "100"))

@@ -1,0 +1,262 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Live tests of what a flush is made of and who asked for it: flush parts,
+flush causes, memcg flush decisions (README, "Flushes").
+
+Real cgroups (unique names, removed afterwards), real stat reads, ftrace's
+own events as the ground truth. test_live.py registers these with its tier:
+
+    import flush_tests
+    flush_tests.register(test)
+"""
+import os
+import re
+import subprocess
+import time
+
+from harness import Skip, check
+from lib import (BIN, BUSY, MEMHOG, READER, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,
+                 cgroup_mounts, find_cgroup, ftrace_flushes, ftrace_run, json_lines, reader)
+
+MOUNTS = cgroup_mounts()
+PARTS = ("held_ns", "wait_ns", "irq_ns", "offcpu_ns", "other_ns")
+
+
+def last_possible_cpu():
+    with open("/sys/devices/system/cpu/possible") as f:
+        return int(f.read().strip().split("-")[-1].split(",")[-1])
+
+
+def summary_of(out):
+    reports = json_lines(out)
+    check(reports and reports[-1]["type"] == "summary", "no summary at exit")
+    return reports[-1]
+
+
+def causes_of(row):
+    return {c["cause"]: c for c in row["flush_causes"]}
+
+
+def flush_parts_add_up(row, what):
+    """The checks every row's parts must pass; returns the parts."""
+    p = row["flush_parts"]
+    check(p["flushes"] == row["flush_ns"]["count"], "%s: flushes %d, flush_ns count %d" % (
+        what, p["flushes"], row["flush_ns"]["count"]))
+    check(p["wall_ns"] == row["flush_ns"]["sum"], "%s: wall_ns %d is not flush_ns.sum %d" % (
+        what, p["wall_ns"], row["flush_ns"]["sum"]))
+    total = sum(p[k] for k in PARTS)
+    check(abs(total - p["wall_ns"]) <= 0.01 * p["wall_ns"],
+          "%s: parts add up to %d ns, wall %d ns" % (what, total, p["wall_ns"]))
+    check(p["held_ns"] <= row["hold_ns"]["sum"], "%s: held %d ns above the holds' %d ns" % (
+        what, p["held_ns"], row["hold_ns"]["sum"]))
+    return p
+
+
+def register(test):
+    @test
+    def flush_parts_match_ftrace():
+        """Parts add up to the wall time, which is flush_ns.sum; held and
+        wall agree with the flushes ftrace's own events make, summed."""
+        reads = 3000
+        with Cgroup(MOUNTS["v2"]) as cg:
+            cg.spawn(TICKER)
+            cg.wait_populated(1)
+            reports, recs = ftrace_run(lambda: reader(os.path.join(cg.path, "cpu.stat"), reads))
+            row = find_cgroup(reports[-1], cg.id)[0]
+        check(reports[-1]["flush_parts"] is True, "flush parts off on this kernel")
+        p = flush_parts_add_up(row, cg.name)
+        flushes = ftrace_flushes(recs, cg.id, last_possible_cpu())
+        check(len(flushes) == p["flushes"] == reads, "flushes: rstatlat %d, ftrace %d, reads %d" %
+              (p["flushes"], len(flushes), reads))
+        wall = sum(d for d, _ in flushes)
+        check(abs(p["wall_ns"] - wall) <= 0.10 * wall, "wall %d ns vs ftrace's flushes %d ns" % (
+            p["wall_ns"], wall))
+        # the holds inside flushes: all but the totals read (lock cpu -1) after each walk
+        holds = [h for h in flush_holds(recs, cg.id)]
+        check(abs(p["held_ns"] - sum(holds)) <= 0.10 * sum(holds),
+              "held %d ns vs ftrace's holds in flushes %d ns" % (p["held_ns"], sum(holds)))
+        return "%d flushes: wall %.1f us/flush (ftrace %.1f), held %.1f (ftrace %.1f), " \
+               "irq %.2f, offcpu %.2f, other %.1f" % (
+                   p["flushes"], p["wall_ns"] / reads / 1e3, wall / reads / 1e3,
+                   p["held_ns"] / reads / 1e3, sum(holds) / reads / 1e3,
+                   p["irq_ns"] / reads / 1e3, p["offcpu_ns"] / reads / 1e3,
+                   p["other_ns"] / reads / 1e3)
+
+    def flush_holds(recs, cgid):
+        """ftrace's holds of one cgroup taken with a lock cpu >= 0 (the walk)."""
+        pending, out = {}, []
+        for _, cpu, ts, ev, cg, lock_cpu in recs:
+            if cg != cgid:
+                continue
+            if ev == "cgroup_rstat_locked":
+                pending[cpu] = (ts, lock_cpu)
+            elif ev == "cgroup_rstat_unlock" and cpu in pending:
+                start, lc = pending.pop(cpu)
+                if lc >= 0:
+                    out.append(ts - start)
+        return out
+
+    @test
+    def flusher_switched_out_shows_offcpu():
+        """A reader sharing its CPU with a busy process is switched out now
+        and then between the holds of a flush: offcpu_ns > 0, and the parts
+        still add up (offcpu is not also counted as irq or other)."""
+        with Cgroup(MOUNTS["v2"]) as cg, Cgroup(MOUNTS["v2"]) as hog:
+            cg.spawn(TICKER)
+            hog.spawn(BUSY)
+            hog.spawn(BUSY)
+            cg.wait_populated(1)
+            hog.wait_populated(2)
+            for p in hog.procs:
+                os.sched_setaffinity(p.pid, {0})
+            tool = Rstatlat("-j").start()
+            subprocess.run(["taskset", "-c", "0", READER, os.path.join(cg.path, "cpu.stat"),
+                            "1", "-s", "4"], check=True, capture_output=True, timeout=60)
+            rc, out, err = tool.stop()
+            check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+            row = find_cgroup(summary_of(out), cg.id)[0]
+        p = flush_parts_add_up(row, cg.name)
+        check(p["offcpu_ns"] > 0, "no off-CPU time in %d flushes beside two busy processes" %
+              p["flushes"])
+        return "%d flushes, offcpu %.2f ms in all (%.2f%% of wall), irq %.2f%%" % (
+            p["flushes"], p["offcpu_ns"] / 1e6, 100.0 * p["offcpu_ns"] / p["wall_ns"],
+            100.0 * p["irq_ns"] / p["wall_ns"])
+
+    @test
+    def causes_name_the_stat_file():
+        """Every flush sampled (--cause-sample 1): N cpu.stat reads of a v2
+        cgroup are N flushes of cause cpu.stat; the flushes memory.stat reads
+        of a v1 memory cgroup make (most find too few updates and make none)
+        are of cause memory.stat. The --flush table shows the top cause."""
+        if "memory" not in MOUNTS:
+            raise Skip("no v1 memory hierarchy here")
+        reads = 1000
+        with Cgroup(MOUNTS["v2"]) as cg, Cgroup(MOUNTS["memory"]) as mem:
+            cg.spawn(TICKER)
+            mem.spawn(MEMHOG)
+            cg.wait_populated(1)
+            mem.wait_populated(1)
+            tool = Rstatlat("-j", "--cause-sample", "1").start()
+            reader(os.path.join(cg.path, "cpu.stat"), reads)
+            reader(os.path.join(mem.path, "memory.stat"), 200)
+            time.sleep(0.2)
+            rc, out, err = tool.stop()
+            check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+            s = summary_of(out)
+            table = Rstatlat("--flush", "--cause-sample", "1", "-c", cg.path, "-n", "0").start()
+            reader(os.path.join(cg.path, "cpu.stat"), 300)
+            rc, text, err = table.stop()
+            check(rc == 0, "rstatlat --flush exited %d: %s" % (rc, err))
+        lines = text.decode(errors="replace").splitlines()
+        heads = [l for l in lines if "FLUSH/s" in l]
+        check(heads and all(h in heads[-1] for h in ("%HELD", "%OFFCPU", "%OTHER", "CAUSE")),
+              "--flush header: %s" % heads[-1:])
+        mine = [l for l in lines if l.endswith(cg.path.split("/unified", 1)[-1]) or
+                l.endswith("/" + cg.name)]
+        check(mine and "cpu.stat 100%" in mine[-1], "--flush row: %s" % mine[-1:])
+        check(s["cause_sample"] == 1, "cause_sample %s" % s["cause_sample"])
+        row = find_cgroup(s, cg.id)[0]
+        causes = causes_of(row)
+        check(set(causes) == {"cpu.stat"}, "%s: causes %s" % (cg.name, sorted(causes)))
+        c = causes["cpu.stat"]
+        check(c["flushes"] == c["samples"] == row["flush_ns"]["count"] == reads,
+              "cpu.stat: %d flushes, %d samples, row %d, reads %d" % (
+                  c["flushes"], c["samples"], row["flush_ns"]["count"], reads))
+        check(c["flush_ns"] == row["flush_ns"]["sum"], "cpu.stat flush_ns %d, row %d" % (
+            c["flush_ns"], row["flush_ns"]["sum"]))
+        mrow = find_cgroup(s, mem.id)[0]
+        mc = causes_of(mrow)
+        # most memory.stat reads find too few updates and do not flush at all
+        check(set(mc) == {"memory.stat"} and mc["memory.stat"]["samples"] >= 1,
+              "%s: causes %s" % (mem.name, {k: v["samples"] for k, v in mc.items()}))
+        check(sum(v["flushes"] for v in mc.values()) == mrow["flush_ns"]["count"],
+              "memory cgroup: causes add up to %d of %d flushes" % (
+                  sum(v["flushes"] for v in mc.values()), mrow["flush_ns"]["count"]))
+        check(s["lost"]["cause_stack_missing"] == 0, "stacks missing: %d" %
+              s["lost"]["cause_stack_missing"])
+        return "cpu.stat %d of %d; memory cgroup %s; --flush shows the cause" % (
+            c["samples"], reads, {k: v["samples"] for k, v in mc.items()})
+
+    @test
+    def sampled_causes_scale_to_the_flushes():
+        """By default a flush names its cause with probability 1/64 (and
+        always when it takes 100 us or more). One thread reads two cgroups'
+        cpu.stat in turn (every 64th flush of a CPU would always be the same
+        cgroup's): each row has about n/64 samples (within 4 standard
+        deviations, plus the long flushes) and its cpu.stat cause is shared
+        out to exactly its n flushes."""
+        n = 6000
+        with Cgroup(MOUNTS["v2"]) as a, Cgroup(MOUNTS["v2"]) as b:
+            a.spawn(TICKER)
+            b.spawn(TICKER)
+            a.wait_populated(1)
+            b.wait_populated(1)
+            fa = os.open(os.path.join(a.path, "cpu.stat"), os.O_RDONLY)
+            fb = os.open(os.path.join(b.path, "cpu.stat"), os.O_RDONLY)
+            tool = Rstatlat("-j").start()
+            for _ in range(n):
+                os.pread(fa, 4096, 0)
+                os.pread(fb, 4096, 0)
+            time.sleep(0.2)
+            rc, out, err = tool.stop()
+            os.close(fa)
+            os.close(fb)
+            check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+        s = summary_of(out)
+        k = s["cause_sample"]
+        check(k == 64, "default cause_sample %s" % k)
+        sd = (n / k * (1 - 1 / k)) ** 0.5
+        got = []
+        for cg in (a, b):
+            row = find_cgroup(s, cg.id)[0]
+            causes = causes_of(row)
+            check(set(causes) == {"cpu.stat"}, "%s: causes %s" % (cg.name, sorted(causes)))
+            c = causes["cpu.stat"]
+            # flushes of 100 us or more (a stalled vCPU) are always sampled
+            b = row["flush_ns"]["buckets"]
+            long_lo = sum(x["count"] for x in b if x["ge"] >= 100000)
+            long_hi = sum(x["count"] for x in b if x["le"] >= 100000)
+            lo = (n - long_hi) / k + long_lo - 4 * sd
+            hi = (n - long_lo) / k + long_hi + 4 * sd
+            check(lo <= c["samples"] <= hi, "%s: %d samples for %d flushes (%d-%d long), "
+                  "expected %.0f to %.0f" % (cg.name, c["samples"], n, long_lo, long_hi, lo, hi))
+            check(c["flushes"] == row["flush_ns"]["count"] == n, "shared out: %d of %d" % (
+                c["flushes"], row["flush_ns"]["count"]))
+            got.append(c["samples"])
+        return "%d and %d samples of %d flushes each (expected %.0f +- %.0f)" % (
+            got[0], got[1], n, n / k, 4 * sd)
+
+    @test
+    def memcg_decisions_match_ftrace():
+        """memcg:memcg_flush_stats, event by event: for a test memcg, the
+        requests, forced ones and skipped ones rstatlat counts equal ftrace's
+        events of that memcg in the same window."""
+        if not os.path.isdir(os.path.join(TRACEFS, "events/memcg/memcg_flush_stats")):
+            raise Skip("no memcg:memcg_flush_stats tracepoint (Linux 6.13+)")
+        mount = MOUNTS.get("memory", MOUNTS["v2"])
+        with Cgroup(mount) as mem:
+            mem.spawn(MEMHOG)
+            mem.wait_populated(1)
+            ft = Ftrace(events=("memcg/memcg_flush_stats",))
+            with ft:
+                tool = Rstatlat("-j").start()
+                for _ in range(300):
+                    with open(os.path.join(mem.path, "memory.stat")) as f:
+                        f.read()
+                rc, out, err = tool.stop()
+                lines = ft.stop_lines()
+            check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+            row = find_cgroup(summary_of(out), mem.id)
+        pat = re.compile(r"memcg_id=(\d+) stats_updates=-?\d+ force=(\d) needs_flush=(\d)")
+        want = {"asked": 0, "forced": 0, "skipped": 0}
+        for _, _, _, t in lines:
+            m = pat.search(t)
+            if not m or int(m.group(1)) != mem.id:
+                continue
+            want["asked"] += 1
+            want["forced"] += m.group(2) == "1"
+            want["skipped"] += m.group(2) == "0" and m.group(3) == "0"
+        check(want["asked"] >= 300, "ftrace saw %d requests for 300 reads" % want["asked"])
+        check(row, "no row for the test memcg")
+        got = row[0]["memcg_decisions"]
+        check(got == want, "rstatlat %s, ftrace %s" % (got, want))
+        return "%s" % got
