@@ -179,7 +179,8 @@ struct collector {
 	struct report open;		/* the interval being built */
 	struct builder open_bd;
 	bool batch_unsupported;
-	char *cause_names[RSL_CAUSE_STACKS];	/* by stack id, named when first seen */
+	char **cause_ids;	/* cause names by id - 1: what the kernel's stacks were named */
+	size_t ncause_ids, cap_cause_ids;
 	void (*waiter)(void *arg);	/* called while a grace period passes */
 	void *waiter_arg;
 };
@@ -763,8 +764,9 @@ void collector_free(struct collector *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < RSL_CAUSE_STACKS; i++)
-		free(c->cause_names[i]);
+	for (size_t i = 0; i < c->ncause_ids; i++)
+		free(c->cause_ids[i]);
+	free(c->cause_ids);
 	for (unsigned int i = 0; c->slots && i < c->max_slots; i++)
 		slot_free(&c->slots[i]);
 	for (size_t i = 0; c->cg_hash && i < c->cg_hash_cap; i++) {
@@ -1046,37 +1048,79 @@ static int fold_dist_rec(struct slot *s, struct fold *f, struct scratch *sc, int
 	return fold_hist(&s->snap.hist[k], h->hist, sc, k);
 }
 
-/* The cause of a flush stack, named from its frames the first time it is seen. */
-static const char *cause_name(struct collector *c, uint32_t stack)
+/* A cause's id (1-based), its name interned; 0 out of memory or ids. */
+static uint32_t cause_id(struct collector *c, const char *name)
+{
+	char **grown;
+
+	for (size_t i = 0; i < c->ncause_ids; i++)
+		if (!strcmp(c->cause_ids[i], name))
+			return (uint32_t)i + 1;
+	if (c->ncause_ids >= (CAUSE_MORE & 0xffffffffULL) - 1)
+		return 0;
+	if (c->ncause_ids == c->cap_cause_ids) {
+		size_t ncap = c->cap_cause_ids ? 2 * c->cap_cause_ids : 32;
+
+		grown = realloc(c->cause_ids, ncap * sizeof(*grown));
+		if (!grown)
+			return 0;
+		c->cause_ids = grown;
+		c->cap_cause_ids = ncap;
+	}
+	c->cause_ids[c->ncause_ids] = strdup(name);
+	if (!c->cause_ids[c->ncause_ids])
+		return 0;
+	return (uint32_t)++c->ncause_ids;
+}
+
+/* What a kept stack's frames say asked for the flush (cause.c). */
+static void name_stack(const struct collector *c, const struct cause_stack *cs, char *cause)
 {
 	const char *syms[RSL_CAUSE_FRAMES];
-	char names[RSL_CAUSE_FRAMES][128], cause[CAUSE_LEN];
-	__u64 ip[RSL_CAUSE_FRAMES] = { 0 };
-	uint32_t id = stack - 1;
+	char names[RSL_CAUSE_FRAMES][128];
 	size_t n = 0;
 
-	if (stack == CAUSE_NO_STACK)
-		return "unknown";
-	if (stack == CAUSE_MORE)
-		return "(more stacks)";
-	if (id >= RSL_CAUSE_STACKS)
-		return "unknown";
-	if (c->cause_names[id])
-		return c->cause_names[id];
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.flush_stacks), &id, ip))
-		return "unknown";
-	for (; n < RSL_CAUSE_FRAMES && ip[n]; n++) {
+	for (; n < RSL_CAUSE_FRAMES && cs->ip[n]; n++) {
 		char *plus;
 
-		ksym_format(c->src.ksyms, ip[n], names[n], sizeof(names[n]));
+		ksym_format(c->src.ksyms, cs->ip[n], names[n], sizeof(names[n]));
 		plus = strchr(names[n], '+');
 		if (plus)
 			*plus = '\0';
 		syms[n] = strncmp(names[n], "0x", 2) ? names[n] : NULL;
 	}
-	cause_of_stack(syms, n, cause, sizeof(cause));
-	c->cause_names[id] = strdup(cause);
-	return c->cause_names[id] ? c->cause_names[id] : "unknown";
+	cause_of_stack(syms, n, cause, CAUSE_LEN);
+}
+
+/*
+ * The name of a way's key. A stack not yet named is named from its frames
+ * and its entry in the kernel gets the cause's id, so that its later
+ * flushes count under the cause (rstatlat.h).
+ */
+static const char *cause_name(struct collector *c, uint64_t key)
+{
+	int fd = bpf_map__fd(c->skel->maps.flush_stacks);
+	struct cause_stack cs;
+	char cause[CAUSE_LEN];
+	uint32_t id;
+
+	if (key == CAUSE_MORE)
+		return "(more stacks)";
+	if (key == CAUSE_NO_STACK)
+		return "unknown";
+	if (key & CAUSE_KEY_ID) {
+		id = (uint32_t)key;
+		return id && id <= c->ncause_ids ? c->cause_ids[id - 1] : "unknown";
+	}
+	if (bpf_map_lookup_elem(fd, &key, &cs))
+		return "unknown";
+	if (!cs.cause) {
+		name_stack(c, &cs, cause);
+		cs.cause = cause_id(c, cause);
+		if (cs.cause)
+			bpf_map_update_elem(fd, &key, &cs, BPF_EXIST);
+	}
+	return cs.cause && cs.cause <= c->ncause_ids ? c->cause_ids[cs.cause - 1] : "unknown";
 }
 
 /* The sampled flushes of each cause way since the snapshot. */
@@ -1086,9 +1130,9 @@ static int fold_causes(struct collector *c, struct slot *s, const struct slot_ho
 		const struct cause_way *w = &h->cause[i];
 		struct cause_way *sn = &s->snap.cause[i];
 
-		if (!w->stack || w->samples == sn->samples)
+		if (!w->key || w->samples == sn->samples)
 			continue;
-		if (row_add_cause(&s->delta, cause_name(c, w->stack),
+		if (row_add_cause(&s->delta, cause_name(c, w->key),
 				  (uint32_t)(w->samples - sn->samples),
 				  (uint32_t)(w->weight - sn->weight), w->weight_ns - sn->weight_ns))
 			return -ENOMEM;
@@ -1156,7 +1200,7 @@ static int finish_delta(struct collector *c, struct slot *s, struct fold *f)
 static bool delta_empty(const struct row *d)
 {
 	return !d->locked && !d->hold.count && !d->wait.count && !d->flush.count &&
-	       !(d->irqoff && d->irqoff->count) && !d->decisions[DECISION_ASKED];
+	       !(d->irqoff && d->irqoff->count) && !d->decisions[DECISION_ASKED] && !d->ncauses;
 }
 
 /* Field 22 of /proc/PID/stat: the start in clock ticks after boot. */

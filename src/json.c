@@ -241,7 +241,7 @@ static void put_flush_causes(struct out *o, const struct row *row)
 	for (size_t i = 0; i < row->ncauses; i++) {
 		const struct cause *c = &row->causes[order ? order[i] : i];
 
-		if (i)
+		if (i || (!samples && row->flush.count))
 			put_lit(o, ",");
 		put_lit(o, "{\"cause\":");
 		put_str(o, c->name);

@@ -118,8 +118,9 @@ int prom_buckets_parse(const char *s, struct prom_opts *o, const char **why)
 	}
 	lo = log2_nearest(lo_ns);
 	hi = log2_nearest(hi_ns);
-	if (lo < HIST_LOW_SHIFT || hi > HIST_HIGH_SHIFT + 1 || lo >= hi) {
-		*why = "MIN below MAX, from 16ns to 32s";
+	/* above 2^31 ns the layout's last bucket is open-ended: it can only go to +Inf */
+	if (lo < HIST_LOW_SHIFT || hi > HIST_HIGH_SHIFT || lo >= hi) {
+		*why = "MIN below MAX, from 16ns to 2.1s (2^31 ns)";
 		return -1;
 	}
 	o->nbounds = 0;
@@ -754,7 +755,7 @@ static int put_causes(const struct report *r, FILE *f)
 		return -1;
 	}
 	put_scalar(f, "rstatlat_cause_sample", "gauge",
-		   "One flush in this many per CPU names its cause from its stack.", r->cause_sample);
+		   "A flush names its cause from its stack with probability 1 in this (and every flush of 100us or more).", r->cause_sample);
 	family(f, "rstatlat_flush_cause_samples_total", "counter",
 	       "Sampled flushes by what asked for them (a stat file, a kernel path).");
 	for (size_t i = 0; i < all.ncauses; i++) {

@@ -15,6 +15,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_FLUSH_OPEN] = "flush_unfinished",
 	[LOST_RETIRED] = "retired_dropped",
 	[LOST_CAUSE_STACK] = "cause_stack_missing",
+	[LOST_SKIP_UNTRACKED] = "memcg_skips_untracked",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */

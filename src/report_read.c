@@ -136,7 +136,7 @@ static bool old_layout_bucket(uint64_t ge, uint64_t le)
  * into the last.
  */
 static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dist *d,
-		       int *last)
+		       int *last, uint64_t *last_ge)
 {
 	uint64_t ge, le, count;
 	unsigned int idx;
@@ -153,8 +153,9 @@ static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dis
 	    (idx < HIST_BUCKETS - 1 ? le != hist_bucket_upper(idx) - 1 : le < ge))
 		return fail(rd, "%s: [%" PRIu64 ", %" PRIu64 "] is not a " SCHEMA " bucket",
 			    ctx, ge, le);
-	if ((int)idx < *last || ((int)idx == *last && !beyond))
+	if ((int)idx < *last || ((int)idx == *last && (!beyond || ge <= *last_ge)))
 		return fail(rd, "%s: buckets out of order", ctx);
+	*last_ge = ge;
 	if (count == 0 || count > UINT64_MAX - d->count)
 		return fail(rd, "%s: bad count", ctx);
 	*last = (int)idx;
@@ -171,6 +172,7 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 	char sub[256], bctx[288];
 	uint64_t count;
 	json_t *v, *buckets, *b;
+	uint64_t last_ge = 0;
 	size_t i;
 	int last = -1;
 
@@ -186,7 +188,7 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 		return -1;
 	json_array_foreach(buckets, i, b) {
 		snprintf(bctx, sizeof(bctx), "%s.buckets[%zu]", sub, i);
-		if (read_bucket(rd, b, bctx, d, &last))
+		if (read_bucket(rd, b, bctx, d, &last, &last_ge))
 			return -1;
 	}
 	if (d->count != count)

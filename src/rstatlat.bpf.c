@@ -35,6 +35,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* task_struct.flags: getting killed or exiting (include/linux/sched.h, unchanged since 2.6) */
+#define PF_EXITING	0x00000004
+
 /* ---- knobs and globals ---- */
 
 /* Knobs, set by userspace before load. */
@@ -228,13 +231,25 @@ struct {
 	__uint(max_entries, 4096);	/* resized by userspace */
 } events SEC(".maps");
 
-/* Flush causes: the stacks of sampled flushes at their end, named by userspace. */
+/*
+ * Flush causes: the stacks of sampled flushes at their end, by a hash of
+ * their frames, named by userspace (rstatlat.h). Not a stack trace map:
+ * one whose bucket another stack holds is lost to it for the whole run.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, RSL_CAUSE_STACKS);	/* 1 when causes are off */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, RSL_CAUSE_FRAMES * sizeof(__u64));
+	__type(key, __u64);
+	__type(value, struct cause_stack);
 } flush_stacks SEC(".maps");
+
+/* Where a stack is taken before it is hashed (tracepoints run with preemption off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cause_stack);
+} stack_buf SEC(".maps");
 
 /* ---- slots: a cgroup (x process with -p) and its number ---- */
 
@@ -383,7 +398,7 @@ static __always_inline void cgroup_ident(struct cgroup *cgrp, bool typed, __u64 
 }
 
 static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cgrp, bool typed,
-					__u32 tgid)
+					__u32 tgid, bool create)
 {
 	/*
 	 * One read of the generation for the check and the fill: a fill under
@@ -400,7 +415,7 @@ static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cg
 		return lc->cache_slot;
 
 	slot = bpf_map_lookup_elem(&slot_ids, &key);
-	n = slot ? (int)*slot : create_slot(cgrp, &key);
+	n = slot ? (int)*slot : create ? create_slot(cgrp, &key) : -1;
 	if (n < 0)
 		return n;
 	lc->cache_cgid = key.cgid;
@@ -754,7 +769,7 @@ static __always_inline struct task_flush *current_flush(bool create)
  * way that has the stack, else the first free one (claimed by a
  * compare-and-swap, as other CPUs may claim at once), else CAUSE_MORE.
  */
-static __noinline void cause_record(__u32 slot, __u32 stack, __u32 weight, __u64 wall)
+static __noinline void cause_record(__u32 slot, __u64 key, __u32 weight, __u64 wall)
 {
 	struct slot_home *h = home_of(slot);
 	struct cause_way *w = NULL;
@@ -762,19 +777,19 @@ static __noinline void cause_record(__u32 slot, __u32 stack, __u32 weight, __u64
 	if (!h)
 		return;
 	for (int i = 0; i < CAUSE_WAYS; i++) {
-		__u32 have = h->cause[i].stack;
+		__u64 have = h->cause[i].key;
 
 		if (!have)
-			have = __sync_val_compare_and_swap(&h->cause[i].stack, 0, stack);
-		if (!have || have == stack) {
+			have = __sync_val_compare_and_swap(&h->cause[i].key, 0, key);
+		if (!have || have == key) {
 			w = &h->cause[i];
 			break;
 		}
 	}
 	if (!w) {
 		w = &h->cause[CAUSE_WAYS];
-		if (w->stack != CAUSE_MORE)
-			w->stack = CAUSE_MORE;
+		if (w->key != CAUSE_MORE)
+			w->key = CAUSE_MORE;
 	}
 	__sync_fetch_and_add(&w->samples, 1);
 	__sync_fetch_and_add(&w->weight, weight);
@@ -791,7 +806,7 @@ static __noinline void cause_record(__u32 slot, __u32 stack, __u32 weight, __u64
 static __noinline void record_parts(struct slot_stage *st, struct lock_state *lc,
 				    struct task_flush *f, __u64 wall)
 {
-	__u64 irq = f->irq + (lc->irq_ns - f->irq_mark);
+	__u64 irq = f->irq + (lc->irq_ns > f->irq_mark ? lc->irq_ns - f->irq_mark : 0);
 	__u64 known = f->held + f->wait + irq + f->offcpu;
 
 	st->n.part[PART_HELD] += f->held;
@@ -815,22 +830,49 @@ static __always_inline bool cause_sampled(__u64 wall)
 	       bpf_get_prandom_u32() % cause_sample == 0;
 }
 
-static __noinline __u32 cause_stack(void *ctx)
+/*
+ * The key a sampled flush counts under: its stack's cause once userspace
+ * has named it, else the stack's hash (FNV-1a over its frames), the stack
+ * kept for userspace to name.
+ */
+static __noinline __u64 cause_key(void *ctx)
 {
-	long id = bpf_get_stackid(ctx, &flush_stacks, 0);
+	struct cause_stack *buf, *known;
+	__u64 h = 14695981039346656037ULL;
+	__u32 zero = 0;
+	long n;
 
-	if (id >= 0)
-		return (__u32)id + 1;
-	count_lost(LOST_CAUSE_STACK);
-	return CAUSE_NO_STACK;
+	buf = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!buf)
+		return CAUSE_NO_STACK;
+	n = bpf_get_stack(ctx, buf->ip, sizeof(buf->ip), 0);
+	if (n <= 0) {
+		count_lost(LOST_CAUSE_STACK);
+		return CAUSE_NO_STACK;
+	}
+	for (int i = 0; i < RSL_CAUSE_FRAMES; i++) {
+		if (i * (long)sizeof(__u64) >= n)
+			buf->ip[i] = 0;
+		h = (h ^ buf->ip[i]) * 1099511628211ULL;
+	}
+	h &= ~CAUSE_KEY_ID;
+	h = h ? h : 1;
+	known = bpf_map_lookup_elem(&flush_stacks, &h);
+	if (known)
+		return known->cause ? CAUSE_KEY_ID | known->cause : h;
+	buf->cause = 0;
+	if (bpf_map_update_elem(&flush_stacks, &h, buf, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&flush_stacks, &h)) {
+		count_lost(LOST_CAUSE_STACK);	/* the map is full */
+		return CAUSE_NO_STACK;
+	}
+	return h;
 }
 
 /* A flush ended, with the lock held: into this CPU's stage. */
 static __always_inline void record_flush(void *ctx, struct lock_state *lc, struct task_flush *f,
 					 __u64 now)
 {
-	__u32 stack;
-
 	struct slot_stage *st;
 
 	if (f->start) {
@@ -841,15 +883,37 @@ static __always_inline void record_flush(void *ctx, struct lock_state *lc, struc
 			st->n.flush_holds_max = f->holds;
 		if (flush_parts)
 			record_parts(st, lc, f, now - f->start);
-		if (cause_sample && cause_sampled(now - f->start)) {
-			stack = cause_stack(ctx);
-			cause_record(f->slot, stack, now - f->start >= CAUSE_ALWAYS_NS ? 1 :
-				     cause_sample, now - f->start);
-		}
+		if (cause_sample && cause_sampled(now - f->start))
+			cause_record(f->slot, cause_key(ctx), now - f->start >= CAUSE_ALWAYS_NS ?
+				     1 : cause_sample, now - f->start);
 	}
 	f->start = 0;
 	if (flush_parts)
 		lc->flush_task = 0;
+}
+
+/* What irq and offcpu count of the task's open flush so far. */
+static __always_inline __u64 flush_elsewhere(const struct lock_state *lc,
+					     const struct task_flush *f)
+{
+	return f->irq + (lc->irq_ns > f->irq_mark ? lc->irq_ns - f->irq_mark : 0) + f->offcpu;
+}
+
+#define NO_SNAPSHOT	(~0ULL)
+
+/*
+ * A hold's wait without what irq and offcpu count already: irqs are on
+ * between the contended event and the spin (a failed trylock turns them
+ * back on), so an interrupt or a switch there is in both.
+ */
+static __always_inline __u64 wait_alone(const struct lock_state *lc, const struct task_flush *f)
+{
+	__u64 w = lc->locked_wait, d;
+
+	if (!w || lc->contended_mine == NO_SNAPSHOT)
+		return w;
+	d = flush_elsewhere(lc, f) - lc->contended_mine;
+	return d < w ? w - d : 0;
 }
 
 /* A flush opens: its parts start from zero here. */
@@ -909,7 +973,7 @@ static __always_inline void flush_account(void *ctx, struct lock_state *lc, stru
 	f->holds++;
 	if (flush_parts) {
 		f->held += hold;
-		f->wait += lc->locked_wait;
+		f->wait += wait_alone(lc, f);
 	}
 	f->last_lock_cpu = lock_cpu;
 	if (lock_cpu != unlock_cpu)
@@ -931,6 +995,7 @@ static __always_inline void flush_account(void *ctx, struct lock_state *lc, stru
 static __always_inline void on_contended(__u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	struct task_flush *f;
 	struct lock_state *lc;
 
 	if (!armed || (targ_tgid && (id >> 32) != targ_tgid))
@@ -940,6 +1005,10 @@ static __always_inline void on_contended(__u64 now)
 		return;
 	lc->contended_ts = now;
 	lc->contended_tid = (__u32)id;
+	if (flush_parts) {
+		f = current_flush(false);
+		lc->contended_mine = f && f->start ? flush_elsewhere(lc, f) : NO_SNAPSHOT;
+	}
 }
 
 /* The current task's vote for the top flusher of the staged slot. */
@@ -993,7 +1062,7 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 	lc->locked_cgrp = (__u64)cgrp;
 	if (targ_tgid && tgid != targ_tgid)
 		return;
-	n = resolve_slot(lc, cgrp, true, per_process ? tgid : 0);
+	n = resolve_slot(lc, cgrp, true, per_process ? tgid : 0, true);
 	if (n < 0)
 		return;
 	slot = n;
@@ -1187,12 +1256,21 @@ static __always_inline void irq_enter_time(void)
 		lc->irq_since = bpf_ktime_get_ns();
 }
 
+/*
+ * Softirqs end with irqs on: a hardirq may come in here. The time is added
+ * before the depth drops, so one that does finds depth 1 and leaves
+ * irq_since and irq_ns alone (its own time is then part of ours).
+ */
 static __always_inline void irq_exit_time(void)
 {
 	struct lock_state *lc = this_lock_state();
+	__u32 depth;
 
-	if (lc && lc->irq_depth && --lc->irq_depth == 0)
+	if (!lc || !(depth = lc->irq_depth))
+		return;
+	if (depth == 1)
 		lc->irq_ns += bpf_ktime_get_ns() - lc->irq_since;
+	lc->irq_depth = depth - 1;
 }
 
 /*
@@ -1242,7 +1320,8 @@ int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (lc->flush_task && lc->flush_task == (__u64)prev) {
 		lc->flush_task = 0;
 		f = bpf_task_storage_get(&task_flush, prev, 0, 0);
-		if (f && f->start && !f->off_ts) {
+		/* a task that exits (its flush abandoned) is never switched back in */
+		if (f && f->start && !f->off_ts && !(prev->flags & PF_EXITING)) {
 			f->irq += lc->irq_ns - f->irq_mark;
 			f->off_ts = bpf_ktime_get_ns();
 			__sync_fetch_and_add(&flushes_off, 1);
@@ -1286,9 +1365,18 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 	lc = this_lock_state();
 	if (!lc)
 		return 0;
-	n = resolve_slot(lc, memcg->css.cgroup, true, per_process ? tgid : 0);
-	if (n < 0)
+	/*
+	 * A skipped request takes no lock: it gets no slot of its own, or an
+	 * agent reading memory.stat of thousands of idle containers would
+	 * take every slot from the cgroups that flush.
+	 */
+	n = resolve_slot(lc, memcg->css.cgroup, true, per_process ? tgid : 0,
+			 force || needs_flush);
+	if (n < 0) {
+		if (!force && !needs_flush)
+			count_lost(LOST_SKIP_UNTRACKED);
 		return 0;
+	}
 	st = stage_of(lc, (__u32)n);
 	st->n.decisions[DECISION_ASKED]++;
 	if (force)
@@ -1370,7 +1458,7 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	f = current_flush(true);
 	if (!lc || !f)
 		return;
-	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0);
+	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0, true);
 	if (n < 0)
 		return;
 	slot = n;

@@ -41,7 +41,7 @@
 #define VERSION "0.1.0"
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 /*
- * Room for 10 000 cgroups (or cgroup x process pairs with -p): about 58 MiB
+ * Room for 10 000 cgroups (or cgroup x process pairs with -p): about 59 MiB
  * of kernel memory, whatever the number of CPUs (README, Memory).
  */
 #define DEFAULT_MAX_SLOTS 10000
@@ -134,7 +134,7 @@ static const char usage_text[] =
 "                        accepted)\n"
 "  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
 "      --max-entries N   cgroups (x processes with -p) tracked at once\n"
-"                        (default 10000: about 58 MiB of kernel memory at any\n"
+"                        (default 10000: about 59 MiB of kernel memory at any\n"
 "                        number of CPUs)\n"
 "      --probe           print what this kernel offers, what is chosen and why\n"
 "      --irqoff SRC      irqs-off source: auto (default: trace if the kernel has\n"

@@ -148,25 +148,35 @@ struct slot_dist_stage {
 };
 
 /*
- * Flush causes: sampled flushes of a slot by the stack taken at their end
- * (a stack id of the flush_stacks map). A slot keeps CAUSE_WAYS stacks,
- * claimed first come; flushes of further stacks count in the way after
- * them (stack CAUSE_MORE). Each sample weighs the flushes it stands for,
- * 1 / its probability of being taken (cause_sample, or 1 for a flush of
+ * Flush causes. A sampled flush's kernel stack (taken at its end) is kept
+ * in flush_stacks under a hash of its frames, until userspace names it and
+ * writes the cause's id into the entry: from then on the stack's flushes
+ * count under that id, so a slot's ways hold causes, not stacks (reclaim
+ * alone has a stack per allocation site). A slot keeps CAUSE_WAYS keys,
+ * claimed first come; flushes of further keys count in the way after them
+ * (CAUSE_MORE). Each sample weighs the flushes it stands for, 1 / its
+ * probability of being taken (cause_sample, or 1 for a flush of
  * CAUSE_ALWAYS_NS or more). Written only into the home, with atomics: a
  * sampled flush is rare enough.
  */
 #define CAUSE_ALWAYS_NS	100000	/* 100 us: its stack costs about 1% of it */
-#define CAUSE_WAYS	3
-#define CAUSE_NO_STACK	0xffffffffu	/* the stack could not be taken */
-#define CAUSE_MORE	0xfffffffeu	/* a stack beyond the slot's ways */
+#define CAUSE_WAYS	4
+#define CAUSE_KEY_ID	(1ULL << 63)	/* a named cause: CAUSE_KEY_ID | id; else a stack's hash */
+#define CAUSE_NO_STACK	(CAUSE_KEY_ID | 0xffffffffULL)	/* no stack could be taken or kept */
+#define CAUSE_MORE	(CAUSE_KEY_ID | 0xfffffffeULL)	/* a key beyond the slot's ways */
+
+/* A kept stack: its frames and, once userspace named it, its cause. */
+struct cause_stack {
+	__u64 ip[RSL_CAUSE_FRAMES];
+	__u32 cause;		/* the cause's id (>= 1), 0 until named */
+	__u32 pad;
+};
 
 /* The counters wrap at 2^32: userspace folds their change at least once a second. */
 struct cause_way {
-	__u32 stack;		/* 1 + stack id, CAUSE_NO_STACK, CAUSE_MORE; 0 = unclaimed */
+	__u64 key;		/* CAUSE_KEY_ID | id, a stack's hash, CAUSE_NO_STACK, CAUSE_MORE; 0 = unclaimed */
 	__u32 samples;		/* sampled flushes */
 	__u32 weight;		/* the flushes they stand for */
-	__u32 pad;
 	__u64 weight_ns;	/* their wall times, each times its weight */
 };
 
@@ -186,6 +196,7 @@ struct lock_state {
 	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
 	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
 	__u64 locked_wait;	/* the wait measured, 0 if none */
+	__u64 contended_mine;	/* flush parts: the waiter's irq + offcpu at contended */
 	__u64 contended_ts;
 	__u32 contended_tid;
 	__u32 locked_slot;
@@ -276,6 +287,7 @@ enum lost_kind {
 	LOST_FLUSH_OPEN,	/* a flush never saw its last release (not counted) */
 	LOST_RETIRED,		/* userspace: a recycled slot's figures, out of memory */
 	LOST_CAUSE_STACK,	/* a sampled flush without a stack: cause "unknown" */
+	LOST_SKIP_UNTRACKED,	/* a skipped memcg request of a cgroup without a slot */
 	LOST_MAX,
 };
 

@@ -273,11 +273,12 @@ static size_t cause_label(char *buf, const struct row *row)
 	return (size_t)(p - buf);
 }
 /*
- * The figures at their widest (uint64_t at every column: 3 x 22 + 8 x 13
- * bytes, from a hostile file), two labels, an escaped path of up to 4095
- * bytes and the newline.
+ * The figures at their widest (uint64_t at every column, from a hostile
+ * file: the default view's 3 x 22 + 8 x 13 bytes, --flush's 3 x 22 + 3 x 13
+ * + 5 x 8 + 3 x 21), three labels (a flusher, a cause, an own or top
+ * flusher), an escaped path of up to 4095 bytes and the newline.
  */
-#define STATS_LEN 192
+#define STATS_LEN 256
 #define PATH_LEN 4096
 #define LINE_LEN (3 * (LABEL_LEN + 1) + STATS_LEN + PATH_LEN + 1)
 

@@ -309,6 +309,16 @@ class Rstatlat:
         self.err += err
         return self.p.returncode, out, self.err.decode(errors="replace")
 
+    # "with Rstatlat(...).start() as tool": a test that fails before stop()
+    # leaves no tracer behind to slow every later test and benchmark.
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.communicate()
+
 
 def run(*args, timeout=30, **kw):
     return subprocess.run([BIN] + list(args), capture_output=True, timeout=timeout, **kw)

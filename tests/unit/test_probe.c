@@ -63,6 +63,43 @@ static void test_two_args(void)
 	CHECK(!plan_has_cpu_lock(&plan), "no per-CPU lock in this BTF");
 }
 
+/*
+ * Flush parts: sched_switch and the irq and softirq pairs; an x86 vector
+ * only with both ends. memcg decisions: their tracepoint, its prototype
+ * as the program reads it. Off with --flush-parts off, and when a
+ * prototype is not the one read or a needed point is missing.
+ */
+static void test_flush_parts(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "flush_parts", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(plan.usable && plan.flush_parts && plan.flush_causes && plan.memcg_decisions,
+	      "parts %d causes %d memcg %d: %s", plan.flush_parts, plan.flush_causes,
+	      plan.memcg_decisions, plan.parts_why);
+	CHECK(chosen(&plan, "sched_switch") && chosen(&plan, "irq_handler_exit") &&
+	      chosen(&plan, "softirq_entry") && chosen(&plan, "local_timer_entry") &&
+	      chosen(&plan, "local_timer_exit") && chosen(&plan, "memcg_flush_stats"), "chosen");
+	CHECK(point(&plan, "reschedule_entry")->present && !chosen(&plan, "reschedule_entry") &&
+	      strstr(point(&plan, "reschedule_entry")->why, "pair"), "a vector without its exit: %s",
+	      point(&plan, "reschedule_entry")->why);
+	CHECK(!point(&plan, "call_function_entry")->present, "absent vector");
+	CHECK(probe_kernel(&plan, sample("flush_parts"), PREF_AUTO, IRQOFF_AUTO, PARTS_OFF,
+			   false) == 0 && !plan.flush_parts && plan.memcg_decisions &&
+	      !chosen(&plan, "sched_switch") && !chosen(&plan, "irq_handler_entry") &&
+	      strstr(plan.parts_why, "--flush-parts off"), "--flush-parts off: %s", plan.parts_why);
+
+	CHECK(probe(&plan, "memcg_reshaped", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(plan.usable && !plan.flush_parts && !plan.memcg_decisions, "parts %d memcg %d",
+	      plan.flush_parts, plan.memcg_decisions);
+	CHECK(!point(&plan, "memcg_flush_stats")->present &&
+	      strstr(point(&plan, "memcg_flush_stats")->why, "prototype"), "memcg: %s",
+	      point(&plan, "memcg_flush_stats")->why);
+	CHECK(!point(&plan, "sched_switch")->present && !chosen(&plan, "irq_handler_entry"),
+	      "sched_switch of another shape: %s", point(&plan, "sched_switch")->why);
+	CHECK(strstr(plan.parts_why, "sched_switch") != NULL, "why: %s", plan.parts_why);
+}
+
 static void test_four_args(void)
 {
 	struct attach_plan plan;
@@ -232,6 +269,7 @@ static void test_table_names_the_programs(void)
 int main(void)
 {
 	RUN_TEST(test_two_args());
+	RUN_TEST(test_flush_parts());
 	RUN_TEST(test_four_args());
 	RUN_TEST(test_no_bool());
 	RUN_TEST(test_functions());

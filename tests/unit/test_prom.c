@@ -90,6 +90,10 @@ static void test_buckets_parse(void)
 	CHECK(prom_buckets_parse("1us", &o, &why), "no MAX accepted");
 	CHECK(prom_buckets_parse("16ns:32s:1", &o, &why), "factor 1 accepted");
 	CHECK(prom_buckets_parse("x:1ms", &o, &why), "garbage accepted");
+	/* the last fine bucket is open-ended above 2^32 ns: no bound may cut it */
+	CHECK(!prom_buckets_parse("1ms:2s", &o, &why) && o.bound_ns[o.nbounds - 1] == 1ULL << 31,
+	      "2 s (2^31 ns) is the highest bound: %s", why);
+	CHECK(prom_buckets_parse("1ms:4s", &o, &why), "4 s (2^32 ns) accepted");
 }
 
 /* Cumulative buckets end at +Inf = _count; _sum in seconds. */

@@ -208,6 +208,23 @@ static void test_old_layout_buckets(void)
 		CHECK(dist_bucket_count(&back.cgroups[1].hold, HIST_BUCKETS - 1) == 2 &&
 		      back.cgroups[1].hold.max == 20000000000ULL, "folded into the last bucket");
 		report_free(&back);
+		/* old buckets beyond the last are still in order */
+		{
+			char *swapped = strdup(old), *p1 = strstr(swapped, "{\"ge\":8589934592");
+
+			if (p1) {
+				size_t l1 = strlen("{\"ge\":8589934592,\"le\":9126805503,\"count\":1}");
+				char first[128];
+
+				memcpy(first, p1, l1);
+				memmove(p1, p1 + l1 + 1, strlen("{\"ge\":19327352832,\"le\":20401094655,\"count\":1}"));
+				p1[strlen("{\"ge\":19327352832,\"le\":20401094655,\"count\":1}")] = ',';
+				memcpy(p1 + strlen("{\"ge\":19327352832,\"le\":20401094655,\"count\":1}") + 1, first, l1);
+				CHECK(read_text(swapped, &back, &info, err) == -1 && strstr(err, "order"),
+				      "%s", err);
+			}
+			free(swapped);
+		}
 		/* a bucket of neither layout is still refused */
 		memcpy(strstr(old, "8589934592"), "8589934593", 10);
 		CHECK(read_text(old, &back, &info, err) == -1 && strstr(err, "bucket"), "%s", err);
@@ -264,7 +281,7 @@ static void test_self_and_folds(void)
 	j = json_loads(text, 0, &jerr);
 	CHECK(j != NULL, "valid JSON: %s", jerr.text);
 	json_decref(j);
-	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0},\"self\":{\"map_bytes\":64172032,"
+	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0},\"self\":{\"map_bytes\":64172032,"
 		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
 		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
 		      "\"rss_max_bytes\":15204352}}\n") != NULL, "self after lost: %s", text);

@@ -449,16 +449,25 @@ def total(decisions):
     return tuple(sum(d[k] for d in decisions) for k in range(len(DECISIONS)))
 
 
+def tracked(decisions):
+    """What rstatlat counts of a memcg's requests: a skipped one that comes
+    before any it tracks the memcg for (forced or needed) finds no entry
+    and is left out, so that idle memcgs take none (lost.memcg_skips_untracked)."""
+    k = 0
+    while k < len(decisions) and decisions[k][1] == 0 and decisions[k][2] == 1:
+        k += 1
+    return decisions[k:]
+
+
 def windows(pre, inner, post):
     """Every count a tool can have made that began counting at some point
     among the events pre and stopped at some point among post: all of
-    inner, a suffix of pre and a prefix of post. Where pre and post are
-    empty that is one count; otherwise the two instants, which ftrace does
-    not see, are all the freedom there is."""
-    inner = total(inner)
-    sufs = {total(pre[i:]) for i in range(len(pre) + 1)}
-    prefs = {total(post[:j]) for j in range(len(post) + 1)}
-    return {tuple(a + b + c for a, b, c in zip(inner, s, p)) for s in sufs for p in prefs}
+    inner, a suffix of pre and a prefix of post, less the skips before the
+    memcg was first tracked. Where pre and post are empty that is one count;
+    otherwise the two instants, which ftrace does not see, are all the
+    freedom there is."""
+    return {total(tracked(pre[i:] + inner + post[:j]))
+            for i in range(len(pre) + 1) for j in range(len(post) + 1)}
 
 
 def memcg_reads(path, seconds):
