@@ -36,7 +36,17 @@ static void fill(struct row *r, size_t i)
 		dist_add_value(&r->hold, 200 + (uint64_t)rand() % (1 + (uint64_t)rand() % 200000));
 		if (k % 10 == 0)
 			dist_add_value(&r->wait, 100 + (uint64_t)rand() % 50000);
+		/* the default output: whole flushes, their parts and causes, memcg decisions */
+		if (k % 2 == 0)
+			dist_add_value(&r->flush, 400 + (uint64_t)rand() % (1 + (uint64_t)rand() % 400000));
 	}
+	for (int p = 0; p < PART_MAX; p++)
+		r->part[p] = r->flush.sum / PART_MAX;
+	for (int d = 0; d < DECISION_MAX; d++)
+		r->decisions[d] = (uint64_t)rand() % 1000;
+	row_add_cause(r, "memory.stat", 2, 128, 2000000);
+	if (i % 3 == 0)
+		row_add_cause(r, "memcg_periodic", 1, 1, 30000);
 }
 
 int main(int argc, char **argv)
@@ -45,7 +55,8 @@ int main(int argc, char **argv)
 	const char *only = argc > 2 ? argv[2] : NULL;
 	struct view_opts o = { .sort = SORT_HOLD_P99, .rows = 0 };
 	struct report r = { .type = REPORT_INTERVAL, .duration_ns = 1000000000ULL,
-			    .attach = "tracepoint" };
+			    .attach = "tracepoint", .flush_parts = true, .cause_sample = 64,
+			    .memcg_decisions = true };
 	FILE *devnull = fopen("/dev/null", "w");
 	double best_table = 1e9, best_json = 1e9, best_prom = 1e9;
 	struct prom_opts po = { .max_cgroups = 100, .idle_ns = 300000000000ULL, .version = "bench" };

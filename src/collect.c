@@ -180,6 +180,9 @@ struct collector {
 	struct builder open_bd;
 	bool batch_unsupported;
 	char **cause_ids;	/* cause names by id - 1: what the kernel's stacks were named */
+	const struct ksyms *ksyms;	/* src.ksyms, or own_ksyms once read */
+	struct ksyms *own_ksyms;
+	bool ksyms_tried;
 	size_t ncause_ids, cap_cause_ids;
 	void (*waiter)(void *arg);	/* called while a grace period passes */
 	void *waiter_arg;
@@ -729,6 +732,7 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->sys_total.irq.trace = c->sys_open.irq.trace = sources->irqoff_trace;
 	c->sys_total.irq.sample = c->sys_open.irq.sample = sources->irqoff_sample;
 	c->sys_total.lock.present = c->sys_open.lock.present = sources->cpu_lock;
+	c->ksyms = sources->ksyms;
 	c->open.flush_parts = sources->flush_parts;
 	c->open.cause_sample = sources->cause_sample;
 	c->open.memcg_decisions = sources->memcg_decisions;
@@ -764,6 +768,7 @@ void collector_free(struct collector *c)
 {
 	if (!c)
 		return;
+	ksyms_free(c->own_ksyms);
 	for (size_t i = 0; i < c->ncause_ids; i++)
 		free(c->cause_ids[i]);
 	free(c->cause_ids);
@@ -1083,7 +1088,7 @@ static void name_stack(const struct collector *c, const struct cause_stack *cs, 
 	for (; n < RSL_CAUSE_FRAMES && cs->ip[n]; n++) {
 		char *plus;
 
-		ksym_format(c->src.ksyms, cs->ip[n], names[n], sizeof(names[n]));
+		ksym_format(c->ksyms, cs->ip[n], names[n], sizeof(names[n]));
 		plus = strchr(names[n], '+');
 		if (plus)
 			*plus = '\0';
@@ -1115,6 +1120,10 @@ static const char *cause_name(struct collector *c, uint64_t key)
 	if (bpf_map_lookup_elem(fd, &key, &cs))
 		return "unknown";
 	if (!cs.cause) {
+		if (!c->ksyms && !c->ksyms_tried) {
+			c->ksyms = c->own_ksyms = ksyms_load("/proc/kallsyms");
+			c->ksyms_tried = true;
+		}
 		name_stack(c, &cs, cause);
 		cs.cause = cause_id(c, cause);
 		if (cs.cause)

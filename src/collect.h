@@ -22,7 +22,7 @@ struct collect_sources {
 	bool flush_parts;	/* flush parts measured */
 	uint32_t cause_sample;	/* one flush in this many (at random) names a cause; 0: off */
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
-	const struct ksyms *ksyms;	/* names the flush stacks (causes) */
+	const struct ksyms *ksyms;	/* names the flush stacks; NULL: read when needed */
 };
 
 struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,

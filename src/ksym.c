@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,49 @@ static int cmp_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * One "addr type name [module]" line: its address, type and name (cut at
+ * the blank or tab after it). Parsed by hand: sscanf over /proc/kallsyms's
+ * 100 000+ lines took most of a start's time.
+ */
+static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size_t *len)
+{
+	char *p = line, *end;
+
+	*addr = strtoull(p, &end, 16);
+	if (end == p || *end != ' ' || !end[1] || end[2] != ' ')
+		return false;
+	*type = end[1];
+	*name = end + 3;
+	*len = strcspn(*name, " \t\n");
+	return *len > 0;
+}
+
+/* Grows an array to hold one more element of size sz; false out of memory (a kept). */
+static bool grow(void **a, size_t *cap, size_t want, size_t sz, size_t first)
+{
+	void *na;
+	size_t ncap = *cap ? *cap : first;
+
+	if (want <= *cap)
+		return true;
+	while (ncap < want)
+		ncap *= 2;
+	na = realloc(*a, ncap * sz);
+	if (!na)
+		return false;
+	*a = na;
+	*cap = ncap;
+	return true;
+}
+
 struct ksyms *ksyms_load(const char *path)
 {
 	struct ksyms *k = calloc(1, sizeof(*k));
-	size_t cap = 0, names_len = 0, names_cap = 0, i;
-	char line[512], name[256], type;
-	unsigned long long addr;
+	size_t cap = 0, names_len = 0, names_cap = 0, i, len;
+	char line[512], *name, type;
+	bool ok = true;
+	uint64_t addr;
 	FILE *f;
 
 	if (!k)
@@ -37,33 +75,26 @@ struct ksyms *ksyms_load(const char *path)
 		free(k);
 		return NULL;
 	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	/* Names go into one growing block; pointers are fixed up at the end. */
-	while (fgets(line, sizeof(line), f)) {
-		size_t len;
-
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+	while (ok && fgets(line, sizeof(line), f)) {
+		if (!parse_line(line, &addr, &type, &name, &len))
 			continue;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		if (k->n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			k->syms = realloc(k->syms, cap * sizeof(*k->syms));
-		}
-		len = strlen(name) + 1;
-		if (names_len + len > names_cap) {
-			names_cap = names_cap ? names_cap * 2 : 1 << 20;
-			k->names = realloc(k->names, names_cap);
-		}
-		if (!k->syms || !k->names)
+		ok = grow((void **)&k->syms, &cap, k->n + 1, sizeof(*k->syms), 65536) &&
+		     grow((void **)&k->names, &names_cap, names_len + len + 1, 1, 1 << 20);
+		if (!ok)
 			break;
 		memcpy(k->names + names_len, name, len);
+		k->names[names_len + len] = '\0';
 		k->syms[k->n].addr = addr;
 		k->syms[k->n].name = (char *)(uintptr_t)names_len;
 		k->n++;
-		names_len += len;
+		names_len += len + 1;
 	}
 	fclose(f);
-	if (!k->syms || !k->names || k->n == 0) {
+	if (!ok || k->n == 0) {
 		ksyms_free(k);
 		return NULL;
 	}

@@ -913,8 +913,13 @@ int main(int argc, char **argv)
 		.cause_sample = run.skel->rodata->cause_sample,
 		.memcg_decisions = plan.memcg_decisions,
 	};
-	/* read while privileged: kallsyms shows zeros to others */
-	if (opts.threshold_ns || sources.cause_sample)
+	/*
+	 * kallsyms takes a tenth of a second to read: read at start only for
+	 * -t, or when privileges are to be dropped (it shows zeros to others);
+	 * else the collector reads it when a flush stack first needs a name.
+	 */
+	if (opts.threshold_ns ||
+	    (sources.cause_sample && (opts.run_as.switch_user || opts.serve || opts.textfile)))
 		ksyms = ksyms_load("/proc/kallsyms");
 	sources.ksyms = ksyms;
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
