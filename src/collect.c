@@ -182,7 +182,8 @@ struct collector {
 	char **cause_ids;	/* cause names by id - 1: what the kernel's stacks were named */
 	const struct ksyms *ksyms;	/* src.ksyms, or own_ksyms once read */
 	struct ksyms *own_ksyms;
-	bool ksyms_tried;
+	bool ksyms_tried;	/* in this load: do not retry a failed read each stack */
+	uint64_t ksyms_used;	/* the read that last named a stack with it */
 	size_t ncause_ids, cap_cause_ids;
 	void (*waiter)(void *arg);	/* called while a grace period passes */
 	void *waiter_arg;
@@ -1053,6 +1054,25 @@ static int fold_dist_rec(struct slot *s, struct fold *f, struct scratch *sc, int
 	return fold_hist(&s->snap.hist[k], h->hist, sc, k);
 }
 
+/*
+ * kallsyms as read here is ~4 MiB (120 000 text symbols): new stacks come
+ * in bursts (at start, when a workload starts), so it is kept for a few
+ * reads after its last use and then freed, not held for the run. Only the
+ * copy the collector read itself: one given at start (privileges dropped
+ * since) could not be read again.
+ */
+#define KSYMS_IDLE_READS 3
+
+static void drop_idle_ksyms(struct collector *c)
+{
+	if (!c->own_ksyms || c->reads - c->ksyms_used < KSYMS_IDLE_READS)
+		return;
+	ksyms_free(c->own_ksyms);
+	c->own_ksyms = NULL;
+	c->ksyms = NULL;
+	c->ksyms_tried = false;
+}
+
 /* A cause's id (1-based), its name interned; 0 out of memory or ids. */
 static uint32_t cause_id(struct collector *c, const char *name)
 {
@@ -1124,6 +1144,7 @@ static const char *cause_name(struct collector *c, uint64_t key)
 			c->ksyms = c->own_ksyms = ksyms_load("/proc/kallsyms");
 			c->ksyms_tried = true;
 		}
+		c->ksyms_used = c->reads;
 		name_stack(c, &cs, cause);
 		cs.cause = cause_id(c, cause);
 		if (cs.cause)
@@ -1700,6 +1721,7 @@ int collector_read(struct collector *c)
 		err = read_lost_map(c);
 	if (!err)
 		err = housekeeping(c, nslots);
+	drop_idle_ksyms(c);
 	return err;
 }
 

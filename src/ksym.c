@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ksym.h"
 
+/*
+ * 8 bytes a symbol, not 16: 120 000 of them are read at once, and a flush
+ * cause's naming must not push rstatlat's peak memory up by megabytes.
+ * Kernel text, modules and BPF programs lie within 4 GiB above the first
+ * text symbol; anything else is skipped.
+ */
 struct ksym {
-	uint64_t addr;
-	char *name;
+	uint32_t off;		/* address - base */
+	uint32_t name;		/* offset in names */
 };
 
 struct ksyms {
 	struct ksym *syms;
 	size_t n;
+	uint64_t base;		/* the first text symbol's address */
 	char *names;		/* one block holding every name */
 };
 
@@ -20,7 +28,7 @@ static int cmp_addr(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return x->off < y->off ? -1 : x->off > y->off;
 }
 
 /*
@@ -62,7 +70,7 @@ static bool grow(void **a, size_t *cap, size_t want, size_t sz, size_t first)
 struct ksyms *ksyms_load(const char *path)
 {
 	struct ksyms *k = calloc(1, sizeof(*k));
-	size_t cap = 0, names_len = 0, names_cap = 0, i, len;
+	size_t cap = 0, names_len = 0, names_cap = 0, len;
 	char line[512], *name, type;
 	bool ok = true;
 	uint64_t addr;
@@ -82,14 +90,18 @@ struct ksyms *ksyms_load(const char *path)
 			continue;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
+		if (!k->n)
+			k->base = addr;
+		if (addr < k->base || addr - k->base > UINT32_MAX || names_len > UINT32_MAX - len - 1)
+			continue;
 		ok = grow((void **)&k->syms, &cap, k->n + 1, sizeof(*k->syms), 65536) &&
 		     grow((void **)&k->names, &names_cap, names_len + len + 1, 1, 1 << 20);
 		if (!ok)
 			break;
 		memcpy(k->names + names_len, name, len);
 		k->names[names_len + len] = '\0';
-		k->syms[k->n].addr = addr;
-		k->syms[k->n].name = (char *)(uintptr_t)names_len;
+		k->syms[k->n].off = (uint32_t)(addr - k->base);
+		k->syms[k->n].name = (uint32_t)names_len;
 		k->n++;
 		names_len += len + 1;
 	}
@@ -98,8 +110,6 @@ struct ksyms *ksyms_load(const char *path)
 		ksyms_free(k);
 		return NULL;
 	}
-	for (i = 0; i < k->n; i++)
-		k->syms[i].name = k->names + (uintptr_t)k->syms[i].name;
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_addr);
 	return k;
 }
@@ -115,21 +125,25 @@ void ksyms_free(struct ksyms *k)
 
 const char *ksym_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 {
-	size_t lo = 0, hi = k ? k->n : 0;
+	size_t lo = 0, hi = k && addr >= k->base && addr - k->base <= UINT32_MAX ? k->n : 0;
+	uint32_t off = k ? (uint32_t)(addr - k->base) : 0;
+	const struct ksym *s;
 
-	/* last symbol with sym.addr <= addr */
+	/* last symbol with sym.off <= off */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (k->syms[mid].addr <= addr)
+		if (k->syms[mid].off <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || (k && k->syms[lo - 1].addr == 0))
+	s = lo ? &k->syms[lo - 1] : NULL;
+	/* addresses hidden (kptr_restrict) read as 0: no symbol is known */
+	if (!s || !k->base)
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 	else
-		snprintf(buf, len, "%s+0x%llx", k->syms[lo - 1].name,
-			 (unsigned long long)(addr - k->syms[lo - 1].addr));
+		snprintf(buf, len, "%s+0x%llx", k->names + s->name,
+			 (unsigned long long)(off - s->off));
 	return buf;
 }

@@ -96,6 +96,16 @@ static void test_ksym(void)
 	CHECK_STR(ksym_format(k, 0xffffffff81463800ULL, b, sizeof(b)), "static_helper+0x200");
 	CHECK_STR(ksym_format(k, 0xffffffffc0001004ULL, b, sizeof(b)), "mod_fn+0x4");
 	CHECK_STR(ksym_format(k, 0x1000, b, sizeof(b)), "0x1000");
+	CHECK_STR(ksym_format(k, 0xffffffff80ffffffULL, b, sizeof(b)), "0xffffffff80ffffff");
+	ksyms_free(k);
+	/* addresses hidden from an unprivileged reader: all 0, nothing named */
+	f = fopen(path, "w");
+	fputs("0000000000000000 T _stext\n0000000000000000 T css_rstat_flush\n", f);
+	fclose(f);
+	k = ksyms_load(path);
+	unlink(path);
+	CHECK(k != NULL && !strcmp(ksym_format(k, 0xffffffff81463430ULL, b, sizeof(b)),
+				   "0xffffffff81463430"), "hidden addresses: %s", b);
 	ksyms_free(k);
 	CHECK_STR(ksym_format(NULL, 0xabc, b, sizeof(b)), "0xabc");
 }
