@@ -12,9 +12,11 @@ class Skip(Exception):
 
 
 class Tier:
-    def __init__(self, name):
+    def __init__(self, name, after=None):
+        """after(): called after every test, passed or not (cleanup)."""
         self.name = name
         self.tests = []
+        self.after = after
 
     def test(self, fn):
         self.tests.append(fn)
@@ -44,6 +46,9 @@ class Tier:
                 print("FAIL %-40s %s" % (t.__name__, e))
                 if not isinstance(e, AssertionError):
                     traceback.print_exc(file=sys.stdout)
+            finally:
+                if self.after:
+                    self.after()
             sys.stdout.flush()
         print("%s: %d passed, %d failed, %d skipped" % (self.name, passed, failed, skipped))
         return 1 if failed else 0

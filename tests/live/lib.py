@@ -282,6 +282,20 @@ def exact_quantile(values, q):
     return s[rank - 1]
 
 
+_started = []
+
+
+def reap():
+    """Kills every rstatlat a test started and left running (a test that
+    failed before stopping it): it would slow every later test and
+    benchmark. The live tier calls it after each test."""
+    while _started:
+        tool = _started.pop()
+        if tool.p.poll() is None:
+            tool.p.kill()
+            tool.p.communicate()
+
+
 class Rstatlat:
     """rstatlat running in the background; start() returns once attached."""
 
@@ -290,6 +304,7 @@ class Rstatlat:
 
     def start(self, timeout=10):
         self.p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _started.append(self)
         self.err = b""
         deadline = time.time() + timeout
         while b"tracing" not in self.err:

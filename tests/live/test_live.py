@@ -21,10 +21,10 @@ import flush_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  json_lines, pair_holds,
-                 READER, read_stat, reader, run, unique)
+                 READER, read_stat, reader, reap, run, unique)
 
 MOUNTS = cgroup_mounts()
-TIER = Tier("live")
+TIER = Tier("live", after=reap)
 test = TIER.test
 
 
