@@ -15,7 +15,8 @@ import time
 
 from harness import Skip, check
 from lib import (BIN, BUSY, MEMHOG, READER, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,
-                 cgroup_mounts, find_cgroup, ftrace_flushes, ftrace_run, json_lines, reader)
+                 cgroup_mounts, find_cgroup, ftrace_flushes, ftrace_run, json_lines, pair_holds,
+                 reader, stall_allowance)
 
 MOUNTS = cgroup_mounts()
 PARTS = ("held_ns", "wait_ns", "irq_ns", "offcpu_ns", "other_ns")
@@ -53,7 +54,8 @@ def register(test):
     @test
     def flush_parts_match_ftrace():
         """Parts add up to the wall time, which is flush_ns.sum; held and
-        wall agree with the flushes ftrace's own events make, summed."""
+        wall agree with the flushes ftrace's own events make, summed, but for
+        a few intervals a stall between the two probes lengthened."""
         reads = 3000
         with Cgroup(MOUNTS["v2"]) as cg:
             cg.spawn(TICKER)
@@ -65,19 +67,30 @@ def register(test):
         flushes = ftrace_flushes(recs, cg.id, last_possible_cpu())
         check(len(flushes) == p["flushes"] == reads, "flushes: rstatlat %d, ftrace %d, reads %d" %
               (p["flushes"], len(flushes), reads))
-        wall = sum(d for d, _ in flushes)
-        check(abs(p["wall_ns"] - wall) <= 0.10 * wall, "wall %d ns vs ftrace's flushes %d ns" % (
-            p["wall_ns"], wall))
-        # the holds inside flushes: all but the totals read (lock cpu -1) after each walk
-        holds = [h for h in flush_holds(recs, cg.id)]
-        check(abs(p["held_ns"] - sum(holds)) <= 0.10 * sum(holds),
-              "held %d ns vs ftrace's holds in flushes %d ns" % (p["held_ns"], sum(holds)))
+        # sums, not maxima, but a few stalls between ftrace's probe and ours
+        # (one interval of one tool only) are excused, and shown
+        walls = [d for d, _ in flushes]
+        wall, held = sum(walls), sum(flush_holds(recs, cg.id))
+        stalls = []
+        for what, ours, theirs, ft_all, hist in (
+                ("wall", p["wall_ns"], wall, walls, row["flush_ns"]),
+                # the holds inside flushes: all but the totals read (lock cpu
+                # -1) after each walk; the histogram has all holds, to be safe
+                ("held", p["held_ns"], held, pair_holds(recs, cg.id)[0], row["hold_ns"])):
+            allowance, n = stall_allowance(ft_all, hist)
+            check(n <= 0.01 * len(ft_all), "%s: %d of %d intervals are >= 20x ftrace's median" % (
+                what, n, len(ft_all)))
+            check(abs(ours - theirs) <= 0.10 * theirs + allowance,
+                  "%s %d ns vs ftrace's %d ns (outliers: %d, excusing %d ns)" % (
+                      what, ours, theirs, n, allowance))
+            if n:
+                stalls.append("%s outliers %d (%d ns)" % (what, n, allowance))
         return "%d flushes: wall %.1f us/flush (ftrace %.1f), held %.1f (ftrace %.1f), " \
-               "irq %.2f, offcpu %.2f, other %.1f" % (
+               "irq %.2f, offcpu %.2f, other %.1f%s" % (
                    p["flushes"], p["wall_ns"] / reads / 1e3, wall / reads / 1e3,
-                   p["held_ns"] / reads / 1e3, sum(holds) / reads / 1e3,
+                   p["held_ns"] / reads / 1e3, held / reads / 1e3,
                    p["irq_ns"] / reads / 1e3, p["offcpu_ns"] / reads / 1e3,
-                   p["other_ns"] / reads / 1e3)
+                   p["other_ns"] / reads / 1e3, "".join("; " + x for x in stalls))
 
     def flush_holds(recs, cgid):
         """ftrace's holds of one cgroup taken with a lock cpu >= 0 (the walk)."""
