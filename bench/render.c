@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	struct view_opts o = { .sort = SORT_HOLD_P99, .rows = 0 };
 	struct report r = { .type = REPORT_INTERVAL, .duration_ns = 1000000000ULL,
 			    .attach = "tracepoint", .flush_parts = true, .cause_sample = 64,
-			    .memcg_decisions = true };
+			    .memcg_decisions = true, .irqoff_rows = IRQOFF_ROWS_HOLDS };
 	FILE *devnull = fopen("/dev/null", "w");
 	double best_table = 1e9, best_json = 1e9, best_prom = 1e9;
 	struct prom_opts po = { .max_cgroups = 100, .idle_ns = 300000000000ULL, .version = "bench" };

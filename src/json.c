@@ -22,6 +22,7 @@
 struct out {
 	FILE *f;
 	char *p, *end;
+	unsigned long flushes;	/* text written before the last flush is gone */
 };
 
 static char out_buf[OUT_SIZE];
@@ -30,6 +31,7 @@ static void out_flush(struct out *o)
 {
 	fwrite(out_buf, 1, (size_t)(o->p - out_buf), o->f);
 	o->p = out_buf;
+	o->flushes++;
 }
 
 /* Room for n more bytes (n <= OUT_SIZE): write at the result, then set o->p. */
@@ -268,17 +270,46 @@ static void put_decisions(struct out *o, const struct row *row)
 	put_lit(o, "}");
 }
 
+/* A value written earlier, while it is still in the buffer (see put_counts). */
+struct written {
+	const char *at;
+	size_t len;
+	unsigned long flushes;
+};
+
+static void put_dist_again(struct out *o, const char *key, const struct dist *d,
+			   const struct written *w)
+{
+	if (w->flushes != o->flushes || (size_t)(o->end - o->p) < w->len + 64) {
+		put_dist(o, key, d);
+		return;
+	}
+	put_lit(o, "\"");
+	put_cstr(o, key);
+	put_lit(o, "\":");
+	memcpy(o->p, w->at, w->len);
+	o->p += w->len;
+}
+
 static void put_counts(struct out *o, const struct report *r, const struct row *row)
 {
 	const struct dist *irqoff = row_irqoff(r, row);
+	struct written hold;
 
 	put_lit(o, "\"locked\":");
 	put_u64_lit(o, row->locked, ",\"contended\":");
-	put_u64_lit(o, row->contended, ",");
-	put_dist(o, "hold_ns", &row->hold);
+	put_u64_lit(o, row->contended, ",\"hold_ns\":");
+	/* irqs-off per row are often the holds themselves: their text is copied */
+	hold.at = out_room(o, 1);
+	hold.flushes = o->flushes;
+	put_dist_value(o, &row->hold);
+	hold.len = (size_t)(o->p - hold.at);
 	put_lit(o, ",");
 	put_dist(o, "wait_ns", &row->wait);
-	if (irqoff) {
+	if (irqoff == &row->hold) {
+		put_lit(o, ",");
+		put_dist_again(o, "irqoff_ns", irqoff, &hold);
+	} else if (irqoff) {
 		put_lit(o, ",");
 		put_dist(o, "irqoff_ns", irqoff);
 	}

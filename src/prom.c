@@ -470,7 +470,15 @@ static void fold_row(const struct prom_state *p, const struct report *r, struct 
 	fold(p, &f->h[PK_HOLD], &row->hold);
 	fold(p, &f->h[PK_WAIT], &row->wait);
 	fold(p, &f->h[PK_FLUSH], &row->flush);
-	fold(p, &f->h[PK_IRQOFF], row_irqoff(r, row));
+	if (r->irqoff_rows != IRQOFF_ROWS_HOLDS)
+		fold(p, &f->h[PK_IRQOFF], row_irqoff(r, row));
+}
+
+/* irqs-off per row are the holds themselves: copied once, not folded twice */
+static void copy_holds_to_irqoff(const struct report *r, struct pfig *f)
+{
+	if (r->irqoff_rows == IRQOFF_ROWS_HOLDS)
+		f->h[PK_IRQOFF] = f->h[PK_HOLD];
 }
 
 static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
@@ -493,9 +501,11 @@ static void fold_report(struct prom_state *p, const struct report *r, const long
 
 		fold_row(p, r, nm ? &p->named[nm - 1].cur : &p->other, &r->cgroups[i]);
 	}
+	copy_holds_to_irqoff(r, &p->other);
 	for (size_t k = 0; k < p->nnamed; k++) {
 		struct named *n = &p->named[k];
 
+		copy_holds_to_irqoff(r, &n->cur);
 		if (n->from_now) {
 			n->base = n->cur;
 			n->from_now = false;

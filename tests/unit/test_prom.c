@@ -252,6 +252,66 @@ static void test_counters_monotonic(void)
 	prom_free(p);
 }
 
+/* Hold lines whose irqs-off twin (same labels) has the same value; -1 at a mismatch. */
+static int irqoff_twins(const char *text)
+{
+	static const char hold[] = "rstatlat_lock_hold_seconds";
+	int n = 0;
+
+	for (const char *l = strstr(text, hold); l; l = strstr(l + 1, hold)) {
+		char series[512];
+		const char *sp = strchr(l, ' ');
+
+		if (l != text && l[-1] != '\n')
+			continue;	/* # HELP and # TYPE lines */
+		snprintf(series, sizeof(series), "rstatlat_irqoff_seconds%.*s",
+			 (int)(sp - l - (sizeof(hold) - 1)), l + sizeof(hold) - 1);
+		if (value_of(text, series) != strtod(sp + 1, NULL))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Irqs-off per row that are the holds (IRQOFF_ROWS_HOLDS): copied from the
+ * folded holds, not folded again; the same in named series and (other), as
+ * cgroups change places and one is named later (counting from then).
+ */
+static void test_irqoff_of_holds(void)
+{
+	struct prom_opts o = opts(1);
+	struct prom_state *p = prom_new(&o);
+	struct report r[3] = { { .type = REPORT_SUMMARY, .irqoff_rows = IRQOFF_ROWS_HOLDS } };
+	size_t cap[3] = { 0 };
+	char *t[3];
+	int n[3];
+
+	r[2] = r[1] = r[0];
+	add_row(&r[0], &cap[0], "/a", 1, 100, 300);
+	add_row(&r[0], &cap[0], "/b", 2, 10, 70000);
+	add_row(&r[1], &cap[1], "/a", 1, 101, 300);
+	add_row(&r[1], &cap[1], "/b", 2, 1000, 70000);	/* replaces /a, counting from now */
+	add_row(&r[2], &cap[2], "/a", 1, 102, 300);
+	add_row(&r[2], &cap[2], "/b", 2, 1500, 70000);
+	dist_add_value(&r[2].cgroups[1].hold, 9000000);
+	for (int i = 0; i < 3; i++) {
+		t[i] = expose(p, &r[i], 1 + (uint64_t)i);
+		n[i] = irqoff_twins(t[i]);
+	}
+	CHECK(n[0] > 20 && n[1] > 20 && n[2] > 40, "irqoff the same as holds: %d, %d, %d series",
+	      n[0], n[1], n[2]);
+	CHECK(value_of(t[2], "rstatlat_irqoff_seconds_count{hierarchy=\"v2\",cgroup=\"/b\"}") ==
+	      501, "named later: counts from then");
+	CHECK(value_of(t[2], "rstatlat_irqoff_seconds_count{hierarchy=\"(other)\","
+		       "cgroup=\"(other)\"}") == 102 + 1000, "(other): /a and what /b had");
+	for (int i = 0; i < 3; i++) {
+		free(t[i]);
+		report_free(&r[i]);
+	}
+	prom_free(p);
+}
+
 /*
  * A cgroup without locks for --prom-idle leaves; its counts go to (other).
  * Woken, it is named again with its new locks, and (other) keeps the old.
@@ -374,5 +434,6 @@ int main(void)
 	RUN_TEST(test_idle_cgroups_leave());
 	RUN_TEST(test_families_whole());
 	RUN_TEST(test_flush_families());
+	RUN_TEST(test_irqoff_of_holds());
 	return check_done("test_prom");
 }

@@ -558,6 +558,44 @@ static void test_views(void)
 	sample_free(rows);
 }
 
+/*
+ * Irqs-off per row that are the holds: json.c copies the hold_ns text for
+ * irqoff_ns while it is still in its buffer, else writes it again. Rows
+ * large enough that the buffer is flushed between the two now and then.
+ */
+static void test_irqoff_of_holds(void)
+{
+	struct report r = { .type = REPORT_SUMMARY, .attach = "tracepoint",
+			    .irqoff_rows = IRQOFF_ROWS_HOLDS };
+	size_t cap = 0, rows = 300, same = 0;
+	char *text;
+	json_t *j;
+	json_error_t jerr;
+
+	for (size_t i = 0; i < rows; i++) {
+		struct row *row = report_add_row(&r.cgroups, &r.ncgroups, &cap);
+
+		row->cgid = i + 1;
+		CHECK(asprintf(&row->path, "/r%zu", i) > 0, "path");
+		row->locked = 400 + i;
+		for (uint64_t v = 0; v < row->locked; v++)
+			dist_add_value(&row->hold, 100 + v * (997 + i));
+	}
+	text = print_report(&r);
+	j = json_loads(text, 0, &jerr);
+	CHECK(j != NULL, "JSON does not parse: %s", jerr.text);
+	for (size_t i = 0; j && i < json_array_size(json_object_get(j, "cgroups")); i++) {
+		json_t *row = json_array_get(json_object_get(j, "cgroups"), i);
+
+		same += json_equal(json_object_get(row, "irqoff_ns"), json_object_get(row, "hold_ns"));
+	}
+	CHECK(same == rows, "%zu of %zu rows: irqoff_ns the same as hold_ns", same, rows);
+	CHECK(strlen(text) > 4 * 256 * 1024, "%zu bytes: the buffer was never flushed", strlen(text));
+	json_decref(j);
+	free(text);
+	report_free(&r);
+}
+
 int main(void)
 {
 	RUN_TEST(test_round_trip());
@@ -569,5 +607,6 @@ int main(void)
 	RUN_TEST(test_merge());
 	RUN_TEST(test_bad_input());
 	RUN_TEST(test_views());
+	RUN_TEST(test_irqoff_of_holds());
 	return check_done("test_report_read");
 }
