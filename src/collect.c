@@ -1141,7 +1141,7 @@ static const char *cause_name(struct collector *c, uint64_t key)
 		return "unknown";
 	if (!cs.cause) {
 		if (!c->ksyms && !c->ksyms_tried) {
-			c->ksyms = c->own_ksyms = ksyms_load("/proc/kallsyms");
+			c->ksyms = c->own_ksyms = ksyms_load(KALLSYMS);
 			c->ksyms_tried = true;
 		}
 		c->ksyms_used = c->reads;

@@ -8,6 +8,9 @@
 
 struct ksyms;
 
+#define KALLSYMS "/proc/kallsyms"
+
+/* path: KALLSYMS, or a copy of it (tests) */
 struct ksyms *ksyms_load(const char *path);
 void ksyms_free(struct ksyms *k);
 /* "name+0xoff" or "0xaddr" when unknown; returns buf. */

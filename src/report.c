@@ -346,13 +346,29 @@ uint64_t cause_flush_ns(const struct row *r, const struct cause *c)
 	return share_of(r->flush.sum, c->weight_ns, whole);
 }
 
-static int cause_cmp(const void *a, const void *b, void *arg)
+/* The flush order: the most flushes (weight) first, names breaking ties. */
+static int cause_order(const struct cause *x, const struct cause *y)
 {
-	const struct cause *c = arg, *x = &c[*(const size_t *)a], *y = &c[*(const size_t *)b];
-
 	if (x->weight != y->weight)
 		return x->weight > y->weight ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+static int cause_cmp(const void *a, const void *b, void *arg)
+{
+	const struct cause *c = arg;
+
+	return cause_order(&c[*(const size_t *)a], &c[*(const size_t *)b]);
+}
+
+const struct cause *row_top_cause(const struct row *r)
+{
+	const struct cause *top = r->ncauses ? &r->causes[0] : NULL;
+
+	for (size_t i = 1; i < r->ncauses; i++)
+		if (cause_order(&r->causes[i], top) < 0)
+			top = &r->causes[i];
+	return top;
 }
 
 size_t *row_causes_by_flushes(const struct row *r)

@@ -245,6 +245,8 @@ uint64_t cause_flushes(const struct row *r, const struct cause *c);
 uint64_t cause_flush_ns(const struct row *r, const struct cause *c);
 /* Positions in r->causes, the most flushes first (name breaks ties); NULL out of memory. */
 size_t *row_causes_by_flushes(const struct row *r);
+/* The first of that order without sorting, or NULL without causes. */
+const struct cause *row_top_cause(const struct row *r);
 
 /*
  * Finds rows by an identity: by default (identity NULL) a cgroup's

@@ -920,7 +920,7 @@ int main(int argc, char **argv)
 	 */
 	if (opts.threshold_ns ||
 	    (sources.cause_sample && (opts.run_as.switch_user || opts.serve || opts.textfile)))
-		ksyms = ksyms_load("/proc/kallsyms");
+		ksyms = ksyms_load(KALLSYMS);
 	sources.ksyms = ksyms;
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
 				      opts.per_process, ncpus, max_slots, &sources);

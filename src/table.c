@@ -256,11 +256,9 @@ static char *put_flush_cols(char *p, const struct report *r, const struct sorted
 /* "cpu.stat 97%": the row's top cause and its share of the flushes. */
 static size_t cause_label(char *buf, const struct row *row)
 {
-	size_t *order = row_causes_by_flushes(row);
-	const struct cause *top = order && row->ncauses ? &row->causes[order[0]] : NULL;
+	const struct cause *top = row_top_cause(row);
 	char *p = buf;
 
-	free(order);
 	if (!top || !row->flush.count) {
 		strcpy(buf, "-");
 		return 1;

@@ -182,6 +182,30 @@ static void test_flush_figures(void)
 	sample_free(rows);
 }
 
+/* The table's top cause: the first of the flush order, ties by name, found without sorting. */
+static void test_top_cause(void)
+{
+	static const char *const names[] = { "memory.stat", "io.stat", "cpu.stat", "oom", "zswap" };
+	static const uint64_t weights[][5] = { { 1, 9, 9, 2, 0 }, { 64, 1, 1, 1, 64 }, { 3, 0, 0, 0, 0 },
+					       { 0, 0, 0, 0, 0 } };
+	struct row row = { 0 };
+
+	CHECK(row_top_cause(&row) == NULL, "no cause, no top");
+	for (size_t t = 0; t < sizeof(weights) / sizeof(weights[0]); t++) {
+		size_t *order;
+
+		for (size_t i = 0; i < 5; i++)
+			if (weights[t][i] || t == 3)
+				CHECK(row_add_cause(&row, names[i], 1, weights[t][i], 10) == 0, "added");
+		order = row_causes_by_flushes(&row);
+		CHECK(order && row_top_cause(&row) == &row.causes[order[0]],
+		      "case %zu: top %s, sorted first %s", t, row_top_cause(&row)->name,
+		      order ? row.causes[order[0]].name : "?");
+		free(order);
+		row_clear_causes(&row);
+	}
+}
+
 /* Files of the layout that ran to 2^35 ns: buckets above 2^32 fold into the last. */
 static void test_old_layout_buckets(void)
 {
@@ -608,5 +632,6 @@ int main(void)
 	RUN_TEST(test_bad_input());
 	RUN_TEST(test_views());
 	RUN_TEST(test_irqoff_of_holds());
+	RUN_TEST(test_top_cause());
 	return check_done("test_report_read");
 }
