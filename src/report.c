@@ -460,6 +460,11 @@ int row_merge(struct row *into, const struct row *from)
 }
 
 /* The one place that knows a hold under spin_lock_irq is an irqs-off interval. */
+bool report_irqoff_is_holds(const struct report *r)
+{
+	return r->irqoff_rows == IRQOFF_ROWS_HOLDS;
+}
+
 const struct dist *row_irqoff(const struct report *r, const struct row *row)
 {
 	static const struct dist none;

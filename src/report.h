@@ -223,6 +223,8 @@ int row_merge(struct row *into, const struct row *from);
  * Under TRACED a NULL row->irqoff gives an empty distribution.
  */
 const struct dist *row_irqoff(const struct report *r, const struct row *row);
+/* Whether every row's irqs-off distribution is its holds (views copy them). */
+bool report_irqoff_is_holds(const struct report *r);
 
 extern const char *const part_names[PART_MAX];	/* "held", "wait", ... */
 extern const char *const decision_names[DECISION_MAX];	/* "asked", "forced", "skipped" */

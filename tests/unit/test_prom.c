@@ -136,10 +136,23 @@ static void test_labels(void)
 	size_t cap = 0;
 	char *text;
 
+	char long_path[3001], *series;
+
+	memset(long_path, 'x', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	long_path[sizeof(long_path) - 1] = '\0';
 	add_row(&r, &cap, "memory:/x/y", 1, 1, 100);
 	add_row(&r, &cap, "/q\"b\\s\x1b[31m\n\xff", 2, 1, 100);
+	add_row(&r, &cap, long_path, 3, 2, 300);	/* bucket lines longer than the stack's */
 	r.kernel = (struct kernel_info){ .release = "6.18\"evil" };
 	text = expose(p, &r, 1);
+	for (int i = 0; i < 2; i++) {
+		CHECK(asprintf(&series, "rstatlat_lock_hold_seconds_bucket{hierarchy=\"v2\","
+			       "cgroup=\"%s\",le=\"%s\"}", long_path, i ? "+Inf" : "5.12e-07") > 0,
+		      "series");
+		CHECK(value_of(text, series) == 2, "a 3000-byte path's bucket line %d", i);
+		free(series);
+	}
 	CHECK(locks_of(text, "/q\\\"b\\\\\\\\s\\\\x1b[31m\\\\x0a\\\\xff") == 1,
 	      "hostile name: %s", text);
 	CHECK(value_of(text, "rstatlat_locks_total{hierarchy=\"memory\",cgroup=\"/x/y\"}") == 1,
@@ -212,11 +225,32 @@ static void test_busiest_of_many(int names)
  * from then on, one leaving gives back to (other), a re-created path (two
  * rows, one label set) sums.
  */
-static void test_counters_monotonic(void)
+/* Hold lines whose irqs-off twin (same labels) has the same value; -1 at a mismatch. */
+static int irqoff_twins(const char *text)
+{
+	static const char hold[] = "rstatlat_lock_hold_seconds";
+	int n = 0;
+
+	for (const char *l = strstr(text, hold); l; l = strstr(l + 1, hold)) {
+		char series[512];
+		const char *sp = strchr(l, ' ');
+
+		if (l != text && l[-1] != '\n')
+			continue;	/* # HELP and # TYPE lines */
+		snprintf(series, sizeof(series), "rstatlat_irqoff_seconds%.*s",
+			 (int)(sp - l - (sizeof(hold) - 1)), l + sizeof(hold) - 1);
+		if (value_of(text, series) != strtod(sp + 1, NULL))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static void test_counters_monotonic(enum irqoff_rows irqoff)
 {
 	struct prom_opts o = opts(2);
 	struct prom_state *p = prom_new(&o);
-	struct report r1 = { .type = REPORT_SUMMARY }, r2 = r1, r3 = r1;
+	struct report r1 = { .type = REPORT_SUMMARY, .irqoff_rows = irqoff }, r2 = r1, r3 = r1;
 	size_t c1 = 0, c2 = 0, c3 = 0;
 	char *t1, *t2, *t3;
 
@@ -243,6 +277,10 @@ static void test_counters_monotonic(void)
 	CHECK(locks_of(t3, "/a") == 205, "re-created path sums: %g", locks_of(t3, "/a"));
 	CHECK(locks_of(t3, "/c") == 100, "c counts from its naming: %g", locks_of(t3, "/c"));
 	CHECK(other_locks(t3) == other_locks(t2), "(other) moved: %g", other_locks(t3));
+	if (irqoff == IRQOFF_ROWS_HOLDS)
+		CHECK(irqoff_twins(t1) > 0 && irqoff_twins(t2) > 0 && irqoff_twins(t3) > 0,
+		      "irqoff the same as holds: %d, %d, %d series", irqoff_twins(t1),
+		      irqoff_twins(t2), irqoff_twins(t3));
 	free(t1);
 	free(t2);
 	free(t3);
@@ -250,27 +288,6 @@ static void test_counters_monotonic(void)
 	report_free(&r2);
 	report_free(&r3);
 	prom_free(p);
-}
-
-/* Hold lines whose irqs-off twin (same labels) has the same value; -1 at a mismatch. */
-static int irqoff_twins(const char *text)
-{
-	static const char hold[] = "rstatlat_lock_hold_seconds";
-	int n = 0;
-
-	for (const char *l = strstr(text, hold); l; l = strstr(l + 1, hold)) {
-		char series[512];
-		const char *sp = strchr(l, ' ');
-
-		if (l != text && l[-1] != '\n')
-			continue;	/* # HELP and # TYPE lines */
-		snprintf(series, sizeof(series), "rstatlat_irqoff_seconds%.*s",
-			 (int)(sp - l - (sizeof(hold) - 1)), l + sizeof(hold) - 1);
-		if (value_of(text, series) != strtod(sp + 1, NULL))
-			return -1;
-		n++;
-	}
-	return n;
 }
 
 /*
@@ -316,11 +333,11 @@ static void test_irqoff_of_holds(void)
  * A cgroup without locks for --prom-idle leaves; its counts go to (other).
  * Woken, it is named again with its new locks, and (other) keeps the old.
  */
-static void test_idle_cgroups_leave(void)
+static void test_idle_cgroups_leave(enum irqoff_rows irqoff)
 {
 	struct prom_opts o = opts(5);
 	struct prom_state *p = prom_new(&o);
-	struct report r = { .type = REPORT_SUMMARY };
+	struct report r = { .type = REPORT_SUMMARY, .irqoff_rows = irqoff };
 	size_t cap = 0;
 	char *t1, *t2, *t3, *t4;
 
@@ -333,9 +350,16 @@ static void test_idle_cgroups_leave(void)
 	      "idle: %g in (other), series %g", other_locks(t3), locks_of(t3, "/gone"));
 	CHECK(prom_named(p) == 0, "still named: %zu", prom_named(p));
 	r.cgroups[0].locked += 60;
+	for (int i = 0; i < 60; i++)
+		dist_add_value(&r.cgroups[0].hold, 5000);
 	t4 = expose(p, &r, 303);
 	CHECK(locks_of(t4, "/gone") == 60 && other_locks(t4) == 7,
 	      "woken: series %g, (other) %g", locks_of(t4, "/gone"), other_locks(t4));
+	if (irqoff == IRQOFF_ROWS_HOLDS)
+		CHECK(irqoff_twins(t3) > 0 && irqoff_twins(t4) > 0 &&
+		      value_of(t4, "rstatlat_irqoff_seconds_count{hierarchy=\"v2\",cgroup=\"/gone\"}") ==
+		      60, "parked and woken: irqoff the same as holds (%d, %d series)",
+		      irqoff_twins(t3), irqoff_twins(t4));
 	free(t1);
 	free(t2);
 	free(t3);
@@ -430,8 +454,10 @@ int main(void)
 	RUN_TEST(test_cardinality_bound());
 	RUN_TEST(test_busiest_of_many(5));
 	RUN_TEST(test_busiest_of_many(100));
-	RUN_TEST(test_counters_monotonic());
-	RUN_TEST(test_idle_cgroups_leave());
+	RUN_TEST(test_counters_monotonic(IRQOFF_ROWS_NONE));
+	RUN_TEST(test_counters_monotonic(IRQOFF_ROWS_HOLDS));
+	RUN_TEST(test_idle_cgroups_leave(IRQOFF_ROWS_NONE));
+	RUN_TEST(test_idle_cgroups_leave(IRQOFF_ROWS_HOLDS));
 	RUN_TEST(test_families_whole());
 	RUN_TEST(test_flush_families());
 	RUN_TEST(test_irqoff_of_holds());
