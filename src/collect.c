@@ -1098,7 +1098,10 @@ static uint32_t cause_id(struct collector *c, const char *name)
 	return (uint32_t)++c->ncause_ids;
 }
 
-/* What a kept stack's frames say asked for the flush (cause.c). */
+/*
+ * What a kept stack's frames say asked for the flush (cause.c, which reads
+ * a name up to its "+offset"). An address without a symbol is no name.
+ */
 static void name_stack(const struct collector *c, const struct cause_stack *cs, char *cause)
 {
 	const char *syms[RSL_CAUSE_FRAMES];
@@ -1106,15 +1109,16 @@ static void name_stack(const struct collector *c, const struct cause_stack *cs, 
 	size_t n = 0;
 
 	for (; n < RSL_CAUSE_FRAMES && cs->ip[n]; n++) {
-		char *plus;
-
 		ksym_format(c->ksyms, cs->ip[n], names[n], sizeof(names[n]));
-		plus = strchr(names[n], '+');
-		if (plus)
-			*plus = '\0';
 		syms[n] = strncmp(names[n], "0x", 2) ? names[n] : NULL;
 	}
 	cause_of_stack(syms, n, cause, CAUSE_LEN);
+}
+
+/* The name interned under a cause id, or "unknown" for an id not handed out. */
+static const char *cause_id_name(const struct collector *c, uint32_t id)
+{
+	return id && id <= c->ncause_ids ? c->cause_ids[id - 1] : "unknown";
 }
 
 /*
@@ -1127,16 +1131,13 @@ static const char *cause_name(struct collector *c, uint64_t key)
 	int fd = bpf_map__fd(c->skel->maps.flush_stacks);
 	struct cause_stack cs;
 	char cause[CAUSE_LEN];
-	uint32_t id;
 
 	if (key == CAUSE_MORE)
 		return "(more stacks)";
 	if (key == CAUSE_NO_STACK)
 		return "unknown";
-	if (key & CAUSE_KEY_ID) {
-		id = (uint32_t)key;
-		return id && id <= c->ncause_ids ? c->cause_ids[id - 1] : "unknown";
-	}
+	if (key & CAUSE_KEY_ID)
+		return cause_id_name(c, (uint32_t)key);
 	if (bpf_map_lookup_elem(fd, &key, &cs))
 		return "unknown";
 	if (!cs.cause) {
@@ -1150,7 +1151,7 @@ static const char *cause_name(struct collector *c, uint64_t key)
 		if (cs.cause)
 			bpf_map_update_elem(fd, &key, &cs, BPF_EXIST);
 	}
-	return cs.cause && cs.cause <= c->ncause_ids ? c->cause_ids[cs.cause - 1] : "unknown";
+	return cause_id_name(c, cs.cause);
 }
 
 /* The sampled flushes of each cause way since the snapshot. */

@@ -49,7 +49,7 @@ static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size
 	return *len > 0;
 }
 
-/* Grows an array to hold one more element of size sz; false out of memory (a kept). */
+/* Grows *a to hold want elements of size sz, doubling from first; false out of memory (*a kept). */
 static bool grow(void **a, size_t *cap, size_t want, size_t sz, size_t first)
 {
 	void *na;

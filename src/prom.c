@@ -682,8 +682,8 @@ static int put_row_family(const struct prom_state *p, FILE *f, const struct row_
 
 /*
  * A counter family with one more label: flush parts by part (seconds),
- * memcg decisions by decision. first points into figs[0]; each value is
- * first[k * stride + i] for label value i.
+ * memcg decisions by decision. The values of label set k are the array at
+ * offset in figs[k], one per label value.
  */
 static void put_labelled_family(FILE *f, const char *name, const char *help, const char *label,
 				const char *const *values, int nvalues, const struct pfig *figs,
@@ -796,7 +796,8 @@ static int put_causes(const struct report *r, FILE *f)
 		return -1;
 	}
 	put_scalar(f, "rstatlat_cause_sample", "gauge",
-		   "A flush names its cause from its stack with probability 1 in this (and every flush of 100us or more).", r->cause_sample);
+		   "A flush names its cause from its stack with probability 1 in this "
+		   "(and every flush of 100us or more).", r->cause_sample);
 	family(f, "rstatlat_flush_cause_samples_total", "counter",
 	       "Sampled flushes by what asked for them (a stat file, a kernel path).");
 	for (size_t i = 0; i < all.ncauses; i++) {

@@ -322,6 +322,16 @@ int row_add_cause(struct row *r, const char *name, uint64_t samples, uint64_t we
 	return 0;
 }
 
+/* from's causes added to into's (row_add_cause); -1 out of memory. */
+static int row_add_causes(struct row *into, const struct row *from)
+{
+	for (size_t i = 0; i < from->ncauses; i++)
+		if (row_add_cause(into, from->causes[i].name, from->causes[i].samples,
+				  from->causes[i].weight, from->causes[i].weight_ns))
+			return -1;
+	return 0;
+}
+
 /* total * part / whole, without overflowing 64 bits on the way */
 static uint64_t share_of(uint64_t total, uint64_t part, uint64_t whole)
 {
@@ -411,10 +421,8 @@ int row_copy(struct row *dst, const struct row *src)
 	dst->irqoff = NULL;
 	dst->causes = NULL;
 	dst->ncauses = 0;
-	for (size_t i = 0; i < src->ncauses; i++)
-		if (row_add_cause(dst, src->causes[i].name, src->causes[i].samples,
-				  src->causes[i].weight, src->causes[i].weight_ns))
-			goto oom;
+	if (row_add_causes(dst, src))
+		goto oom;
 	if (copy_str(&dst->path, src->path) || copy_str(&dst->own_cgroup, src->own_cgroup) ||
 	    dist_copy(&dst->hold, &src->hold) || dist_copy(&dst->wait, &src->wait) ||
 	    dist_copy(&dst->flush, &src->flush))
@@ -446,10 +454,8 @@ int row_merge(struct row *into, const struct row *from)
 		into->part[k] += from->part[k];
 	for (int k = 0; k < DECISION_MAX; k++)
 		into->decisions[k] += from->decisions[k];
-	for (size_t i = 0; i < from->ncauses; i++)
-		if (row_add_cause(into, from->causes[i].name, from->causes[i].samples,
-				  from->causes[i].weight, from->causes[i].weight_ns))
-			return -1;
+	if (row_add_causes(into, from))
+		return -1;
 	if (from->irqoff) {
 		if (!into->irqoff)
 			into->irqoff = calloc(1, sizeof(*into->irqoff));

@@ -797,6 +797,15 @@ static __noinline void cause_record(__u32 slot, __u64 key, __u32 weight, __u64 w
 }
 
 /*
+ * The irq part of a task's open flush so far: what it took on earlier
+ * CPUs, and how much this CPU's irq time grew since the task came on it.
+ */
+static __always_inline __u64 flush_irq(const struct lock_state *lc, const struct task_flush *f)
+{
+	return f->irq + (lc->irq_ns > f->irq_mark ? lc->irq_ns - f->irq_mark : 0);
+}
+
+/*
  * Where the flush's wall time went. irq and offcpu are taken where they
  * happened (irq_enter_time, flush_switch); the lock is held with irqs off,
  * so they can only fall between holds. other is what none of them
@@ -806,7 +815,7 @@ static __noinline void cause_record(__u32 slot, __u64 key, __u32 weight, __u64 w
 static __noinline void record_parts(struct slot_stage *st, struct lock_state *lc,
 				    struct task_flush *f, __u64 wall)
 {
-	__u64 irq = f->irq + (lc->irq_ns > f->irq_mark ? lc->irq_ns - f->irq_mark : 0);
+	__u64 irq = flush_irq(lc, f);
 	__u64 known = f->held + f->wait + irq + f->offcpu;
 
 	st->n.part[PART_HELD] += f->held;
@@ -874,18 +883,20 @@ static __always_inline void record_flush(void *ctx, struct lock_state *lc, struc
 					 __u64 now)
 {
 	struct slot_stage *st;
+	__u64 wall = now - f->start;
 
 	if (f->start) {
 		st = stage_of(lc, f->slot);
-		record(st, SD_FLUSH, now - f->start);
+		record(st, SD_FLUSH, wall);
 		st->n.flush_holds += f->holds;
 		if (f->holds > st->n.flush_holds_max)
 			st->n.flush_holds_max = f->holds;
 		if (flush_parts)
-			record_parts(st, lc, f, now - f->start);
-		if (cause_sample && cause_sampled(now - f->start))
-			cause_record(f->slot, cause_key(ctx), now - f->start >= CAUSE_ALWAYS_NS ?
-				     1 : cause_sample, now - f->start);
+			record_parts(st, lc, f, wall);
+		/* a sample stands for the flushes it was taken in: 1 in cause_sample, or itself */
+		if (cause_sample && cause_sampled(wall))
+			cause_record(f->slot, cause_key(ctx),
+				     wall >= CAUSE_ALWAYS_NS ? 1 : cause_sample, wall);
 	}
 	f->start = 0;
 	if (flush_parts)
@@ -896,7 +907,7 @@ static __always_inline void record_flush(void *ctx, struct lock_state *lc, struc
 static __always_inline __u64 flush_elsewhere(const struct lock_state *lc,
 					     const struct task_flush *f)
 {
-	return f->irq + (lc->irq_ns > f->irq_mark ? lc->irq_ns - f->irq_mark : 0) + f->offcpu;
+	return flush_irq(lc, f) + f->offcpu;
 }
 
 #define NO_SNAPSHOT	(~0ULL)
@@ -1322,7 +1333,7 @@ int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_s
 		f = bpf_task_storage_get(&task_flush, prev, 0, 0);
 		/* a task that exits (its flush abandoned) is never switched back in */
 		if (f && f->start && !f->off_ts && !(prev->flags & PF_EXITING)) {
-			f->irq += lc->irq_ns - f->irq_mark;
+			f->irq = flush_irq(lc, f);
 			f->off_ts = bpf_ktime_get_ns();
 			__sync_fetch_and_add(&flushes_off, 1);
 		}

@@ -11,7 +11,7 @@
 #define RSL_MAX_DEPTH	16	/* components captured per cgroup */
 #define RSL_MAX_STACK	32	/* kernel frames in a slow event */
 #define RSL_CAUSE_FRAMES 16	/* kernel frames kept of a sampled flush's stack */
-#define RSL_CAUSE_STACKS 1024	/* distinct flush stacks kept (stack map entries) */
+#define RSL_CAUSE_STACKS 1024	/* distinct flush stacks kept (flush_stacks entries) */
 
 /*
  * A slot is the unit of aggregation: one flushed cgroup, and with -p one

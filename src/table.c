@@ -198,6 +198,14 @@ static char *put_left(char *p, const char *s, size_t n, size_t width)
 	return p + 1;
 }
 
+/* H/FL: lock holds per whole flush, or "-" without flushes. */
+static char *put_holds_per_flush_col(char *p, const struct row *row)
+{
+	if (!row->flush.count)
+		return put_col(p, "-", 1, 5);
+	return put_tenths_col(p, ratio_tenths(row->flush_holds, row->flush.count, 10), 5);
+}
+
 /* The figures of a row, each followed by a space. */
 static char *put_stat_cols(char *p, const struct report *r, const struct sorted_row *s)
 {
@@ -209,10 +217,7 @@ static char *put_stat_cols(char *p, const struct report *r, const struct sorted_
 	p = put_tenths_col(p, ratio_tenths(row->contended, row->locked, 1000), 6);
 	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++)
 		p = put_duration_col(p, durations[i]);
-	if (row->flush.count)
-		p = put_tenths_col(p, ratio_tenths(row->flush_holds, row->flush.count, 10), 5);
-	else
-		p = put_col(p, "-", 1, 5);
+	p = put_holds_per_flush_col(p, row);
 	if (irq_columns(r)) {
 		p = put_duration_col(p, s->irq_p99);
 		p = put_duration_col(p, row_irqoff(r, row)->max);
@@ -239,10 +244,7 @@ static char *put_flush_cols(char *p, const struct report *r, const struct sorted
 	p = put_tenths_col(p, rate_tenths(row->flush.count, r->duration_ns), 9);
 	p = put_duration_col(p, dist_quantile(&row->flush, 0.50));
 	p = put_duration_col(p, s->flush_p99);
-	if (row->flush.count)
-		p = put_tenths_col(p, ratio_tenths(row->flush_holds, row->flush.count, 10), 5);
-	else
-		p = put_col(p, "-", 1, 5);
+	p = put_holds_per_flush_col(p, row);
 	for (int k = 0; r->flush_parts && k < PART_MAX; k++)
 		p = put_share_col(p, row->part[k], row->flush.sum);
 	for (int k = 0; r->memcg_decisions && k < DECISION_MAX; k++) {

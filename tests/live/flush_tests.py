@@ -70,7 +70,7 @@ def register(test):
         # sums, not maxima, but a few stalls between ftrace's probe and ours
         # (one interval of one tool only) are excused, and shown
         walls = [d for d, _ in flushes]
-        wall, held = sum(walls), sum(flush_holds(recs, cg.id))
+        wall, held = sum(walls), sum(pair_holds(recs, cg.id, walks_only=True)[0])
         stalls = []
         for what, ours, theirs, ft_all, hist in (
                 ("wall", p["wall_ns"], wall, walls, row["flush_ns"]),
@@ -91,20 +91,6 @@ def register(test):
                    p["held_ns"] / reads / 1e3, held / reads / 1e3,
                    p["irq_ns"] / reads / 1e3, p["offcpu_ns"] / reads / 1e3,
                    p["other_ns"] / reads / 1e3, "".join("; " + x for x in stalls))
-
-    def flush_holds(recs, cgid):
-        """ftrace's holds of one cgroup taken with a lock cpu >= 0 (the walk)."""
-        pending, out = {}, []
-        for _, cpu, ts, ev, cg, lock_cpu in recs:
-            if cg != cgid:
-                continue
-            if ev == "cgroup_rstat_locked":
-                pending[cpu] = (ts, lock_cpu)
-            elif ev == "cgroup_rstat_unlock" and cpu in pending:
-                start, lc = pending.pop(cpu)
-                if lc >= 0:
-                    out.append(ts - start)
-        return out
 
     @test
     def flusher_switched_out_shows_offcpu():

@@ -217,21 +217,24 @@ def ftrace_run(action, *args, timeout=30):
     return reports, recs
 
 
-def pair_holds(recs, cgid):
-    """Pairs locked/unlock of one cgroup on each CPU: irqs are off meanwhile."""
+def pair_holds(recs, cgid, walks_only=False):
+    """Pairs locked/unlock of one cgroup on each CPU: irqs are off meanwhile.
+    walks_only: only the holds taken with a lock cpu >= 0 (a per-CPU walk's)."""
     pending, holds, by_pid = {}, [], {}
     counts = {"locked": 0, "contended": 0, "unlock": 0}
-    for pid, cpu, ts, ev, cg, _ in recs:
+    for pid, cpu, ts, ev, cg, lock_cpu in recs:
         if cg != cgid:
             continue
         if ev == "cgroup_rstat_locked":
             counts["locked"] += 1
             by_pid[pid] = by_pid.get(pid, 0) + 1
-            pending[cpu] = ts
+            pending[cpu] = (ts, lock_cpu)
         elif ev == "cgroup_rstat_unlock":
             counts["unlock"] += 1
             if cpu in pending:
-                holds.append(ts - pending.pop(cpu))
+                start, locked_cpu = pending.pop(cpu)
+                if not walks_only or locked_cpu >= 0:
+                    holds.append(ts - start)
         elif ev == "cgroup_rstat_lock_contended":
             counts["contended"] += 1
     return holds, counts, by_pid
