@@ -13,11 +13,20 @@ WARN := -Wall -Wextra -Werror
 # line) are kept apart from the ones the build needs, so they add, never
 # replace (libbpf-tools style).
 CFLAGS ?= -O2 -g
-BUILD_CFLAGS := $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) \
-	$(shell $(PKG_CONFIG) --cflags libbpf jansson libcap libmicrohttpd)
-ALL_CFLAGS = $(BUILD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+# The libraries' flags are asked of pkg-config when a recipe first needs
+# them, not when this file is read: `make deps all` installs the packages
+# before it compiles (deps runs first, below). Asked once, then kept.
+PKGS := libbpf jansson libcap libmicrohttpd
 # libmicrohttpd is not linked: serve.c opens it only for --prometheus.
-BUILD_LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib jansson libcap) -lm -lpthread
+LINK_PKGS := libbpf libelf zlib jansson libcap
+pkg_missing = $(shell for p in $(1); do $(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done)
+pkg_flags = $(if $(call pkg_missing,$(1)),$(error missing the development files of: \
+	$(call pkg_missing,$(1)); as root, make deps installs them),$(shell $(PKG_CONFIG) $(2) $(1)))
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(call pkg_flags,$(PKGS),--cflags))$(PKG_CFLAGS)
+PKG_LIBS = $(eval PKG_LIBS := $$(call pkg_flags,$(LINK_PKGS),--libs))$(PKG_LIBS)
+BUILD_CFLAGS = $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) $(PKG_CFLAGS)
+ALL_CFLAGS = $(BUILD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+BUILD_LDLIBS = $(PKG_LIBS) -lm -lpthread
 ALL_LDFLAGS = $(LDFLAGS)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-Ivmlinux/$(ARCH) -Isrc
@@ -40,7 +49,9 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/tes
 .PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install
 all: rstatlat
 
-$(OUT):
+# Every build step needs build/ first, and build/ waits for `deps` when
+# it is asked for on the same command line, also under -j.
+$(OUT): | $(filter deps,$(MAKECMDGOALS))
 	mkdir -p $(OUT) $(OUT)/tests $(OUT)/bench
 
 $(OUT)/rstatlat.bpf.o: src/rstatlat.bpf.c $(HEADERS) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
@@ -105,9 +116,13 @@ check-fuzz:
 check-vm: rstatlat $(OUT)/bench/reader
 	tests/vm/run
 
-# Installs missing build and test packages from Debian's archive.
+# Installs from Debian's archive what the other goals on the command line
+# need and is missing: `make deps all` what building and running need,
+# `make deps check` (or `make deps` alone) what the tests need too.
+DEPS_SET := $(if $(filter-out deps all rstatlat install clean vmlinux,$(MAKECMDGOALS)),test,\
+	$(if $(filter-out deps,$(MAKECMDGOALS)),build,test))
 deps:
-	scripts/install-deps
+	scripts/install-deps $(DEPS_SET)
 
 clean:
 	rm -rf $(OUT) rstatlat
@@ -135,7 +150,7 @@ BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/rende
 
 # Overhead benchmark (root): numbers for README, not a test.
 bench: $(BENCH_BINS)
-	scripts/install-deps --bench
+	scripts/install-deps bench
 	python3 bench/run
 
 # Installation: `make install`, as root, or with DESTDIR for a package.
