@@ -312,20 +312,57 @@ bool cg_filter_match(const struct cg_filter *f, uint32_t hierarchy, const char *
 	return path_has_prefix(path, f->path, &rest);
 }
 
-bool cg_path_exists(const struct cg_table *t, uint32_t hierarchy, const char *path,
-		    uint64_t id)
+int cg_dir_of(const struct cg_table *t, uint32_t hierarchy, const char *path, char *dir,
+	      size_t len)
 {
 	const struct cg_hier *h = cg_hier_find(t, hierarchy);
 	const char *below = path;
+	int n;
+
+	if (!h || !h->mounted || !path)
+		return -1;
+	/* the mount shows what is below its root: the inverse of join_root() */
+	if (strcmp(h->root, "/") && !path_has_prefix(path, h->root, &below))
+		return -1;
+	n = snprintf(dir, len, "%s%s", h->mount, strcmp(below, "/") ? below : "");
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int cg_path_below_mount(const struct cg_table *t, uint32_t hierarchy, const char *below,
+			char *path, size_t len)
+{
+	const struct cg_hier *h = cg_hier_find(t, hierarchy);
+
+	if (!h || !h->mounted)
+		return -1;
+	join_root(path, len, h->root, below);
+	return 0;
+}
+
+const struct cg_hier *cg_hier_with(const struct cg_table *t, const char *controller)
+{
+	size_t n = strlen(controller);
+
+	for (int i = 0; i < t->n; i++) {
+		const char *p = t->h[i].name;
+
+		if (!t->h[i].id || !t->h[i].mounted)
+			continue;
+		for (; (p = strstr(p, controller)); p += n)
+			if ((p == t->h[i].name || p[-1] == ',') && (p[n] == ',' || !p[n]))
+				return &t->h[i];
+	}
+	return NULL;
+}
+
+bool cg_path_exists(const struct cg_table *t, uint32_t hierarchy, const char *path,
+		    uint64_t id)
+{
 	char full[PATH_MAX];
 	struct stat st;
 
-	if (!h || !h->mounted || !path)
+	if (cg_dir_of(t, hierarchy, path, full, sizeof(full)))
 		return true;
-	/* the mount shows what is below its root: the inverse of join_root() */
-	if (strcmp(h->root, "/") && !path_has_prefix(path, h->root, &below))
-		return true;
-	snprintf(full, sizeof(full), "%s%s", h->mount, below);
 	return stat(full, &st) == 0 && (uint64_t)st.st_ino == id;
 }
 

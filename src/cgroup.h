@@ -63,6 +63,19 @@ bool cg_filter_match(const struct cg_filter *f, uint32_t hierarchy, const char *
 bool cg_path_exists(const struct cg_table *t, uint32_t hierarchy, const char *path,
 		    uint64_t id);
 
+/*
+ * The directory of the cgroup at path (inside its hierarchy) on this
+ * host's mount. Returns 0, or -1 when its hierarchy is not mounted here or
+ * the path is outside the mount's root.
+ */
+int cg_dir_of(const struct cg_table *t, uint32_t hierarchy, const char *path, char *dir,
+	      size_t len);
+/* The path inside its hierarchy of `below` ("/x") under the mount. Returns 0 or -1. */
+int cg_path_below_mount(const struct cg_table *t, uint32_t hierarchy, const char *below,
+			char *path, size_t len);
+/* The mounted v1 hierarchy that has this controller ("memory"), or NULL. */
+const struct cg_hier *cg_hier_with(const struct cg_table *t, const char *controller);
+
 /* Path of a live cgroup given its id, by searching its mount. Cached. */
 const char *cg_path_of_id(struct cg_table *t, uint32_t hierarchy, uint64_t id);
 

@@ -5,6 +5,7 @@
  * Which test serves which metric, and why, is in rstatlat(8), SIGNIFICANCE.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -618,10 +619,53 @@ static void run_gate(struct comparison *c, const struct gate *g, const struct cm
 	c->inconclusive += res->outcome == G_INCONCLUSIVE;
 }
 
+/*
+ * The command's rows (every run ran one): a check of a row one side lacks,
+ * or of none at all when no run flushed them, is inconclusive. A regression
+ * may be what made the row appear or vanish.
+ */
+static void run_command_gate(struct comparison *c, const struct gate *g,
+			     const struct cmp_row *const *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i]->presence == BOTH) {
+			run_gate(c, g, rows[i]);
+			continue;
+		}
+		c->results[c->nresults++] = (struct gate_result){
+			.gate = g, .row = rows[i], .outcome = G_INCONCLUSIVE,
+			.why = rows[i]->presence == ONLY_AFTER ? "no lock events in BEFORE" :
+			       "no lock events in AFTER",
+		};
+		c->inconclusive++;
+	}
+	if (n)
+		return;
+	c->results[c->nresults++] = (struct gate_result){
+		.gate = g, .row = &c->command_absent, .outcome = G_INCONCLUSIVE,
+		.why = "no run has lock events of the command's cgroups (gate another with --cgroup)",
+	};
+	c->inconclusive++;
+}
+
+/* The rows of the command's cgroups that either side has. */
+static size_t command_rows(const struct comparison *c, const struct cmp_row **out)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->ncommand_rows; k++)
+		for (size_t i = 0; i < c->nrows; i++)
+			if (!strcmp(row_label(&c->rows[i]), c->command_rows[k]))
+				out[n++] = &c->rows[i];
+	return n;
+}
+
 static int run_gates(struct comparison *c, const struct gate *gates, size_t ngates,
 		     const struct cmp_row *only, char *err, size_t errlen)
 {
-	size_t nrows = 0, checks;
+	const struct cmp_row *cmd[COMMAND_CGROUPS_MAX];
+	size_t nrows = 0, ncmd = 0, checks;
+	bool by_command = !only && c->ncommand_rows;
 
 	if (only && only->presence != BOTH) {
 		snprintf(err, errlen, "cgroup %s is only in %s", row_label(only),
@@ -630,7 +674,12 @@ static int run_gates(struct comparison *c, const struct gate *gates, size_t ngat
 	}
 	for (size_t i = 0; i < c->nrows; i++)
 		nrows += c->rows[i].presence == BOTH;
-	nrows = only ? 1 : nrows + 1 + c->has_cpu_lock;
+	if (by_command) {
+		ncmd = command_rows(c, cmd);
+		nrows = ncmd ? ncmd : 1;
+	} else {
+		nrows = only ? 1 : nrows + 1 + c->has_cpu_lock;
+	}
 	checks = 0;
 	for (size_t g = 0; g < ngates; g++)
 		checks += system_wide(&gates[g]) ? 1 : nrows;
@@ -641,11 +690,15 @@ static int run_gates(struct comparison *c, const struct gate *gates, size_t ngat
 		return -2;
 	for (size_t g = 0; g < ngates; g++) {
 		if (system_wide(&gates[g])) {
-			run_gate(c, &gates[g], &c->total);	/* whatever --cgroup says */
+			run_gate(c, &gates[g], &c->total);	/* whatever the scope */
 			continue;
 		}
 		if (only) {
 			run_gate(c, &gates[g], only);
+			continue;
+		}
+		if (by_command) {
+			run_command_gate(c, &gates[g], cmd, ncmd);
 			continue;
 		}
 		run_gate(c, &gates[g], &c->total);
@@ -727,6 +780,64 @@ static const struct cmp_row *find_row(const struct comparison *c, const char *pa
 	return NULL;
 }
 
+/* "(command)" for "/rstatlat-41", "memory:(command)" for "memory:/rstatlat-41". */
+static int command_label(char *buf, size_t len, const char *path, const char *rest)
+{
+	const char *colon = strchr(path, ':'), *slash = strchr(path, '/');
+	int prefix = colon && (!slash || colon < slash) ? (int)(colon - path) + 1 : 0;
+	int n = snprintf(buf, len, "%.*s" COMMAND_LABEL "%s", prefix, path, rest);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int compare_relabel_command(struct report *r)
+{
+	struct row *lists[2] = { r->cgroups, r->processes };
+	size_t counts[2] = { r->ncgroups, r->nprocesses };
+	char label[PATH_MAX + 32];
+
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < counts[l]; i++) {
+			struct row *row = &lists[l][i];
+			const char *rest;
+			int at = command_cgroup_of(&r->command, row->path, &rest);
+			char *p;
+
+			if (at < 0)
+				continue;
+			if (command_label(label, sizeof(label), row->path, rest) ||
+			    !(p = strdup(label)))
+				return -1;
+			free(row->path);
+			row->path = p;
+		}
+	return 0;
+}
+
+int compare_command_rows(struct comparison *c, const struct command_info *const *cmds, size_t n)
+{
+	char label[PATH_MAX + 32];
+
+	for (size_t k = 0; k < n; k++)
+		for (int i = 0; i < cmds[k]->ncgroups; i++) {
+			bool seen = false;
+
+			if (command_label(label, sizeof(label), cmds[k]->cgroups[i].path, ""))
+				return -1;
+			for (size_t j = 0; j < c->ncommand_rows; j++)
+				seen = seen || !strcmp(c->command_rows[j], label);
+			if (seen || c->ncommand_rows == COMMAND_LABELS_MAX)
+				continue;
+			if (!(c->command_rows[c->ncommand_rows] = strdup(label)))
+				return -1;
+			c->ncommand_rows++;
+		}
+	c->command_absent = (struct cmp_row){
+		.label = (char *)COMMAND_LABEL, .presence = BOTH,
+	};
+	return 0;
+}
+
 int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 		  const char *cgroup, char *err, size_t errlen)
 {
@@ -766,6 +877,7 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 	for (size_t i = 0; i < c->nprows; i++)
 		fill_row(c, &c->prows[i]);
 	qsort(c->prows, c->nprows, sizeof(*c->prows), by_regression);
+	c->gated_cgroup = cgroup;
 	if (cgroup) {
 		only = find_row(c, cgroup);
 		if (!only) {
@@ -783,6 +895,9 @@ const char *compare_result(const struct comparison *c)
 
 void compare_free(struct comparison *c)
 {
+	for (size_t i = 0; i < c->ncommand_rows; i++)
+		free(c->command_rows[i]);
+	c->ncommand_rows = 0;
 	free_runs(&c->before, &c->runs[0]);
 	free_runs(&c->after, &c->runs[1]);
 	row_free(&c->total_before);

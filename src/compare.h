@@ -84,7 +84,12 @@ struct gate_result {
 	const struct cmp_row *row;
 	enum gate_outcome outcome;
 	double value;		/* ratio (relative) or AFTER's value (absolute) */
+	const char *why;	/* an inconclusive check that crossed nothing: why; else NULL */
 };
+
+/* The command's cgroups' rows of each run, whatever their names, pair under this. */
+#define COMMAND_LABEL "(command)"
+#define COMMAND_LABELS_MAX (2 * COMMAND_CGROUPS_MAX)
 
 /* At most this many files (replicated runs) per side. */
 #define MAX_RUNS 64
@@ -116,6 +121,16 @@ struct comparison {
 	struct gate_result *results;
 	size_t nresults;
 	size_t failed, inconclusive;
+	/*
+	 * Every run ran a command (-- COMMAND): its cgroups' rows, relabelled
+	 * COMMAND_LABEL, are what the gates check unless a cgroup is given
+	 * (compare_command_rows). command_absent stands for them in a check
+	 * when no run flushed them.
+	 */
+	const char *gated_cgroup;	/* compare_build's cgroup, or NULL */
+	char *command_rows[COMMAND_LABELS_MAX];
+	size_t ncommand_rows;
+	struct cmp_row command_absent;
 	/* replicated runs: each run's rows indexed, and its total */
 	struct run_rows {
 		struct row_index *ix;
@@ -124,6 +139,12 @@ struct comparison {
 		struct row_index *pix;
 	} runs[2];		/* [0] before, [1] after */
 };
+
+/* A side's command: its first run's (a pool keeps none). */
+static inline const struct command_info *side_command(const struct side *s)
+{
+	return s->runs ? &s->runs[0].command : &s->r->command;
+}
 
 /* Whether both sides have 2 or more runs: then changes are tested between runs. */
 bool compare_replicated(const struct comparison *c);
@@ -147,6 +168,20 @@ int gate_parse(const char *s, struct gate *g, char *err, size_t errlen);
 int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 		  const char *cgroup, char *err, size_t errlen);
 void compare_free(struct comparison *c);
+/*
+ * Renames the rows of r's command cgroups (and of cgroups below them) to
+ * COMMAND_LABEL ("memory:(command)" in a v1 hierarchy), so that the runs of
+ * one command pair whatever cgroup names they had. Returns 0 or -1 (out of
+ * memory).
+ */
+int compare_relabel_command(struct report *r);
+/*
+ * Before compare_build, when every run of both sides ran a command: the
+ * gates check the command's rows (by default, without a cgroup). Returns
+ * 0 or -1 (out of memory).
+ */
+int compare_command_rows(struct comparison *c, const struct command_info *const *cmds,
+			 size_t n);
 
 const char *row_label(const struct cmp_row *r);
 /* "fail" when a check failed, else "inconclusive" when one was, else "pass". */

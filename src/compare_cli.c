@@ -13,6 +13,7 @@
 #include "compare_cli.h"
 #include "escape.h"
 #include "fmt.h"
+#include "outfile.h"
 #include "report_read.h"
 
 #define EXIT_PASS	0
@@ -20,6 +21,7 @@
 #define EXIT_INPUT	2
 #define EXIT_NOMEM	3
 #define EXIT_INCONCLUSIVE 4
+#define EXIT_ENV	3	/* -o FILE cannot be written (as rstatlat's own 3) */
 
 #define MAX_GATES 64
 
@@ -68,11 +70,16 @@ static const char usage_text[] =
 "                        total also irqoff_outside|tick_late . p50|...|max\n"
 "                        LIMIT: 100us, 5ms (times), 5% (contended.rate), a\n"
 "                        number (locked.rate, flush.holds)\n"
-"  -c, --cgroup PATH     gate only this cgroup (its path as in the JSON)\n"
+"  -c, --cgroup PATH     gate only this cgroup (its path as in the JSON);\n"
+"                        when every file ran a command (rstatlat -- CMD), the\n"
+"                        command's cgroups are gated by default, paired as\n"
+"                        (command) whatever their names\n"
 "  -f, --format FMT      text (default), md (Markdown), json, or html (one\n"
 "                        self-contained file with SVG histograms)\n"
 "  -n, --rows N          cgroups (and flushers) shown in text, md and html\n"
 "                        (default 20, 0 = all)\n"
+"  -o, --output FILE     write the comparison to FILE, whole, also when a\n"
+"                        gate fails (exit 1 or 4); nothing on bad input\n"
 "  -H, --histograms      text: BEFORE and AFTER log2 histograms of hold,\n"
 "                        flush and irqs-off side by side, per row\n"
 "      --alpha A         significance level per value (default 0.01)\n"
@@ -100,6 +107,7 @@ struct cmp_opts {
 	double noise;
 	bool allow_inconclusive;
 	bool histograms;
+	const char *output;	/* -o FILE */
 	struct file_list {
 		const char *name[MAX_RUNS];
 		size_t n;
@@ -112,6 +120,8 @@ struct side_runs {
 	struct read_info info[MAX_RUNS];
 	struct report_pool pool;
 };
+
+static struct side_runs sides[2];	/* 64 runs a side: too large for the stack */
 
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int code, const char *fmt, ...)
@@ -126,6 +136,28 @@ static void die(int code, const char *fmt, ...)
 	term_escape(safe, sizeof(safe), msg);
 	fprintf(stderr, "rstatlat compare: %s\n", safe);
 	exit(code);
+}
+
+static struct outfile outfile;
+
+/* Whatever way compare ends, no temporary file of -o stays behind. */
+static void abort_output(void)
+{
+	outfile_abort(&outfile);
+}
+
+/* The comparison's stream: -o FILE's temporary file, else stdout. */
+static FILE *open_output(const char *path)
+{
+	int err;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	atexit(abort_output);
+	err = outfile_open(&outfile, path, OUTFILE_MODE_LIKE_SHELL);
+	if (err)
+		die(EXIT_ENV, "cannot write %s: %s", path, outfile_why(err));
+	return outfile.f;
 }
 
 static void add_gate(struct cmp_opts *o, const char *s)
@@ -174,6 +206,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 		{ "before", required_argument, NULL, OPT_BEFORE },
 		{ "after", required_argument, NULL, OPT_AFTER },
 		{ "histograms", no_argument, NULL, 'H' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -182,7 +215,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:f:n:Hh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:f:n:o:Hh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FAIL_ON: add_gate(o, optarg); break;
 		case 'c': o->cgroup = optarg; break;
@@ -213,6 +246,11 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 		case OPT_BEFORE: add_file(&o->files[0], optarg, "--before"); break;
 		case OPT_AFTER: add_file(&o->files[1], optarg, "--after"); break;
 		case 'H': o->histograms = true; break;
+		case 'o':
+			if (!*optarg)
+				die(EXIT_INPUT, "-o needs a file name");
+			o->output = optarg;
+			break;
 		case 'h': fputs(usage_text, stdout); exit(EXIT_PASS);
 		case ':': die(EXIT_INPUT, "option '%s' needs an argument", argv[optind - 1]);
 		default: die(EXIT_INPUT, "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -296,6 +334,42 @@ static void read_side(const struct file_list *l, struct side_runs *sr, struct si
 		s->summaries += sr->info[i].summaries;
 		s->intervals += sr->info[i].intervals;
 	}
+}
+
+static bool side_ran_commands(const struct file_list *l, const struct side_runs *sr)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!sr->runs[i].command.present || !sr->runs[i].command.ncgroups)
+			return false;
+	return true;
+}
+
+/*
+ * When every run of both sides ran a command (-- COMMAND), each run's
+ * command cgroups (named after its own pid) pair as "(command)", and the
+ * gates check them unless --cgroup says otherwise.
+ */
+static void pair_commands(const struct cmp_opts *o, struct comparison *c)
+{
+	const struct command_info *cmds[2 * MAX_RUNS];
+	size_t n = 0;
+
+	if (!side_ran_commands(&o->files[0], &sides[0]) ||
+	    !side_ran_commands(&o->files[1], &sides[1]))
+		return;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < o->files[k].n; i++) {
+			if (compare_relabel_command(&sides[k].runs[i]))
+				die(EXIT_NOMEM, "out of memory");
+			cmds[n++] = &sides[k].runs[i].command;
+		}
+	if (compare_command_rows(c, cmds, n))
+		die(EXIT_NOMEM, "out of memory");
+}
+
+/* The side's runs as compare sees them: one run, or several pooled. */
+static void pool_side(const struct file_list *l, struct side_runs *sr, struct side *s)
+{
 	s->file = l->name[0];
 	s->runs = sr->runs;
 	s->nruns = l->n;
@@ -320,13 +394,17 @@ int compare_main(int argc, char **argv)
 {
 	struct cmp_opts o = { .rows = 20, .alpha = 0.01, .noise = 0.05 };
 	struct comparison c = { 0 };
-	static struct side_runs sides[2];	/* 64 runs a side: too large for the stack */
 	char err[512];
-	int ret;
+	int ret, err_no;
+	FILE *out;
 
 	parse_args(argc, argv, &o);
+	out = open_output(o.output);
 	read_side(&o.files[0], &sides[0], &c.before, "BEFORE");
 	read_side(&o.files[1], &sides[1], &c.after, "AFTER");
+	pair_commands(&o, &c);
+	pool_side(&o.files[0], &sides[0], &c.before);
+	pool_side(&o.files[1], &sides[1], &c.after);
 	c.alpha = o.alpha;
 	c.noise = o.noise;
 	ret = compare_build(&c, o.gates, o.ngates, o.cgroup, err, sizeof(err));
@@ -334,7 +412,11 @@ int compare_main(int argc, char **argv)
 		die(EXIT_INPUT, "%s", err);
 	if (ret)
 		die(EXIT_NOMEM, "out of memory");
-	compare_print(stdout, &c, o.format, o.rows, o.histograms);
+	compare_print(out, &c, o.format, o.rows, o.histograms);
+	if (out == outfile.f && (err_no = outfile_commit(&outfile)))
+		die(EXIT_ENV, "cannot write %s: %s", o.output, outfile_why(err_no));
+	if (out == stdout && (fflush(stdout) || ferror(stdout)))
+		die(EXIT_ENV, "cannot write the comparison: %s", strerror(errno));
 	ret = c.failed ? EXIT_GATE :
 	      c.inconclusive && !o.allow_inconclusive ? EXIT_INCONCLUSIVE : EXIT_PASS;
 	compare_free(&c);

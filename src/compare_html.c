@@ -164,6 +164,10 @@ static void gates(FILE *f, const struct comparison *c)
 		html_write_text(f, g->gate->text);
 		fputs(" on ", f);
 		html_write_text(f, row_label(g->row));
+		if (g->why) {
+			fputs(": ", f);
+			html_write_text(f, g->why);
+		}
 		fputs("</li>", f);
 	}
 	fputs("</ul>\n", f);

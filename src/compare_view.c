@@ -94,6 +94,41 @@ static void header_line(FILE *f, bool md, const char *name, const char *b, const
 		fprintf(f, "%-10s  %-36s  %s\n", name, b, a);
 }
 
+/* "make test: exit 0", cut to len - 1 characters: the first run's command. */
+static void command_summary(char *buf, size_t len, const struct command_info *cmd)
+{
+	size_t at = 0;
+
+	snprintf(buf, len, "-");
+	for (int i = 0; cmd->present && i < cmd->argc && at + 1 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " " : "", cmd->argv[i]);
+	if (cmd->present && at + 1 < len)
+		at += (size_t)snprintf(buf + at, len - at, cmd->ended ? ": exit %d" : ": running",
+				       cmd->status);
+	if (at + 1 >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+/* What the gates check: one cgroup, the command's, or every row and the total. */
+static void print_gated(FILE *f, const struct comparison *c, bool md)
+{
+	char v[TEXT_MAX];
+
+	fprintf(f, "%sgated: ", md ? "\n" : "");
+	if (c->gated_cgroup) {
+		fprintf(f, "cgroup %s\n", safe(v, sizeof(v), c->gated_cgroup, md));
+		return;
+	}
+	if (!c->ncommand_rows) {
+		fputs("every cgroup and the total\n", f);
+		return;
+	}
+	fputs("the command's cgroups,", f);
+	for (size_t i = 0; i < c->ncommand_rows; i++)
+		fprintf(f, " %s", safe(v, sizeof(v), c->command_rows[i], md));
+	fputs(" (paired across runs whatever their names)\n", f);
+}
+
 static void print_header(FILE *f, const struct comparison *c, bool md)
 {
 	const struct side *s[2] = { &c->before, &c->after };
@@ -132,6 +167,14 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 		safe(v[i], TEXT_MAX, raw, md);
 	}
 	header_line(f, md, "irqs-off", v[0], v[1]);
+	if (side_command(s[0])->present || side_command(s[1])->present) {
+		for (int i = 0; i < 2; i++) {
+			command_summary(raw, 37, side_command(s[i]));
+			safe(v[i], TEXT_MAX, raw, md);
+		}
+		header_line(f, md, "command", v[0], v[1]);
+	}
+	print_gated(f, c, md);
 	fprintf(f, "%stests: %s, alpha %g, %.3g per gate check; noise floor %g%%\n",
 		md ? "\n" : "", compare_replicated(c) ? "between runs (Welch's t)" :
 		"on the values", c->alpha, c->gate_alpha, c->noise * 100);
@@ -185,6 +228,10 @@ static void print_result(FILE *f, const struct gate_result *g, bool md)
 	cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after);
 	fprintf(f, "%s%s %s on %s: %s -> %s", md ? "- " : "",
 		g->outcome == G_FAIL ? "FAIL" : "INCONCLUSIVE", expr, name, b, a);
+	if (g->why) {
+		fprintf(f, ": %s\n", g->why);
+		return;
+	}
 	if (g->gate->relative && !isinf(c->ratio))
 		fprintf(f, " (%.2fx)", c->ratio);
 	fputs(g->outcome == G_FAIL ? "\n" : ": crossed, but the data cannot confirm it\n", f);
@@ -329,6 +376,30 @@ static void json_number(FILE *f, bool has, double v)
 		fputs("null", f);
 }
 
+/* The first run's command, or null: what it ran, where, and its status. */
+static void json_command(FILE *f, const struct command_info *cmd)
+{
+	if (!cmd->present) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"argv\":[", f);
+	for (int i = 0; i < cmd->argc; i++) {
+		if (i)
+			fputc(',', f);
+		json_write_string(f, cmd->argv[i]);
+	}
+	fputs("],\"cgroups\":[", f);
+	for (int i = 0; i < cmd->ncgroups; i++) {
+		if (i)
+			fputc(',', f);
+		json_write_string(f, cmd->cgroups[i].path);
+	}
+	fputs("],\"status\":", f);
+	json_number(f, cmd->ended, cmd->status);
+	fputc('}', f);
+}
+
 static void json_side(FILE *f, const char *key, const struct side *s)
 {
 	fprintf(f, "\"%s\":{\"file\":", key);
@@ -341,6 +412,8 @@ static void json_side(FILE *f, const char *key, const struct side *s)
 	json_write_string(f, s->r->attach);
 	fputs(",\"irqoff_source\":", f);
 	json_write_string(f, s->irqoff_source);
+	fputs(",\"command\":", f);
+	json_command(f, side_command(s));
 	fprintf(f, ",\"runs\":%zu}", s->nruns ? s->nruns : 1);
 }
 
@@ -382,12 +455,34 @@ static void json_row(FILE *f, const struct cmp_row *row)
 	fputs("}}", f);
 }
 
+/* What the gates check: null for every row, else the rows named. */
+static void json_gated(FILE *f, const struct comparison *c)
+{
+	if (c->gated_cgroup) {
+		fputc('[', f);
+		json_write_string(f, c->gated_cgroup);
+		fputc(']', f);
+		return;
+	}
+	if (!c->ncommand_rows) {
+		fputs("null", f);
+		return;
+	}
+	for (size_t i = 0; i < c->ncommand_rows; i++) {
+		fputc(i ? ',' : '[', f);
+		json_write_string(f, c->command_rows[i]);
+	}
+	fputc(']', f);
+}
+
 static void print_json(FILE *f, const struct comparison *c)
 {
 	fputs("{\"schema\":\"rstatlat-compare/1\",", f);
 	json_side(f, "before", &c->before);
 	fputc(',', f);
 	json_side(f, "after", &c->after);
+	fputs(",\"gated\":", f);
+	json_gated(f, c);
 	fprintf(f, ",\"alpha\":%g,\"gate_alpha\":%g,\"noise\":%g,\"total\":", c->alpha,
 		c->gate_alpha, c->noise);
 	json_row(f, &c->total);
@@ -420,7 +515,11 @@ static void print_json(FILE *f, const struct comparison *c)
 		else
 			json_write_string(f, row_label(g->row));
 		fprintf(f, ",\"outcome\":\"%s\",\"value\":", cmp_outcome_names[g->outcome]);
-		json_number(f, g->outcome != G_NA, g->value);
+		json_number(f, g->outcome != G_NA && !g->why, g->value);
+		if (g->why) {
+			fputs(",\"why\":", f);
+			json_write_string(f, g->why);
+		}
 		fputc('}', f);
 	}
 	fprintf(f, "],\"failed\":%zu,\"inconclusive\":%zu,\"result\":\"%s\"}\n", c->failed,

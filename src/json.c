@@ -473,6 +473,44 @@ static void put_header(struct out *o, const struct report *r)
 	put_cstr(o, r->memcg_decisions ? "true" : "false");
 }
 
+/* A number, or null when unknown. */
+static void put_num_or_null(struct out *o, bool known, uint64_t v)
+{
+	if (known)
+		put_num(o, v);
+	else
+		put_lit(o, "null");
+}
+
+/* -- COMMAND: what ran, where, and how it ended (null until it has). */
+static void put_command(struct out *o, const struct command_info *c)
+{
+	if (!c->present)
+		return;
+	put_lit(o, ",\"command\":{\"argv\":[");
+	for (int i = 0; i < c->argc; i++) {
+		if (i)
+			put_lit(o, ",");
+		put_str(o, c->argv[i]);
+	}
+	put_lit(o, "],\"pid\":");
+	put_u64_lit(o, c->pid, ",\"cgroups\":[");
+	for (int i = 0; i < c->ncgroups; i++) {
+		if (i)
+			put_lit(o, ",");
+		put_lit(o, "{\"id\":");
+		put_u64_lit(o, c->cgroups[i].id, ",\"hierarchy\":");
+		put_u64_lit(o, c->cgroups[i].hierarchy, ",\"path\":");
+		put_str(o, c->cgroups[i].path);
+		put_lit(o, "}");
+	}
+	put_lit(o, "],\"status\":");
+	put_num_or_null(o, c->ended, (uint64_t)c->status);
+	put_lit(o, ",\"signal\":");
+	put_num_or_null(o, c->ended && c->signal, (uint64_t)c->signal);
+	put_lit(o, "}");
+}
+
 static void put_lost(struct out *o, const struct report *r)
 {
 	put_lit(o, ",\"lost\":{");
@@ -485,15 +523,6 @@ static void put_lost(struct out *o, const struct report *r)
 		put_num(o, r->lost[i]);
 	}
 	put_lit(o, "}");
-}
-
-/* A number, or null when unknown. */
-static void put_num_or_null(struct out *o, bool known, uint64_t v)
-{
-	if (known)
-		put_num(o, v);
-	else
-		put_lit(o, "null");
 }
 
 static void put_self(struct out *o, const struct self_costs *c)
@@ -518,6 +547,7 @@ void json_print(FILE *f, const struct report *r)
 	struct out o = { .f = f, .p = out_buf, .end = out_buf + OUT_SIZE };
 
 	put_header(&o, r);
+	put_command(&o, &r->command);
 	put_cpu_lock(&o, &r->cpu_lock);
 	put_irqoff(&o, &r->irqoff);
 	put_list(&o, r, "cgroups", r->cgroups, r->ncgroups, put_cgroup_row);

@@ -604,8 +604,57 @@ void report_free(struct report *r)
 	dist_free(&r->irqoff.late);
 	free(r->owned);
 	r->owned = NULL;
+	command_free(&r->command);
 	r->cgroups = r->processes = NULL;
 	r->ncgroups = r->nprocesses = 0;
+}
+
+void command_free(struct command_info *c)
+{
+	for (int i = 0; c->argv && i < c->argc; i++)
+		free(c->argv[i]);
+	free(c->argv);
+	for (int i = 0; i < c->ncgroups; i++)
+		free(c->cgroups[i].path);
+	memset(c, 0, sizeof(*c));
+}
+
+int command_copy(struct command_info *dst, const struct command_info *src)
+{
+	*dst = *src;
+	dst->argv = calloc((size_t)src->argc + 1, sizeof(*dst->argv));
+	dst->ncgroups = 0;
+	if (!dst->argv) {
+		dst->argc = 0;
+		return -1;
+	}
+	for (int i = 0; i < src->argc; i++)
+		if (!(dst->argv[i] = strdup(src->argv[i])))
+			goto fail;
+	for (; dst->ncgroups < src->ncgroups; dst->ncgroups++) {
+		struct command_cgroup *g = &dst->cgroups[dst->ncgroups];
+
+		g->path = strdup(src->cgroups[dst->ncgroups].path);
+		if (!g->path)
+			goto fail;
+	}
+	return 0;
+fail:
+	command_free(dst);
+	return -1;
+}
+
+int command_cgroup_of(const struct command_info *c, const char *path, const char **rest)
+{
+	for (int i = 0; path && i < c->ncgroups; i++) {
+		size_t n = strlen(c->cgroups[i].path);
+
+		if (!strncmp(path, c->cgroups[i].path, n) && (path[n] == '\0' || path[n] == '/')) {
+			*rest = path + n;
+			return i;
+		}
+	}
+	return -1;
 }
 
 static int pool_row(struct row **rows, size_t *n, size_t *cap, struct row_index *ix,

@@ -136,6 +136,31 @@ struct self_costs {
 
 #define MAX_ATTACH_POINTS 40
 
+/* The cgroups a command (-- COMMAND) ran in: v2, and v1 memory on a hybrid host. */
+#define COMMAND_CGROUPS_MAX 4
+
+struct command_cgroup {
+	uint64_t id;
+	uint32_t hierarchy;
+	char *path;		/* as rows spell it: "/a/b" (v2), "memory:/a/b" (v1) */
+};
+
+/*
+ * What rstatlat ran and traced (-- COMMAND). Owned by the report
+ * (report_free); argv and paths are untrusted text: views escape them.
+ */
+struct command_info {
+	bool present;
+	char **argv;		/* argc strings */
+	int argc;
+	uint32_t pid;
+	struct command_cgroup cgroups[COMMAND_CGROUPS_MAX];
+	int ncgroups;
+	bool ended;		/* status and signal are known (the summary) */
+	int status;		/* as a shell gives it: the exit code, or 128 + signal */
+	int signal;		/* the signal that ended it, 0 if it exited */
+};
+
 struct kernel_info {
 	char release[65];
 	int cpus_possible;
@@ -157,6 +182,7 @@ struct report {
 	bool flush_parts;	/* rows' part[] measured */
 	uint32_t cause_sample;	/* one flush in this many (at random) named a cause; 0: off */
 	bool memcg_decisions;	/* rows' decisions[] measured */
+	struct command_info command;
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	struct row *cgroups;
@@ -295,5 +321,10 @@ int report_pool_add(struct report_pool *p, const struct report *run);
 void report_pool_free(struct report_pool *p);
 /* Frees everything the report owns: rows, their distributions, the summaries'. */
 void report_free(struct report *r);
+/* Deep copy of a command into dst (zeroed or freed). Returns 0, or -1 (dst freed). */
+int command_copy(struct command_info *dst, const struct command_info *src);
+void command_free(struct command_info *c);
+/* The cgroup of c that a row path is, or lies under: its index, or -1. */
+int command_cgroup_of(const struct command_info *c, const char *path, const char **rest);
 
 #endif

@@ -617,6 +617,104 @@ static int read_irqoff_system(struct reader *rd, json_t *obj, struct acc *a)
 	       read_system_dist(rd, irq, "late_ns", &a->r.irqoff.late, &a->r.irqoff.sample);
 }
 
+/* More arguments than this is not a command rstatlat ran (ARG_MAX allows more, no CI does). */
+#define COMMAND_ARGS_MAX 4096
+
+/* "status" or "signal" of a command: null until it ended, else 0..255. */
+static int read_end_figure(struct reader *rd, json_t *cmd, const char *key, bool *ended, int *out)
+{
+	json_t *v = get(rd, cmd, "command", key);
+
+	if (!v)
+		return -1;
+	if (json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
+		return fail(rd, "command: \"%s\" is not null or 0..255", key);
+	*out = (int)json_integer_value(v);
+	*ended = true;
+	return 0;
+}
+
+static int read_command_cgroups(struct reader *rd, json_t *list, struct command_info *c)
+{
+	size_t i;
+	json_t *v;
+
+	if (json_array_size(list) > COMMAND_CGROUPS_MAX)
+		return fail(rd, "command: more than %d cgroups", COMMAND_CGROUPS_MAX);
+	json_array_foreach(list, i, v) {
+		struct row id = { 0 };
+		char ctx[48];
+
+		snprintf(ctx, sizeof(ctx), "command.cgroups[%zu]", i);
+		if (read_identity(rd, v, ctx, &id))
+			return -1;
+		c->cgroups[c->ncgroups++] = (struct command_cgroup){
+			.id = id.cgid, .hierarchy = id.hierarchy, .path = id.path,
+		};
+	}
+	return 0;
+}
+
+static int read_command_argv(struct reader *rd, json_t *list, struct command_info *c)
+{
+	size_t i, n = json_array_size(list);
+	json_t *v;
+
+	if (!n || n > COMMAND_ARGS_MAX)
+		return fail(rd, "command: \"argv\" must hold 1 to %d strings", COMMAND_ARGS_MAX);
+	c->argv = calloc(n + 1, sizeof(*c->argv));
+	if (!c->argv)
+		return fail(rd, "out of memory");
+	json_array_foreach(list, i, v) {
+		if (!json_is_string(v))
+			return fail(rd, "command: argv[%zu] is not a string", i);
+		c->argv[c->argc] = strdup(json_string_value(v));
+		if (!c->argv[c->argc++])
+			return fail(rd, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * "command" (-- COMMAND): the first object's, with how it ended from the
+ * object that knows (the summary). Absent in runs without a command.
+ */
+static int read_command(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *cmd = json_object_get(obj, "command"), *argv, *cgroups;
+	struct command_info *c = &a->r.command, got = { 0 };
+	int ret;
+
+	if (!cmd)
+		return 0;
+	if (!json_is_object(cmd))
+		return fail(rd, "\"command\" is not an object");
+	if (read_end_figure(rd, cmd, "status", &got.ended, &got.status) ||
+	    read_end_figure(rd, cmd, "signal", &got.ended, &got.signal))
+		return -1;
+	if (c->present) {
+		if (got.ended) {
+			c->ended = true;
+			c->status = got.status;
+			c->signal = got.signal;
+		}
+		return 0;
+	}
+	argv = get_typed(rd, cmd, "command", "argv", true);
+	cgroups = argv ? get_typed(rd, cmd, "command", "cgroups", true) : NULL;
+	ret = !cgroups || get_u32(rd, cmd, "command", "pid", &got.pid) ||
+	      read_command_argv(rd, argv, &got) || read_command_cgroups(rd, cgroups, &got);
+	if (ret) {
+		command_free(&got);
+		return -1;
+	}
+	got.present = true;
+	*c = got;
+	return 0;
+}
+
 static int check_schema(struct reader *rd, json_t *obj)
 {
 	json_t *v = json_is_object(obj) ? json_object_get(obj, "schema") : NULL;
@@ -665,7 +763,7 @@ static int read_object(struct reader *rd, json_t *obj)
 	    get_u64(rd, obj, "", "duration_ns", &dur) || read_kernel(rd, obj) ||
 	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a) ||
 	    read_self(rd, obj, a) || read_cpu_lock(rd, obj, a) || read_irqoff_system(rd, obj, a) ||
-	    read_flush_sources(rd, obj, a))
+	    read_flush_sources(rd, obj, a) || read_command(rd, obj, a))
 		return -1;
 	if (dur > UINT64_MAX - a->r.duration_ns)
 		return fail(rd, "durations overflow");

@@ -22,9 +22,12 @@
 #include "cgroup.h"
 #include "clock.h"
 #include "collect.h"
+#include "command.h"
 #include "compare_cli.h"
+#include "escape.h"
 #include "fmt.h"
 #include "ksym.h"
+#include "outfile.h"
 #include "privilege.h"
 #include "probe.h"
 #include "prom.h"
@@ -95,6 +98,11 @@ static struct options {
 	struct prom_opts prom;
 	struct run_as run_as;	/* --user */
 	bool quiet;		/* exporting only: no table or summary on stdout */
+	const char *output;	/* -o FILE: reports go there, whole or not at all */
+	char **command;		/* -- COMMAND [ARGS], NULL-terminated; NULL: none */
+	int command_argc;
+	enum command_where command_where;
+	const char *command_cgroup;	/* --command-cgroup PATH */
 } opts = {
 	.view = { .sort = SORT_HOLD_P99, .rows = 20 },
 	.sample_hz = DEFAULT_SAMPLE_HZ,
@@ -106,15 +114,35 @@ static struct options {
 
 static volatile sig_atomic_t exiting;
 
+/*
+ * Where reports go: stdout, -o FILE's temporary file, or with a command
+ * and no -o stderr (as perf stat's counts), so that they do not mix with
+ * what COMMAND prints.
+ */
+static FILE *out;
+static struct outfile outfile;
+static struct command cmd = { .go_fd = -1, .err_fd = -1 };
+
 static const char usage_text[] =
 "Usage: rstatlat [OPTIONS] [INTERVAL [COUNT]]\n"
+"       rstatlat [OPTIONS] [INTERVAL] -- COMMAND [ARGS]\n"
 "       rstatlat compare [OPTIONS] BEFORE.json AFTER.json (see compare --help)\n"
 "Trace how long the cgroup rstat lock is waited for and held, per flushed\n"
 "cgroup, from the cgroup_rstat_* tracepoints.\n"
 "\n"
-"  INTERVAL              seconds between tables (default 1); with -j, one\n"
-"                        object per interval (default: only a summary)\n"
+"  INTERVAL              seconds between tables (default 1); with -j, -o or a\n"
+"                        COMMAND, one report per interval (default: only a\n"
+"                        summary)\n"
 "  COUNT                 stop after COUNT intervals\n"
+"  -- COMMAND [ARGS]     run COMMAND in a new cgroup of its own, trace until\n"
+"                        it exits, and exit with its status; reports go to\n"
+"                        stderr unless -o (the first -- ends the options)\n"
+"      --command-cgroup new|none|PATH  where COMMAND runs: new (default:\n"
+"                        rstatlat-PID in v2 and v1 memory, removed at the end,\n"
+"                        its directory in $RSTATLAT_CGROUP), none (rstatlat's\n"
+"                        own), or an existing cgroup PATH (as for -c)\n"
+"  -o, --output FILE     write reports to FILE, whole, when the run ends (a\n"
+"                        failed run leaves FILE as it was); - is stdout\n"
 "  -d, --duration SECS   stop after SECS seconds\n"
 "  -p, --per-process     break down by flushing process as well (processes\n"
 "                        that exited fold into one row per comm)\n"
@@ -172,8 +200,10 @@ static const char usage_text[] =
 "  -V, --version         print the version and exit\n"
 "  -h, --help            this help\n"
 "\n"
-"Exit status: 0 ok, 1 runtime error, 2 usage or bad input,\n"
-"3 environment (privileges, BTF, attach points).\n";
+"Exit status: 0 ok, 1 runtime error, 2 usage or bad input (also a COMMAND\n"
+"that cannot be run), 3 environment (privileges, BTF, attach points, cgroups,\n"
+"FILE); with a COMMAND that ran, its exit status (128 + N if killed by\n"
+"signal N).\n";
 
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int code, const char *fmt, ...)
@@ -209,7 +239,7 @@ static uint64_t parse_count(const char *s, uint64_t max, const char *what)
 enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ,
        OPT_PROMETHEUS, OPT_TEXTFILE, OPT_TEXTFILE_INTERVAL, OPT_PROM_BUCKETS,
        OPT_PROM_MAX_CGROUPS, OPT_PROM_IDLE, OPT_USER, OPT_FLUSH, OPT_FLUSH_PARTS,
-       OPT_CAUSE_SAMPLE };
+       OPT_CAUSE_SAMPLE, OPT_COMMAND_CGROUP };
 
 /* Options that shape exporting, refused without it. */
 static bool export_shaped, textfile_interval_given;
@@ -255,6 +285,42 @@ static bool parse_export_option(int c, const char *arg)
 	return false;
 }
 
+/*
+ * The first "--" ends rstatlat's arguments: what follows is COMMAND, kept
+ * from getopt (which would permute INTERVAL and COMMAND together). Returns
+ * the argument count left for getopt.
+ */
+static int split_command(int argc, char **argv)
+{
+	for (int k = 1; k < argc; k++) {
+		if (strcmp(argv[k], "--"))
+			continue;
+		if (k + 1 == argc)
+			die(EXIT_USAGE, "-- needs a command after it");
+		opts.command = argv + k + 1;	/* argv[argc] is NULL */
+		opts.command_argc = argc - k - 1;
+		return k;
+	}
+	return argc;
+}
+
+/* A command's run ends when it exits: what would end it otherwise is refused. */
+static void check_command_options(bool command_cgroup_given)
+{
+	if (!opts.command) {
+		if (command_cgroup_given)
+			die(EXIT_USAGE, "--command-cgroup needs -- COMMAND");
+		return;
+	}
+	if (opts.duration || opts.count)
+		die(EXIT_USAGE, "with -- COMMAND the run ends when COMMAND exits: no -d or COUNT");
+	if (opts.probe_only)
+		die(EXIT_USAGE, "--probe runs no command");
+	if (opts.serve || opts.textfile || opts.run_as.switch_user)
+		die(EXIT_USAGE, "-- COMMAND is for one run: not with --prometheus, --textfile "
+		    "or --user");
+}
+
 static void parse_args(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -283,19 +349,22 @@ static void parse_args(int argc, char **argv)
 		{ "flush", no_argument, NULL, OPT_FLUSH },
 		{ "flush-parts", required_argument, NULL, OPT_FLUSH_PARTS },
 		{ "cause-sample", required_argument, NULL, OPT_CAUSE_SAMPLE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "command-cgroup", required_argument, NULL, OPT_COMMAND_CGROUP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool sort_given = false;
+	bool sort_given = false, command_cgroup_given = false;
 	const char *why;
 	int c;
 
 	if (prom_buckets_parse(DEFAULT_PROM_BUCKETS, &opts.prom, &why))
 		die(EXIT_RUNTIME, "internal error: default buckets: %s", why);
+	argc = split_command(argc, argv);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:ps:n:HTc:t:jvVh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:ps:n:HTc:t:jo:vVh", long_opts, NULL)) != -1) {
 		if (parse_export_option(c, optarg))
 			continue;
 		switch (c) {
@@ -350,6 +419,18 @@ static void parse_args(int argc, char **argv)
 		case OPT_CAUSE_SAMPLE:
 			opts.cause_sample = parse_count(optarg, 1 << 20, "--cause-sample");
 			break;
+		case 'o':
+			if (!*optarg)
+				die(EXIT_USAGE, "-o needs a file name");
+			opts.output = optarg;
+			break;
+		case OPT_COMMAND_CGROUP:
+			command_cgroup_given = true;
+			opts.command_where = !strcmp(optarg, "new") ? COMMAND_CGROUP_NEW :
+					     !strcmp(optarg, "none") ? COMMAND_CGROUP_NONE :
+					     COMMAND_CGROUP_PATH;
+			opts.command_cgroup = optarg;
+			break;
 		case 'v': opts.verbose = true; break;
 		case 'V': printf("rstatlat %s\n", VERSION); exit(0);
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -377,8 +458,10 @@ static void parse_args(int argc, char **argv)
 		die(EXIT_USAGE, "--prom-* options need --prometheus or --textfile");
 	if (!opts.textfile && textfile_interval_given)
 		die(EXIT_USAGE, "--textfile-interval needs --textfile");
-	opts.quiet = (opts.serve || opts.textfile) && !opts.interval && !opts.json;
-	if (!opts.interval && !opts.json && !opts.quiet)
+	check_command_options(command_cgroup_given);
+	opts.quiet = (opts.serve || opts.textfile) && !opts.interval && !opts.json && !opts.output;
+	/* a table a second is for a terminal: a file or a command gets the summary */
+	if (!opts.interval && !opts.json && !opts.quiet && !opts.output && !opts.command)
 		opts.interval = 1;
 }
 
@@ -528,7 +611,7 @@ struct run {
 };
 
 /* What every report of this run carries beyond the collector's figures. */
-static void describe_run(struct run *run, struct report *r)
+static int describe_run(struct run *run, struct report *r)
 {
 	r->kernel = run->kernel;
 	r->attach = run->source;
@@ -541,17 +624,19 @@ static void describe_run(struct run *run, struct report *r)
 	self_window(&run->self, &r->self, r->type == REPORT_SUMMARY);
 	r->self.entries = run->skel->rodata->max_slots;
 	r->self.entries_used = collector_entries_used(run->collector);
+	return opts.command ? command_describe(&cmd, &r->command) : 0;
 }
 
 static int emit(struct run *run, struct report *r)
 {
-	describe_run(run, r);
-	if (opts.json)
-		json_print(stdout, r);
-	else
-		table_print(stdout, r, &opts.view);
+	int err = describe_run(run, r) ? -ENOMEM : 0;
+
+	if (!err && opts.json)
+		json_print(out, r);
+	else if (!err)
+		table_print(out, r, &opts.view);
 	report_free(r);
-	return ferror(stdout) ? -EIO : 0;
+	return err ? err : ferror(out) ? -EIO : 0;
 }
 
 static int emit_interval(struct run *run)
@@ -592,7 +677,7 @@ static void note_textfile(struct run *run, int err)
 		return;
 	if (err)
 		fprintf(stderr, "rstatlat: cannot rewrite %s: %s (the old one stays)\n",
-			opts.textfile, strerror(-err));
+			opts.textfile, outfile_why(err));
 	else
 		fprintf(stderr, "rstatlat: %s rewritten again\n", opts.textfile);
 	run->textfile_err = err;
@@ -615,7 +700,8 @@ static int export_refresh(struct run *run, bool textfile)
 
 	r.start_ns = run->start_real;
 	r.duration_ns = mono - run->start_mono;
-	describe_run(run, &r);
+	if (!err && describe_run(run, &r))
+		err = -ENOMEM;
 	if (run->server)
 		metrics_counts(run->server, &http);
 	m = open_memstream(&text, &len);
@@ -694,6 +780,28 @@ static int export_after_read(struct run *run, uint64_t *next_textfile, uint64_t 
 	return err;
 }
 
+/*
+ * The command has exited (or rstatlat failed: then it is asked to stop,
+ * and killed 5 s later): reaped, and what it left in the cgroups made for
+ * it killed, before the last read, so that the summary covers all of it.
+ */
+static void finish_command(int err)
+{
+	int left;
+
+	if (err)
+		command_signal(&cmd, SIGTERM);
+	for (int ms = 0; !command_exited(&cmd); ms++) {
+		if (ms == 5000)
+			command_signal(&cmd, SIGKILL);
+		usleep(1000);
+	}
+	left = command_kill_leftovers(&cmd);
+	if (left)
+		fprintf(stderr, "rstatlat: killed %d process%s the command left in %s\n", left,
+			left == 1 ? "" : "es", cmd.cg[0].path);
+}
+
 static int main_loop(struct run *run)
 {
 	uint64_t end = opts.duration ? run->start_mono + (uint64_t)(opts.duration * 1e9) : UINT64_MAX;
@@ -726,6 +834,8 @@ static int main_loop(struct run *run)
 	}
 	if (run->rb)
 		ring_buffer__consume(run->rb);
+	if (opts.command)
+		finish_command(err);
 	if (!err)
 		err = collector_read(run->collector);
 	if (!err && run->prom) {
@@ -807,6 +917,19 @@ static void start_export(struct run *run)
 		die(EXIT_ENV, "cannot serve on %s: %s", opts.listen.shown, why);
 }
 
+static bool output_dir_unwritable(void)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", outfile.path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return access(".", W_OK | X_OK) != 0;
+	slash[slash == dir] = '\0';
+	return access(dir, W_OK | X_OK) != 0;
+}
+
 /* Everything that needs privileges is done: attached, kallsyms read, bound. */
 static void drop_privileges(struct run *run)
 {
@@ -817,6 +940,9 @@ static void drop_privileges(struct run *run)
 	if (privilege_drop(&opts.run_as, keep, &why))
 		die(EXIT_ENV, "%s%s%s: %s", why, opts.run_as.switch_user ? " to " : "",
 		    opts.run_as.switch_user ? opts.run_as.name : "", strerror(errno));
+	/* -o FILE is renamed into place at the end, as USER */
+	if (outfile.f && opts.run_as.switch_user && output_dir_unwritable())
+		die(EXIT_ENV, "%s cannot write %s's directory", opts.run_as.name, opts.output);
 	if (opts.verbose)
 		fprintf(stderr, "rstatlat: running as uid %u, %s\n", (unsigned int)getuid(),
 			keep ? "keeping CAP_BPF (this kernel needs it to read maps)" :
@@ -838,7 +964,111 @@ static void first_export(struct run *run)
 	if (err == -ENOMEM)
 		die(EXIT_RUNTIME, "out of memory");
 	if (err)
-		die(EXIT_ENV, "cannot write %s: %s", opts.textfile, strerror(-err));
+		die(EXIT_ENV, "cannot write %s: %s", opts.textfile, outfile_why(err));
+}
+
+/* Whatever way rstatlat ends: no temporary file and no cgroup of its own left behind. */
+static void clean_up(void)
+{
+	char why[PATH_MAX + 64];
+
+	outfile_abort(&outfile);
+	if (command_cleanup(&cmd, why, sizeof(why)))
+		fprintf(stderr, "rstatlat: %s\n", why);
+}
+
+/* Before anything is traced: a FILE that cannot be written fails the run at once. */
+static void open_output(void)
+{
+	int err;
+
+	out = opts.command ? stderr : stdout;
+	if (!opts.output || !strcmp(opts.output, "-")) {
+		if (opts.output)
+			out = stdout;
+		return;
+	}
+	err = outfile_open(&outfile, opts.output, OUTFILE_MODE_LIKE_SHELL);
+	if (err)
+		die(EXIT_ENV, "cannot write %s: %s", opts.output, outfile_why(err));
+	out = outfile.f;
+}
+
+/* The reports are complete: FILE appears, whole. Returns 0 or -errno. */
+static int close_output(void)
+{
+	int err;
+
+	if (out != outfile.f)
+		return fflush(out) ? -EIO : 0;
+	err = outfile_commit(&outfile);
+	out = stdout;
+	if (err)
+		fprintf(stderr, "rstatlat: cannot write %s: %s\n", opts.output, outfile_why(err));
+	return err;
+}
+
+/* The command's cgroups, made or found before anything loads: a failure costs nothing. */
+static void prepare_command(const struct cg_table *cg)
+{
+	char why[PATH_MAX + 64];
+
+	cmd.argv = opts.command;
+	cmd.argc = opts.command_argc;
+	if (command_cgroups(&cmd, cg, opts.command_where, opts.command_cgroup, why, sizeof(why)))
+		die(opts.command_where == COMMAND_CGROUP_PATH && strstr(why, "bad --") ?
+		    EXIT_USAGE : EXIT_ENV, "%s", why);
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+/*
+ * While the command runs, a signal sent to rstatlat goes on to it and the
+ * run ends when it exits. One from the terminal (si_code SI_KERNEL)
+ * reached the command's process group already: not sent twice.
+ */
+static void forward_signal(int sig, siginfo_t *si, void *unused)
+{
+	(void)unused;
+	if (si->si_code <= 0)
+		command_signal(&cmd, sig);
+}
+
+/* Traced from here on: the command starts now. */
+static void start_command(void)
+{
+	struct sigaction child = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
+	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO };
+	char why[PATH_MAX + 64], name[256];
+	int err;
+
+	sigaction(SIGCHLD, &child, NULL);
+	if (command_fork(&cmd, why, sizeof(why)))
+		die(EXIT_ENV, "%s", why);
+	sigaction(SIGINT, &fwd, NULL);
+	sigaction(SIGTERM, &fwd, NULL);
+	sigaction(SIGHUP, &fwd, NULL);
+	err = command_release(&cmd);
+	if (err) {
+		term_escape(name, sizeof(name), cmd.argv[0]);
+		die(EXIT_USAGE, "cannot run %s: %s", name, strerror(err));
+	}
+}
+
+/* 0, 1 for rstatlat's own failure, or the command's status. */
+static int exit_status(int err)
+{
+	int sig;
+
+	if (err)
+		return EXIT_RUNTIME;
+	if (!opts.command)
+		return 0;
+	return command_status(&cmd, &sig);
 }
 
 int main(int argc, char **argv)
@@ -857,9 +1087,12 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "compare"))
 		return compare_main(argc - 1, argv + 1);
 	parse_args(argc, argv);
+	atexit(clean_up);
+	open_output();
 	check_environment(&plan);
 	if (opts.probe_only) {
-		probe_print(stdout, &plan);
+		probe_print(out, &plan);
+		close_output();
 		return plan.usable ? 0 : EXIT_ENV;
 	}
 	if (!plan.usable)
@@ -868,7 +1101,9 @@ int main(int argc, char **argv)
 		die(EXIT_ENV, "cannot read /proc/cgroups or /proc/self/mountinfo");
 	if (opts.cgroup && cg_parse_filter(&cg, opts.cgroup, &filter, &why))
 		die(EXIT_USAGE, "bad cgroup '%s': %s", opts.cgroup, why);
-	opts.view.clear = isatty(STDOUT_FILENO) && opts.interval > 0;
+	if (opts.command)
+		prepare_command(&cg);
+	opts.view.clear = isatty(fileno(out)) && opts.interval > 0;
 	signal(SIGPIPE, SIG_IGN);
 	libbpf_set_print(libbpf_print);
 	if (opts.verbose)
@@ -930,7 +1165,7 @@ int main(int argc, char **argv)
 	run.source = plan.source_name;
 	run.plan = &plan;
 	if (opts.threshold_ns) {
-		slow.out = stdout;
+		slow.out = out;
 		slow.json = opts.json;
 		slow.threshold_ns = opts.threshold_ns;
 		slow.mono_to_real_ns = (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
@@ -953,14 +1188,19 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, irqs-off from %s, %u entries)%s%s%s; "
-		"Ctrl-C to end\n", plan.source_name, plan.irqoff_source, max_slots,
+		"%s\n", plan.source_name, plan.irqoff_source, max_slots,
 		opts.serve ? ", serving http://" : "", opts.serve ? opts.listen.shown : "",
-		opts.serve ? "/metrics" : "");
+		opts.serve ? "/metrics" : "", opts.command ? "until the command exits" :
+		"Ctrl-C to end");
+	if (opts.command)
+		start_command();
 
 	err = main_loop(&run);
 	if (err)
 		fprintf(stderr, "rstatlat: %s\n",
 			err == -EIO ? "cannot write output" : strerror(-err));
+	if (!err)
+		err = close_output();
 	metrics_stop(run.server);
 	prom_free(run.prom);
 	ring_buffer__free(run.rb);
@@ -969,5 +1209,5 @@ int main(int argc, char **argv)
 	collector_free(run.collector);
 	rstatlat_bpf__destroy(run.skel);
 	cg_table_free(&cg);
-	return err ? EXIT_RUNTIME : 0;
+	return exit_status(err);
 }

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <microhttpd.h>
 #include "fmt.h"
+#include "outfile.h"
 #include "serve.h"
 
 /* A scrape is small: anything bigger than this in headers is refused (431). */
@@ -298,48 +299,17 @@ void metrics_stop(struct metrics_server *s)
 
 /* ---- textfile ---- */
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int textfile_write(const char *path, const char *text, size_t len)
 {
-	const char *slash = strrchr(path, '/');
-	char tmp[4096];
-	int fd, err;
+	struct outfile o;
+	int err = outfile_open(&o, path, 0644);
 
-	/* a dot name: node_exporter reads only *.prom, and never this one */
-	if (slash)
-		err = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
-			       slash + 1);
-	else
-		err = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	if (err < 0 || (size_t)err >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	err = fchmod(fd, 0644) ? -errno : 0;
-	if (!err)
-		err = write_all(fd, text, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
 	if (err)
-		unlink(tmp);
-	return err;
+		return err;
+	if (fwrite(text, 1, len, o.f) != len) {
+		err = errno ? -errno : -EIO;
+		outfile_abort(&o);
+		return err;
+	}
+	return outfile_commit(&o);
 }

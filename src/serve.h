@@ -41,7 +41,8 @@ void metrics_stop(struct metrics_server *s);
 /*
  * Replaces path with text atomically: a temporary file in the same
  * directory, then rename(2), so a reader sees the old file or the new one,
- * whole. Returns 0 or -errno.
+ * whole; a PATH that is there and not a regular file is never replaced
+ * (-EEXIST). Returns 0 or -errno.
  */
 int textfile_write(const char *path, const char *text, size_t len);
 

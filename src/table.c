@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The terminal view: a table per interval and a summary at exit. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -120,6 +121,43 @@ static void print_header(FILE *f, const struct report *r, const struct view_opts
 			r->irqoff.source ? r->irqoff.source : "off");
 	else
 		fprintf(f, "%sinterval %.2fs\n", when, secs);
+}
+
+/* The command's argv, escaped and joined, cut to fit one line. */
+static void command_text(char *buf, size_t len, const struct command_info *c)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < c->argc && at + 1 < len; i++) {
+		if (i)
+			buf[at++] = ' ';
+		at += term_escape(buf + at, len - at, c->argv[i]);
+	}
+	if (at + 1 >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+/* -- COMMAND: "command: make test (pid 42) in /rstatlat-41: exit 0". */
+static void print_command(FILE *f, const struct report *r)
+{
+	const struct command_info *c = &r->command;
+	char text[160], where[PATH_MAX];
+
+	if (!c->present)
+		return;
+	command_text(text, sizeof(text), c);
+	fprintf(f, "command: %s (pid %u)", text, c->pid);
+	for (int i = 0; i < c->ncgroups; i++) {
+		term_escape(where, sizeof(where), c->cgroups[i].path);
+		fprintf(f, "%s%s", i ? ", " : " in ", where);
+	}
+	if (!c->ended)
+		fputs(": running\n", f);
+	else if (c->signal)
+		fprintf(f, ": killed by signal %d\n", c->signal);
+	else
+		fprintf(f, ": exit %d\n", c->status);
 }
 
 static void print_lost(FILE *f, const struct report *r)
@@ -505,6 +543,7 @@ void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 	if (o->clear && r->type == REPORT_INTERVAL)
 		fputs("\033[H\033[2J", f);
 	print_header(f, r, o);
+	print_command(f, r);
 	print_rows(f, r, r->cgroups, r->ncgroups, false, o);
 	if (r->per_process) {
 		fputc('\n', f);

@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import Skip, Tier, check  # noqa: E402
+import command_tests  # noqa: E402
 import export_tests  # noqa: E402
 import flush_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
@@ -830,6 +831,7 @@ def compare_flags_added_contention():
 
 export_tests.register(test)
 flush_tests.register(test)
+command_tests.register(test)
 def main():
     if os.geteuid() != 0:
         return TIER.skip_all("needs root to load BPF and create cgroups")

@@ -57,6 +57,24 @@ static void test_hybrid(void)
 	CHECK(!cg_filter_match(&f, 4, "/a"), "other hierarchy");
 	cg_parse_filter(&t, "/", &f, &why);
 	CHECK(cg_filter_match(&f, 0, "/anything"), "root matches all of v2");
+
+	/* where -- COMMAND's cgroups go */
+	h = cg_hier_with(&t, "memory");
+	CHECK(h && h->id == 4, "the memory hierarchy");
+	h = cg_hier_with(&t, "cpuacct");
+	CHECK(h && strstr(h->name, "cpuacct"), "a controller in a list");
+	CHECK(!cg_hier_with(&t, "mem") && !cg_hier_with(&t, "acct"), "whole names only");
+	{
+		char dir[PATH_MAX], path[PATH_MAX];
+
+		CHECK(cg_path_below_mount(&t, 0, "/rstatlat-1", path, sizeof(path)) == 0, "v2");
+		CHECK_STR(path, "/rstatlat-1");
+		CHECK(cg_dir_of(&t, 0, path, dir, sizeof(dir)) == 0, "its directory");
+		CHECK_STR(dir, "/sys/fs/cgroup/unified/rstatlat-1");
+		CHECK(cg_dir_of(&t, 4, "/", dir, sizeof(dir)) == 0, "a root");
+		CHECK_STR(dir, "/sys/fs/cgroup/memory");
+		CHECK(cg_dir_of(&t, 42, "/x", dir, sizeof(dir)) == -1, "unmounted");
+	}
 	cg_table_free(&t);
 }
 

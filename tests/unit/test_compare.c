@@ -548,6 +548,105 @@ static void test_matching(void)
 	compare_free(&c);
 }
 
+/* A run of -- COMMAND: its command cgroups, and rows (paths owned). */
+static void command_run(struct report *r, struct row *rows, size_t n, const char *cg,
+			const char *const *paths, const double *scales)
+{
+	static char *argv[] = { "make", "test" };
+
+	for (size_t i = 0; i < n; i++) {
+		fill(&rows[i], "", 2000, scales[i], 0);
+		rows[i].path = strdup(paths[i]);
+	}
+	*r = (struct report){ .duration_ns = 1000000000, .cgroups = rows, .ncgroups = n,
+			      .attach = "tracepoint", .irqoff_rows = IRQOFF_ROWS_HOLDS };
+	r->command = (struct command_info){
+		.present = true, .argv = argv, .argc = 2, .ended = true, .ncgroups = 2,
+		.cgroups = { { .id = 7, .hierarchy = 0, .path = (char *)cg },
+			     { .id = 8, .hierarchy = 4 } },
+	};
+	r->command.cgroups[1].path = strstr(cg, "memory:") ? (char *)cg : "memory:/rstatlat-x";
+}
+
+static void command_rows_free(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		figures_free(&rows[i]);
+		free(rows[i].path);
+	}
+}
+
+/*
+ * Runs of a command pair their command cgroups, each named after its own
+ * run, as "(command)" (and what is below them), and the gates check only
+ * those rows: a background cgroup that doubled is shown, not gated. A
+ * command row one side lacks, or none at all, is inconclusive, with why.
+ */
+static void test_command_rows(void)
+{
+	static const char *const bp[] = { "/rstatlat-10", "/rstatlat-10/sub", "/bg" };
+	static const char *const ap[] = { "/rstatlat-20", "/rstatlat-20/sub", "/bg" };
+	static const double bs[] = { 1, 1, 1 }, as[] = { 3, 1, 5 };
+	struct row rb[3], ra[3];
+	struct report b, a;
+	const struct command_info *cmds[2] = { &b.command, &a.command };
+	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
+	struct gate g;
+	char err[128];
+	size_t paired = 0;
+
+	command_run(&b, rb, 3, "/rstatlat-10", bp, bs);
+	command_run(&a, ra, 3, "/rstatlat-20", ap, as);
+	CHECK(gate_parse("hold.p99>+50%", &g, err, sizeof(err)) == 0, "%s", err);
+	CHECK(compare_relabel_command(&b) == 0 && compare_relabel_command(&a) == 0, "relabel");
+	CHECK_STR(rb[0].path, "(command)");
+	CHECK_STR(ra[1].path, "(command)/sub");
+	CHECK_STR(rb[2].path, "/bg");
+	CHECK(compare_command_rows(&c, cmds, 2) == 0 && c.ncommand_rows == 2, "labels");
+	CHECK_STR(c.command_rows[1], "memory:(command)");
+	c.before = (struct side){ .file = "b", .r = &b, .runs = &b, .nruns = 1,
+				  .irqoff_source = "lock" };
+	c.after = (struct side){ .file = "a", .r = &a, .runs = &a, .nruns = 1,
+				 .irqoff_source = "lock" };
+	CHECK(compare_build(&c, &g, 1, NULL, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < c.nrows; i++)
+		paired += c.rows[i].presence == BOTH;
+	CHECK(paired == 3 && c.nrows == 3, "%zu rows, %zu paired", c.nrows, paired);
+	CHECK(c.nresults == 1 && !strcmp(row_label(c.results[0].row), "(command)") &&
+	      c.results[0].outcome == G_FAIL && c.failed == 1, "%zu checks, first on %s: %d",
+	      c.nresults, c.nresults ? row_label(c.results[0].row) : "-",
+	      c.nresults ? (int)c.results[0].outcome : -1);
+	compare_free(&c);
+	/* --cgroup takes over */
+	c = (struct comparison){ .alpha = 0.01, .noise = 0.05, .before = c.before, .after = c.after };
+	CHECK(compare_command_rows(&c, cmds, 2) == 0, "labels");
+	CHECK(compare_build(&c, &g, 1, "/bg", err, sizeof(err)) == 0, "%s", err);
+	CHECK(c.nresults == 1 && !strcmp(row_label(c.results[0].row), "/bg"), "--cgroup /bg");
+	compare_free(&c);
+	/* AFTER's command flushed nothing: inconclusive, and why */
+	c = (struct comparison){ .alpha = 0.01, .noise = 0.05, .before = c.before, .after = c.after };
+	free(ra[0].path);
+	ra[0].path = strdup("/other");
+	CHECK(compare_command_rows(&c, cmds, 2) == 0, "labels");
+	CHECK(compare_build(&c, &g, 1, NULL, err, sizeof(err)) == 0, "%s", err);
+	CHECK(c.nresults == 1 && c.results[0].outcome == G_INCONCLUSIVE && c.results[0].why &&
+	      strstr(c.results[0].why, "AFTER") && c.inconclusive == 1, "only in BEFORE");
+	compare_free(&c);
+	/* neither side did */
+	c = (struct comparison){ .alpha = 0.01, .noise = 0.05, .before = c.before, .after = c.after };
+	free(rb[0].path);
+	rb[0].path = strdup("/else");
+	CHECK(compare_command_rows(&c, cmds, 2) == 0, "labels");
+	CHECK(compare_build(&c, &g, 1, NULL, err, sizeof(err)) == 0, "%s", err);
+	CHECK(c.nresults == 1 && c.results[0].outcome == G_INCONCLUSIVE &&
+	      !strcmp(row_label(c.results[0].row), "(command)") && c.results[0].why,
+	      "no command rows at all");
+	compare_free(&c);
+	command_rows_free(rb, 3);
+	command_rows_free(ra, 3);
+	free(g.text);
+}
+
 /* Regressions sort first; rows only on one side last. */
 static void test_sorting(void)
 {
@@ -594,6 +693,7 @@ int main(void)
 	RUN_TEST(test_flush_parts());
 	RUN_TEST(test_gate_parse());
 	RUN_TEST(test_matching());
+	RUN_TEST(test_command_rows());
 	RUN_TEST(test_sorting());
 	return check_done("test_compare");
 }

@@ -544,6 +544,70 @@ static void test_bad_input(void)
 	sample_free(rows);
 }
 
+/*
+ * -- COMMAND: argv, pid, cgroups and how it ended read back, hostile
+ * text kept as it was; an interval (still running) then the summary gives
+ * the summary's ending; every bad shape refused with one line.
+ */
+static void test_command(void)
+{
+	static char *argv[] = { "sh", "-c", "echo \"\x1b[2J\"; exit 3" };
+	static const struct { const char *from, *to, *want; } edits[] = {
+		{ "\"argv\":[", "\"argv\":7,\"x\":[", "\"argv\" is not an array" },
+		{ "\"argv\":[\"sh\"", "\"argv\":[1", "argv[0] is not a string" },
+		{ "\"pid\":42,", "", "command: missing key \"pid\"" },
+		{ "\"status\":3", "\"status\":256", "\"status\" is not null or 0..255" },
+		{ "\"status\":3", "\"status\":\"3\"", "\"status\" is not null or 0..255" },
+		{ "\"hierarchy\":4,\"path\":\"memory:/rstatlat-41\"",
+		  "\"hierarchy\":4", "command.cgroups[1]: missing key \"path\"" },
+		{ "\"command\":{", "\"command\":[{", "not JSON" },
+	};
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *interval, *both, *bad;
+
+	sample_report(&r, rows);
+	r.command = (struct command_info){
+		.present = true, .argv = argv, .argc = 3, .pid = 42, .ncgroups = 2,
+		.cgroups = { { .id = 5, .hierarchy = 0, .path = "/rstatlat-41" },
+			     { .id = 9, .hierarchy = 4, .path = "memory:/rstatlat-41" } },
+	};
+	r.type = REPORT_INTERVAL;
+	interval = print_report(&r);
+	CHECK(strstr(interval, "\"status\":null,\"signal\":null"), "running: nulls");
+	r.type = REPORT_SUMMARY;
+	r.command.ended = true;
+	r.command.status = 3;
+	text = print_report(&r);
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(back.command.present && back.command.argc == 3 && back.command.pid == 42 &&
+	      back.command.ended && back.command.status == 3 && back.command.signal == 0,
+	      "command read back");
+	CHECK_STR(back.command.argv[2], argv[2]);
+	CHECK(back.command.ncgroups == 2 && back.command.cgroups[1].hierarchy == 4 &&
+	      back.command.cgroups[1].id == 9, "cgroups read back");
+	CHECK_STR(back.command.cgroups[1].path, "memory:/rstatlat-41");
+	report_free(&back);
+	both = malloc(strlen(interval) + strlen(text) + 1);
+	strcpy(stpcpy(both, interval), text);
+	CHECK(read_text(interval, &back, &info, err) == 0 && !back.command.ended,
+	      "an interval: still running");
+	report_free(&back);
+	CHECK(read_text(both, &back, &info, err) == 0 && back.command.ended &&
+	      back.command.status == 3, "the summary says how it ended");
+	report_free(&back);
+	for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
+		bad = replaced(text, edits[i].from, edits[i].to);
+		expect_bad(bad, edits[i].want);
+		free(bad);
+	}
+	free(both);
+	free(interval);
+	free(text);
+	sample_free(rows);
+}
+
 /* The compare views: parseable JSON, hostile names inert in text and md. */
 static void test_views(void)
 {
@@ -634,6 +698,7 @@ int main(void)
 	RUN_TEST(test_long_name());
 	RUN_TEST(test_merge());
 	RUN_TEST(test_bad_input());
+	RUN_TEST(test_command());
 	RUN_TEST(test_views());
 	RUN_TEST(test_irqoff_of_holds());
 	RUN_TEST(test_top_cause());
