@@ -149,7 +149,7 @@ $(OUT)/bench/pingpong: bench/pingpong.c | $(OUT)
 BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render \
 	$(OUT)/bench/pingpong
 
-# Overhead benchmark (root): numbers for README, not a test.
+# Overhead benchmark (root): numbers for docs/performance.md, not a test.
 bench: $(BENCH_BINS)
 	scripts/install-deps bench
 	python3 bench/run

@@ -28,7 +28,7 @@ const struct metric_def metrics[NMETRICS] = {
 	DIST_METRICS(DK_IRQOFF, "irqoff"),
 	DIST_METRICS(DK_FLUSH, "flush"),
 	{ "flush.holds", "holds/flush", MK_MEAN_HOLDS, DK_FLUSH, 0, 0 },
-	/* where a flush's time goes, ns per flush (README, "Flush parts") */
+	/* where a flush's time goes, ns per flush (docs/flushes.md) */
 	{ "flush.held", "held/flush", MK_PART, DK_FLUSH, 0, PART_HELD },
 	{ "flush.wait", "wait/flush", MK_PART, DK_FLUSH, 0, PART_WAIT },
 	{ "flush.irq", "irq/flush", MK_PART, DK_FLUSH, 0, PART_IRQ },

@@ -123,10 +123,9 @@ static void print_gated(FILE *f, const struct comparison *c, bool md)
 		fputs("every cgroup and the total\n", f);
 		return;
 	}
-	fputs("the command's cgroups,", f);
 	for (size_t i = 0; i < c->ncommand_rows; i++)
-		fprintf(f, " %s", safe(v, sizeof(v), c->command_rows[i], md));
-	fputs(" (paired across runs whatever their names)\n", f);
+		fprintf(f, "%s%s", i ? ", " : "", safe(v, sizeof(v), c->command_rows[i], md));
+	fputs(": the cgroups the command ran in, paired across runs whatever their names\n", f);
 }
 
 static void print_header(FILE *f, const struct comparison *c, bool md)

@@ -52,7 +52,7 @@ char *fmt_put_uint(char *p, uint64_t v)
 /*
  * Integer formatting by hand: the table prints six of these per row, and
  * printf (its floating point first, then its parsing) made a 10 000-row
- * table miss its 10 ms budget (README, Overhead).
+ * table miss its 10 ms budget (docs/performance.md).
  */
 char *fmt_put_duration(char *p, uint64_t ns)
 {

@@ -579,7 +579,7 @@ static const char other_labels[] = "hierarchy=\"(other)\",cgroup=\"(other)\"";
  * exposition (4 histograms x 22 lines x 101 label sets by default), so each
  * line is built behind one prefix and written once. fprintf, parsing its
  * format for every line, cost a third of a 10 000-row refresh's
- * instructions (README, Performance).
+ * instructions (docs/performance.md).
  */
 static int put_buckets(const struct prom_state *p, FILE *f, const char *name,
 		       const char *labels, const struct phist *h)

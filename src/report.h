@@ -33,7 +33,7 @@ struct dist {
 };
 
 /*
- * A flush cause of a row (README, "Flush causes"): the sampled flushes
+ * A flush cause of a row (docs/flushes.md): the sampled flushes
  * whose stack named it, the flushes they stand for (each sample weighs
  * 1 / its probability) and those flushes' wall time. The row's flushes
  * and wall time are shared out by these weights (cause_flushes), so the

@@ -45,7 +45,7 @@
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 /*
  * Room for 10 000 cgroups (or cgroup x process pairs with -p): about 59 MiB
- * of kernel memory, whatever the number of CPUs (README, Memory).
+ * of kernel memory, whatever the number of CPUs (docs/performance.md).
  */
 #define DEFAULT_MAX_SLOTS 10000
 /* Slow events (-t) are 384 bytes with their header: a burst of ~10.9k fits */
@@ -60,7 +60,7 @@
  * One flush in 64, at random, takes a stack for its cause (and every
  * flush of 100 us or more): a stack costs about 1 us here, more than the
  * rest of a short flush's programs together; at 1 in 16 it still added
- * 11 ns to every lock event of the hammer (README, Overhead).
+ * 11 ns to every lock event of the hammer (docs/performance.md).
  */
 #define DEFAULT_CAUSE_SAMPLE 64
 /*

@@ -47,7 +47,7 @@ struct slot_meta {
 };
 
 /*
- * Statistics live in two tiers (README, "How it works").
+ * Statistics live in two tiers (docs/how-it-works.md).
  *
  * The stage: per CPU and per epoch parity, the figures of the one slot
  * this CPU recorded last, in plain per-CPU memory, so the hot path never
@@ -109,7 +109,7 @@ enum slot_dist { SD_HOLD, SD_WAIT, SD_FLUSH, SD_IRQOFF, SD_MAX };
 #define SLOT_HOME_DISTS	SD_IRQOFF
 
 /*
- * Where a whole flush's wall time went (README, "Flush parts"): the sum of
+ * Where a whole flush's wall time went (docs/flushes.md): the sum of
  * its holds, of its contended waits, of the hardirq and softirq time on
  * its CPU while it was open, of the time it was switched out, and the
  * rest. The wall time is the flush distribution's sum.

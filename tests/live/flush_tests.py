@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Live tests of what a flush is made of and who asked for it: flush parts,
-flush causes, memcg flush decisions (README, "Flushes").
+flush causes, memcg flush decisions (docs/flushes.md).
 
 Real cgroups (unique names, removed afterwards), real stat reads, ftrace's
 own events as the ground truth. test_live.py registers these with its tier:
