@@ -128,9 +128,11 @@ class Ftrace:
              "cgroup/cgroup_rstat_unlock")
     FIELDS = re.compile(r"(cgroup_rstat_\w+): root=(-?\d+) id=(\d+) level=\d+ cpu=(-?\d+)")
 
-    def __init__(self, events=RSTAT, buffer_kb=16384):
+    def __init__(self, events=RSTAT, buffer_kb=16384, later=()):
+        """later: events of events not enabled on entry but by enable_later()."""
         self.dir = os.path.join(TRACEFS, "instances", unique("rsl-ftrace"))
         self.events, self.buffer_kb = events, buffer_kb
+        self.later = tuple(later)
         self.overrun = 0
 
     def _w(self, rel, val):
@@ -141,8 +143,8 @@ class Ftrace:
         with open(os.path.join(self.dir, "trace")) as f:
             return [l for l in f if not l.startswith("#")]
 
-    def _enable(self, on):
-        for ev in self.events:
+    def _enable(self, on, events=None):
+        for ev in self.events if events is None else events:
             try:
                 self._w("events/%s/enable" % ev, "1" if on else "0")
             except OSError:
@@ -154,11 +156,14 @@ class Ftrace:
         try:
             self._w("trace_clock", "mono")
             self._w("buffer_size_kb", str(self.buffer_kb))
-            self._enable(True)
+            self._enable(True, [e for e in self.events if e not in self.later])
         except BaseException:
             self.__exit__()
             raise
         return self
+
+    def enable_later(self):
+        self._enable(True, self.later)
 
     def stop_lines(self):
         """Stops recording; returns [(pid, cpu, ts, formatted line)] and sets
@@ -197,14 +202,24 @@ class Ftrace:
             pass
 
 
-def ftrace_run(action, *args, timeout=30):
-    """Records ftrace and rstatlat -j around action(); returns (reports, recs).
+# A tracepoint runs its probes in the order they were registered. So the
+# order in which ftrace's events and rstatlat are enabled decides whose
+# window holds whose: INNER_NONE enables ftrace first at both events (each
+# window holds the other's probe at one end); INNER_OURS enables ftrace's
+# unlock only after rstatlat attached, so rstatlat's window (its locked
+# probe after ftrace's, its unlock probe before) lies inside ftrace's;
+# INNER_FTRACE enables ftrace's locked after rstatlat, the other way round.
+INNER_NONE, INNER_OURS, INNER_FTRACE = None, "ours", "ftrace"
+LATER = {INNER_NONE: (), INNER_OURS: ("cgroup/cgroup_rstat_unlock",),
+         INNER_FTRACE: ("cgroup/cgroup_rstat_locked",)}
 
-    ftrace is enabled first so its probe runs before ours at both events;
-    each window then holds the other tool's probe at one end only.
-    """
-    with Ftrace() as ft:
+
+def ftrace_run(action, *args, timeout=30, inner=INNER_NONE):
+    """Records ftrace and rstatlat -j around action(); returns (reports, recs).
+    inner: whose hold windows lie inside the other's (above)."""
+    with Ftrace(later=LATER[inner]) as ft:
         tool = Rstatlat("-j", *args).start(timeout=timeout)
+        ft.enable_later()
         action()
         time.sleep(0.2)
         rc, out, err = tool.stop(timeout=timeout)

@@ -21,7 +21,7 @@ import export_tests  # noqa: E402
 import flush_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
-                 json_lines, pair_holds,
+                 INNER_FTRACE, INNER_OURS, json_lines, pair_holds,
                  READER, read_stat, reader, reap, run, unique)
 
 MOUNTS = cgroup_mounts()
@@ -53,26 +53,35 @@ def per_event_pairs(slow, recs, cgid):
     return pairs
 
 
-def check_against_ftrace(cg, stat_file, reads, label, direct_quantiles, *args):
-    """Runs reads of stat_file under ftrace and rstatlat -t 1ns -j, then checks:
+def check_against_ftrace(cg, stat_file, reads, label, *args):
+    """Runs reads of stat_file under ftrace and rstatlat -t 1ns -j twice,
+    once with rstatlat's hold windows inside ftrace's and once with
+    ftrace's inside rstatlat's (lib.ftrace_run, inner), and checks in each:
 
     - counts (locked, contended, holds) equal ftrace's exactly;
     - every hold rstatlat reported pairs with ftrace's on the same CPU, in
-      order, for the same lock cpu, and the median difference is within 10%
-      of the median hold;
+      order, for the same lock cpu, and nests as the order says: no longer
+      than ftrace's when inside it, no shorter when around it. Exact on any
+      machine: both read CLOCK_MONOTONIC on one CPU with irqs off, and the
+      probes run in the order they were registered;
     - histogram p50/p90/p99 are within 10% of the exact quantiles of the
-      same holds as rstatlat measured them;
-    - direct_quantiles: those rstatlat quantiles are also within 10% of
-      ftrace's own.
+      same holds as rstatlat measured them.
 
-    Why not every quantile against ftrace's: on the first per-CPU hold of
-    each flush the probe that runs second starts cold, and its clock read
-    lands 50-250 ns after the first one's (measured on this VM). That moves
-    sub-microsecond tail quantiles by more than 10% either way depending on
-    attach order; the per-hold pairing reports the skew instead.
+    Why not within N% of ftrace's per hold: each window also holds the
+    other tracer's probe at one end, and that probe's cost (tens of ns,
+    50-250 ns on the first hold of a flush, when it runs cold) is the
+    machine's, not rstatlat's; the detail line reports it.
     """
+    details = []
+    for inner in (INNER_OURS, INNER_FTRACE):
+        row, gap = check_one_nesting(cg, stat_file, reads, label, inner, *args)
+        details.append(gap)
+    return row, "%s: %s" % (label, "; ".join(details))
+
+
+def check_one_nesting(cg, stat_file, reads, label, inner, *args):
     reports, recs = ftrace_run(lambda: reader(os.path.join(cg.path, stat_file), reads),
-                               "-t", "1ns", *args)
+                               "-t", "1ns", *args, inner=inner)
     summary = reports[-1]
     rows = find_cgroup(summary, cg.id)
     check(len(rows) == 1, "cgroup %d not in report" % cg.id)
@@ -86,25 +95,22 @@ def check_against_ftrace(cg, stat_file, reads, label, direct_quantiles, *args):
     check(summary["lost"]["ringbuf_full"] == 0, "reports dropped")
     slow = [r for r in reports if r["type"] == "slow" and r["cgroup"]["id"] == cg.id]
     pairs = per_event_pairs(slow, recs, cg.id)
-    diffs = sorted(abs(f - b) for f, b in pairs)
-    median_hold = sorted(f for f, _ in pairs)[len(pairs) // 2]
-    median_diff = diffs[len(diffs) // 2]
-    check(median_diff <= 0.10 * median_hold, "%s: median per-hold difference %d ns of %d ns" %
-          (label, median_diff, median_hold))
+    check(len(pairs) == len(holds), "%s: %d holds paired of %d" % (label, len(pairs), len(holds)))
+    # outer minus inner: never negative
+    gaps = sorted(f - b if inner == INNER_OURS else b - f for f, b in pairs)
+    bad = [g for g in gaps if g < 0]
+    check(not bad, "%s, %s inside: %d of %d holds do not nest (by %d ns at most)" % (
+        label, inner, len(bad), len(gaps), -min(gaps)))
     ours = [b for _, b in pairs]
-    detail = []
+    quantiles = []
     for q in ("p50", "p90", "p99"):
-        frac = int(q[1:]) / 100
-        got, exact = row["hold_ns"][q], exact_quantile(ours, frac)
+        got, exact = row["hold_ns"][q], exact_quantile(ours, int(q[1:]) / 100)
         check(abs(got - exact) <= 0.10 * exact, "%s: hold %s %d ns vs exact %d ns" %
               (label, q, got, exact))
-        ft = exact_quantile(holds, frac)
-        detail.append("%s %d/%d/%d" % (q, got, exact, ft))
-        if q in direct_quantiles:
-            check(abs(got - ft) <= 0.10 * ft, "%s: hold %s %d ns vs ftrace %d ns" %
-                  (label, q, got, ft))
-    return row, "%s: %d locks; per-hold |diff| median %d p90 %d ns; hist/exact/ftrace %s" % (
-        label, counts["locked"], median_diff, diffs[9 * len(diffs) // 10], ", ".join(detail))
+        quantiles.append("%s %d/%d" % (q, got, exact))
+    return row, "%s inside: %d locks nest, gap median %d p90 %d ns, hist/exact %s" % (
+        inner, counts["locked"], gaps[len(gaps) // 2], gaps[9 * len(gaps) // 10],
+        ", ".join(quantiles))
 
 
 @test
@@ -113,7 +119,7 @@ def v2_cpu_stat_matches_ftrace():
         for _ in range(2):
             cg.spawn(BUSY)
         cg.wait_populated(2)
-        row, detail = check_against_ftrace(cg, "cpu.stat", 3000, "cpu.stat", ("p50", "p90"),
+        row, detail = check_against_ftrace(cg, "cpu.stat", 3000, "cpu.stat",
                                            "-c", "/" + cg.name)
         check(row["hierarchy"] == 0 and row["path"] == "/" + cg.name, "path %r" % row["path"])
         return detail
@@ -128,9 +134,7 @@ def v1_memory_stat_matches_ftrace():
         cg.wait_populated(1)
         time.sleep(0.3)
         # memcg flushes only once enough updates piled up: many reads
-        # half of these holds are the first of a flush, where the two
-        # tracers' windows differ most: no quantile is compared directly
-        row, detail = check_against_ftrace(cg, "memory.stat", 20000, "memory.stat", ())
+        row, detail = check_against_ftrace(cg, "memory.stat", 20000, "memory.stat")
         check(row["path"] == "memory:/" + cg.name, "path %r" % row["path"])
         check(row["hierarchy"] > 0, "v1 hierarchy id expected")
         return detail
