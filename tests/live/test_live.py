@@ -748,6 +748,14 @@ def cpu_stat_run(name, threads, out_path):
     return row[0]
 
 
+def compare_runs(befores, afters, *args):
+    """compare of replicated runs: --before B1 --before B2 ... --after A1 ..."""
+    sides = [x for f in befores for x in ("--before", f)] + [x for f in afters for x in ("--after", f)]
+    r = subprocess.run([BIN, "compare", "-f", "json"] + sides + list(args),
+                       capture_output=True, timeout=30)
+    return r.returncode, (json.loads(r.stdout) if r.stdout else None), r.stderr.decode()
+
+
 def compare(before, after, *args):
     r = subprocess.run([BIN, "compare", "-f", "json", before, after] + list(args),
                        capture_output=True, timeout=30)
@@ -763,42 +771,58 @@ def few_values(res, cgroup, limit=100):
 
 @test
 def compare_same_workload_never_fails():
-    """Runs of one workload on this kernel fail no default gate, pairwise,
-    and pass them on the workload's cgroup and the total. A check is
-    inconclusive (exit 4) only on a row with too few values to confirm
-    anything (a background cgroup flushed a few times): fail closed."""
+    """Runs of one workload on this kernel, two against two (every split of
+    four, both ways: between-run tests, as the docs tell a CI job to run),
+    fail no gate, and pair the workload's rows. A check is inconclusive
+    (exit 4) only where its observed value crosses the gate and the runs
+    cannot confirm it, or on a row with too few values: fail closed.
+
+    One run against one is reported, not asserted: state that lasts a whole
+    run (where threads and the cgroup's per-CPU data land) moved hold p99
+    by 1.54x between two runs of one workload on this VM, and the +50%
+    default of a single run fails such a pair, as docs/compare.md says."""
     name = unique("rsl-cmp")
     inconclusive = 0
     with tempfile.TemporaryDirectory() as tmp:
         files = [os.path.join(tmp, "run%d.json" % i) for i in range(COMPARE_RUNS)]
         for f in files:
             cpu_stat_run(name, 2, f)
-        pairs = [(a, b) for a in files for b in files if a != b]
-        worst = {}
-        for a, b in pairs:
-            rc, res, err = compare(a, b)
+        splits = []
+        for mate in files[1:]:
+            side = [files[0], mate]
+            other = [f for f in files if f not in side]
+            splits += [(side, other), (other, side)]
+        for before, after in splits:
+            rc, res, err = compare_runs(before, after)
             gates = (res or {}).get("gates", [])
-            check(rc in (0, 4) and res["failed"] == 0,
-                  "same workload failed: %s vs %s: %s %s" % (
-                      os.path.basename(a), os.path.basename(b), err,
-                      [g for g in gates if g["outcome"] == "fail"]))
+            label = "%s vs %s" % ("+".join(map(os.path.basename, before)),
+                                  "+".join(map(os.path.basename, after)))
+            check(rc in (0, 4) and res["failed"] == 0, "same workload failed: %s: %s %s" % (
+                label, err, [g for g in gates if g["outcome"] == "fail"]))
             rows = [c for c in res["cgroups"] if c["cgroup"]["path"] == "/" + name]
             check(rows and rows[0]["presence"] == "both", "the workload's rows did not pair")
             mine = [g for g in gates if g["cgroup"] in (None, "/" + name)]
-            check(len(mine) >= 4 and all(g["outcome"] == "pass" for g in mine),
-                  "workload and total: %s" % mine)
+            check(len(mine) >= 4, "workload and total: %s" % mine)
             odd = [g for g in gates if g["outcome"] == "inconclusive"]
-            check(all(few_values(res, g["cgroup"]) for g in odd),
-                  "inconclusive on a row with many values: %s" % odd)
+            check(all(g["cgroup"] in (None, "/" + name) or few_values(res, g["cgroup"])
+                      for g in odd), "inconclusive on a background row with many values: %s" % odd)
             check((rc == 4) == bool(odd), "exit %d with %d inconclusive" % (rc, len(odd)))
             inconclusive += len(odd)
-            for k, m in res["total"]["metrics"].items():
-                if m["ratio"] is not None:
-                    worst[k] = max(worst.get(k, 1), m["ratio"], 1 / max(m["ratio"], 1e-9))
-    return "%d pairs fail nothing (%d checks inconclusive on small rows); widest spreads: %s" % (
-        len(pairs), inconclusive, ", ".join(
-            "%s %.2fx" % (k, worst[k]) for k in ("hold.p99", "wait.p99", "contended.rate",
-                                                  "irqoff.max") if k in worst))
+        worst, single_fails = {}, 0
+        for a in files:
+            for b in files:
+                if a == b:
+                    continue
+                rc, res, err = compare(a, b)
+                single_fails += rc == 1
+                for k, m in res["total"]["metrics"].items():
+                    if m["ratio"] is not None:
+                        worst[k] = max(worst.get(k, 1), m["ratio"], 1 / max(m["ratio"], 1e-9))
+    return ("%d splits fail nothing (%d checks inconclusive); one against one, %d of 12 "
+            "pairs fail a default gate; widest spreads: %s" % (
+                len(splits), inconclusive, single_fails, ", ".join(
+                    "%s %.2fx" % (k, worst[k]) for k in ("hold.p99", "wait.p99", "contended.rate",
+                                                          "irqoff.max") if k in worst)))
 
 
 @test
