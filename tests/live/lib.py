@@ -208,10 +208,11 @@ class Ftrace:
 # window holds the other's probe at one end); INNER_OURS enables ftrace's
 # unlock only after rstatlat attached, so rstatlat's window (its locked
 # probe after ftrace's, its unlock probe before) lies inside ftrace's;
-# INNER_FTRACE enables ftrace's locked after rstatlat, the other way round.
+# INNER_FTRACE enables ftrace's locked (and contended, where a wait and a
+# flush may begin) after rstatlat, the other way round.
 INNER_NONE, INNER_OURS, INNER_FTRACE = None, "ours", "ftrace"
 LATER = {INNER_NONE: (), INNER_OURS: ("cgroup/cgroup_rstat_unlock",),
-         INNER_FTRACE: ("cgroup/cgroup_rstat_locked",)}
+         INNER_FTRACE: ("cgroup/cgroup_rstat_lock_contended", "cgroup/cgroup_rstat_locked")}
 
 
 def ftrace_run(action, *args, timeout=30, inner=INNER_NONE):
@@ -298,21 +299,6 @@ def exact_quantile(values, q):
     s = sorted(values)
     rank = max(1, math.ceil(q * len(s)))
     return s[rank - 1]
-
-
-def stall_allowance(ftrace_ns, hist):
-    """What vCPU stalls may explain when a sum of ftrace's intervals is
-    compared with rstatlat's sum of the same intervals. Both probes sit on
-    the same tracepoint, so a stall between them (~10 us on this VM, far
-    more now and then) is inside one tool's interval only. Such intervals
-    stand out: those of at least 20x ftrace's median (and >= 10 us), on
-    either side, rstatlat's taken from its histogram at bucket upper bounds.
-    Returns (allowance_ns, outliers) to check outliers are few."""
-    floor = max(10000, 20 * exact_quantile(ftrace_ns, 0.5))
-    ours = [(min(b["le"], hist["max"]), b["count"]) for b in hist["buckets"] if b["le"] >= floor]
-    theirs = [v for v in ftrace_ns if v >= floor]
-    allowance = sum(theirs) + sum(le * n for le, n in ours)
-    return allowance, len(theirs) + sum(n for _, n in ours)
 
 
 _started = []
