@@ -95,6 +95,47 @@ def two_recorded_runs_fail_no_default_gate():
     return "no gate failed; %d inconclusive, all on the 2-value leftover row" % len(odd)
 
 
+GATE_ONE = [os.path.join(DATA, "gate-6.18-one-%s.json" % x) for x in "ab"]
+GATE_TWO = os.path.join(DATA, "gate-6.18-two.json")
+
+
+@test
+def recorded_command_runs_gate_the_command():
+    """Three real runs of `rstatlat -j -o FILE -- COMMAND` (README's CI
+    gate): one reader twice, then two readers. Each names another
+    rstatlat-PID cgroup; compare pairs them as (command) and gates only
+    them by default, beside background cgroups of the host that only one
+    side saw; added contention fails there, in that direction only;
+    --cgroup gates another instead."""
+    gate = ["--fail-on", "hold.p99>+50%", "--fail-on", "contended.rate>5%"]
+    rc, out, err = compare("-f", "json", *GATE_ONE)
+    res = json.loads(out)
+    check(rc == 0 and res["result"] == "pass", "one vs one: exit %d %s" % (rc, err))
+    check(res["gated"] == ["(command)", "memory:(command)"], "gated %r" % res["gated"])
+    check(res["gates"] and all(g["cgroup"] == "(command)" for g in res["gates"]),
+          "gates %s" % res["gates"])
+    paths = {c["cgroup"]["path"] for c in res["cgroups"]}
+    check("(command)" in paths and not any("rstatlat-" in p for p in paths), "rows %s" % paths)
+    for side in ("before", "after"):
+        cmd = res[side]["command"]
+        check(cmd["argv"][:2] == ["sh", "-c"] and cmd["status"] == 0, "%s command %r" % (side, cmd))
+    rc, out, err = compare("-f", "json", *gate, GATE_ONE[0], GATE_TWO)
+    res = json.loads(out)
+    failed = sorted({(g["gate"], g["cgroup"]) for g in res["gates"] if g["outcome"] == "fail"})
+    check(rc == 1 and ("contended.rate>5%", "(command)") in failed, "one vs two: exit %d %s" % (
+        rc, res["gates"]))
+    rc, out, err = compare(*gate, GATE_TWO, GATE_ONE[0])
+    check(rc == 0, "two vs one: exit %d\n%s" % (rc, out))
+    check("gated: (command), memory:(command)" in out and "\ncommand " in out, "text:\n%s" % out)
+    rc, out, err = compare("-f", "json", "--cgroup", "memory:/", *GATE_ONE)
+    res = json.loads(out)
+    check(res["gated"] == ["memory:/"] and res["gates"] and
+          all(g["cgroup"] == "memory:/" for g in res["gates"]),
+          "--cgroup: gated %r, gates %s" % (res["gated"], res["gates"]))
+    return "one vs one passes on (command) only; one vs two fails %s; two vs one passes" % (
+        ", ".join("%s on %s" % f for f in failed))
+
+
 @test
 def known_shift_fires_exactly_the_gates_it_should():
     before = objects(RUN_A)
