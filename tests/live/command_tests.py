@@ -191,7 +191,8 @@ def register(test):
             check(p.returncode == 143 and report["command"]["signal"] == 15,
                   "SIGTERM: exit %d, command %s" % (p.returncode, report["command"]))
             marker = "rsl-leftover-%d" % os.getpid()
-            rc, err, _ = run_command(out, ["sh", "-c", "(exec -a %s sleep 60 &); exit 0" % marker])
+            # bash: dash, Debian's sh, has no exec -a
+            rc, err, _ = run_command(out, ["bash", "-c", "(exec -a %s sleep 60 &); exit 0" % marker])
             left = subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout
             check(rc == 0 and "killed 1 process the command left" in err and not left,
                   "leftover: exit %d, %r, still running: %r" % (rc, err, left))
