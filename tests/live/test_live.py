@@ -7,6 +7,7 @@ Prints one line per test and a tally 'live: N passed, N failed, N skipped'.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -93,7 +94,10 @@ def check_one_nesting(cg, stat_file, reads, label, inner, *args):
     check(row["hold_ns"]["count"] == len(holds),
           "%s: holds %d, ftrace %d" % (label, row["hold_ns"]["count"], len(holds)))
     check(summary["lost"]["ringbuf_full"] == 0, "reports dropped")
-    slow = [r for r in reports if r["type"] == "slow" and r["cgroup"]["id"] == cg.id]
+    # holds only: a flusher elsewhere on the host (an agent reading every
+    # cgroup's stats) can make the reader wait, and -t reports waits too
+    slow = [r for r in reports if r["type"] == "slow" and r["kind"] == "hold" and
+            r["cgroup"]["id"] == cg.id]
     pairs = per_event_pairs(slow, recs, cg.id)
     check(len(pairs) == len(holds), "%s: %d holds paired of %d" % (label, len(pairs), len(holds)))
     # outer minus inner: never negative
@@ -557,8 +561,11 @@ def redraws_only_on_a_terminal():
     check(tty.stdout.count(b"\x1b[H\x1b[2J") == 2, "expected one redraw per interval")
     pipe = run("0.2", "2")
     check(pipe.returncode == 0 and b"\x1b" not in pipe.stdout, "escape codes into a pipe")
-    check(pipe.stdout.count(b"interval 0.2") == 2 and b"Summary:" in pipe.stdout,
-          "two intervals and a summary")
+    # each interval's header says how long it really lasted (0.19s, 0.30s
+    # after a stall), not the 0.2 asked for
+    intervals = re.findall(rb"^interval \d+\.\d+s$", pipe.stdout, re.M)
+    check(len(intervals) == 2 and b"Summary:" in pipe.stdout,
+          "two intervals and a summary: %r" % pipe.stdout[-600:])
     return "2 redraws on a pty, none into a pipe"
 
 
