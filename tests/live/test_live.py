@@ -492,7 +492,10 @@ def short_lived_flushers_fold_by_comm():
         rows_add_up(r)
     check(len(summary["processes"]) < 100, "%d process rows" % len(summary["processes"]))
     rss = summary["self"]["rss_max_bytes"]
-    check(rss <= 16 << 20, "peak RSS %.1f MiB" % (rss / 2**20))
+    # (above it 3 times in 16 runs of the tier on one machine, 17.4-17.8
+    # MiB, never alone: say what the run held, to find out why)
+    check(rss <= 16 << 20, "peak RSS %.1f MiB (%d rows, self %s)" % (
+        rss / 2**20, len(summary["cgroups"]), summary["self"]))
     return "%d cats -> one row (exited: %d), %d locks = ftrace's; %d process rows; RSS %.1f MiB" % (
         n, cats[0]["exited"], row["locked"], len(summary["processes"]), rss / 2**20)
 
@@ -547,7 +550,10 @@ def churn_of_cgroups_loses_nothing():
               "aggregate: %d locks of %d cgroups, the folded ones alone had %d of %d" % (
                   agg[0]["locked"], agg[0]["removed_cgroups"], want, len(folded)))
     rss = summary["self"]["rss_max_bytes"]
-    check(rss <= 16 << 20, "peak RSS %.1f MiB" % (rss / 2**20))
+    # (above it 3 times in 16 runs of the tier on one machine, 17.4-17.8
+    # MiB, never alone: say what the run held, to find out why)
+    check(rss <= 16 << 20, "peak RSS %.1f MiB (%d rows, self %s)" % (
+        rss / 2**20, len(summary["cgroups"]), summary["self"]))
     return "%d cgroups: %d in rows of their own, %d in the aggregate; nothing lost; RSS %.1f MiB" % (
         n, len(own), len(folded), rss / 2**20)
 
