@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The tiny harness the Python tiers share (cli, live, the VM guest): a
 test registry, check(), Skip, and a runner that prints one line per test
-and the tier's tally 'TIER: N passed, N failed, N skipped'."""
+and the tier's tally 'TIER: N passed, N failed, N skipped'; env() and
+tail() for the tiers that run make and other tools (install, fresh)."""
+import os
 import sys
 import time
 import traceback
@@ -57,3 +59,16 @@ class Tier:
 def check(cond, msg):
     if not cond:
         raise AssertionError(msg)
+
+
+def env():
+    """The caller's environment without what a parent make passes down
+    (`make check PREFIX=...` would reach our sub-makes through MAKEFLAGS)."""
+    e = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    e["LC_ALL"] = "C"
+    return e
+
+
+def tail(text, n=25):
+    """The last n lines of a tool's output, for a failure message."""
+    return "\n".join(text.rstrip().splitlines()[-n:])

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from harness import check
-from lib import BIN, READER, Ftrace, cgroup_mounts, json_lines
+from lib import BIN, READER, Ftrace, cgroup_mounts, compare, json_lines
 
 MOUNTS = cgroup_mounts()
 COMMAND_SECONDS = 2
@@ -65,12 +65,6 @@ def reader_sh(threads, how="-s", amount=COMMAND_SECONDS):
     """A command that re-reads its own cgroup's cpu.stat from READER's threads."""
     return ["sh", "-c", 'exec "$0" "$RSTATLAT_CGROUP/cpu.stat" %d %s %s' % (
         threads, how, amount), READER]
-
-
-def compare(before, after, *args):
-    r = subprocess.run([BIN, "compare", "-f", "json", before, after] + list(args),
-                       capture_output=True, timeout=30)
-    return r.returncode, (json.loads(r.stdout) if r.stdout else None), r.stderr.decode()
 
 
 def register(test):

@@ -129,7 +129,7 @@ class Ftrace:
     FIELDS = re.compile(r"(cgroup_rstat_\w+): root=(-?\d+) id=(\d+) level=\d+ cpu=(-?\d+)")
 
     def __init__(self, events=RSTAT, buffer_kb=16384, later=()):
-        """later: events of events not enabled on entry but by enable_later()."""
+        """later: those of events not enabled on entry but by enable_later()."""
         self.dir = os.path.join(TRACEFS, "instances", unique("rsl-ftrace"))
         self.events, self.buffer_kb = events, buffer_kb
         self.later = tuple(later)
@@ -213,6 +213,12 @@ class Ftrace:
 INNER_NONE, INNER_OURS, INNER_FTRACE = None, "ours", "ftrace"
 LATER = {INNER_NONE: (), INNER_OURS: ("cgroup/cgroup_rstat_unlock",),
          INNER_FTRACE: ("cgroup/cgroup_rstat_lock_contended", "cgroup/cgroup_rstat_locked")}
+
+
+def nest_gap(inner, ours, theirs):
+    """The outer window's length minus the inner one's: never negative
+    when the probes ran in the order inner asked for."""
+    return theirs - ours if inner == INNER_OURS else ours - theirs
 
 
 def ftrace_run(action, *args, timeout=30, inner=INNER_NONE):
@@ -300,6 +306,13 @@ def exact_quantile(values, q):
     rank = max(1, math.ceil(q * len(s)))
     return s[rank - 1]
 
+
+
+def compare(*args):
+    """rstatlat compare -f json ARGS: (exit status, the result, stderr)."""
+    r = subprocess.run([BIN, "compare", "-f", "json"] + list(args),
+                       capture_output=True, timeout=30)
+    return r.returncode, (json.loads(r.stdout) if r.stdout else None), r.stderr.decode()
 
 _started = []
 
