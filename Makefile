@@ -140,6 +140,15 @@ $(OUT)/bench/floor.skel.h: $(OUT)/bench/floor.bpf.o
 $(OUT)/bench/floor: bench/floor.c $(OUT)/bench/floor.skel.h
 	$(CC) $(ALL_CFLAGS) -I$(OUT)/bench $(ALL_LDFLAGS) $< $(BUILD_LDLIBS) $(LDLIBS) -o $@
 
+$(OUT)/bench/empty.bpf.o: bench/empty.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/bench/empty.skel.h: $(OUT)/bench/empty.bpf.o
+	$(BPFTOOL) gen skeleton $< name empty_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/bench/empty: bench/empty.c $(OUT)/bench/empty.skel.h
+	$(CC) $(ALL_CFLAGS) -I$(OUT)/bench $(ALL_LDFLAGS) $< $(BUILD_LDLIBS) $(LDLIBS) -o $@
+
 $(OUT)/bench/render: bench/render.c $(LIB_OBJS) $(HEADERS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(LIB_OBJS) $(BUILD_LDLIBS) $(LDLIBS) -o $@
 
@@ -147,7 +156,7 @@ $(OUT)/bench/pingpong: bench/pingpong.c | $(OUT)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
 
 BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render \
-	$(OUT)/bench/pingpong
+	$(OUT)/bench/pingpong $(OUT)/bench/empty
 
 # Overhead benchmark (root): numbers for docs/performance.md, not a test.
 bench: $(BENCH_BINS)

@@ -735,7 +735,10 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->sys_total.lock.present = c->sys_open.lock.present = sources->cpu_lock;
 	c->ksyms = sources->ksyms;
 	c->open.flush_parts = sources->flush_parts;
+	c->open.parts_from = sources->parts_from;
+	c->open.parts_measured = sources->parts_measured;
 	c->open.cause_sample = sources->cause_sample;
+	c->open.cause_budgeted = sources->cause_budgeted;
 	c->open.memcg_decisions = sources->memcg_decisions;
 	builder_start(&c->open_bd, &c->open, REPORT_INTERVAL, per_process);
 	return c;
@@ -1204,6 +1207,25 @@ static int fold_home(struct collector *c, struct slot *s, struct fold *f,
 	return err;
 }
 
+/*
+ * What no part covers of the wall time this read's flushes took: BPF keeps
+ * the rest. self is an estimate (rstatlat.h, SELF_SAMPLE): when the parts
+ * come to more than the wall time, self gives way first, so that they add
+ * up. (held and wait are summed per hold, the wall time per flush: a flush
+ * whose holds and end fall in two reads may leave other 0 in one.)
+ */
+static void flush_other(struct row *d)
+{
+	uint64_t known = 0, over;
+
+	for (int k = 0; k < PART_MAX; k++)
+		if (k != PART_OTHER)
+			known += d->part[k];
+	d->part[PART_OTHER] = known < d->flush.sum ? d->flush.sum - known : 0;
+	over = known > d->flush.sum ? known - d->flush.sum : 0;
+	d->part[PART_SELF] -= over < d->part[PART_SELF] ? over : d->part[PART_SELF];
+}
+
 /* The scratch and the fold into this read's change of s. */
 static int finish_delta(struct collector *c, struct slot *s, struct fold *f)
 {
@@ -1222,6 +1244,7 @@ static int finish_delta(struct collector *c, struct slot *s, struct fold *f)
 			dd->max = f->max[k];
 		bound_max(dd, f->run_max[k]);
 	}
+	flush_other(d);
 	d->top_tgid = f->top_tgid;
 	d->top_locked = f->top_votes;
 	memcpy(d->top_comm, f->top_comm, sizeof(d->top_comm));
@@ -1745,7 +1768,10 @@ static int copy_sys(struct report *r, const struct sys_fig *f)
 static void report_sources(const struct collector *c, struct report *r)
 {
 	r->flush_parts = c->src.flush_parts;
+	r->parts_from = c->src.parts_from;
+	r->parts_measured = c->src.parts_measured;
 	r->cause_sample = c->src.cause_sample;
+	r->cause_budgeted = c->src.cause_budgeted;
 	r->memcg_decisions = c->src.memcg_decisions;
 	r->irqoff_rows = c->src.irqoff_trace ? IRQOFF_ROWS_TRACED :
 			 c->src.irqoff_holds ? IRQOFF_ROWS_HOLDS : IRQOFF_ROWS_NONE;

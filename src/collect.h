@@ -20,7 +20,10 @@ struct collect_sources {
 	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */
 	bool intervals;		/* intervals are shown: keep building the open one */
 	bool flush_parts;	/* flush parts measured */
+	enum parts_source parts_from;	/* kernel or timed */
+	unsigned int parts_measured;	/* 1 << PART_*, the rest in other */
 	uint32_t cause_sample;	/* one flush in this many (at random) names a cause; 0: off */
+	bool cause_budgeted;	/* ... at most: fewer where flushes come fast */
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
 	const struct ksyms *ksyms;	/* names the flush stacks; NULL: read when needed */
 };

@@ -33,6 +33,7 @@ const struct metric_def metrics[NMETRICS] = {
 	{ "flush.wait", "wait/flush", MK_PART, DK_FLUSH, 0, PART_WAIT },
 	{ "flush.irq", "irq/flush", MK_PART, DK_FLUSH, 0, PART_IRQ },
 	{ "flush.offcpu", "offcpu/flush", MK_PART, DK_FLUSH, 0, PART_OFFCPU },
+	{ "flush.self", "self/flush", MK_PART, DK_FLUSH, 0, PART_SELF },
 	{ "flush.other", "other/flush", MK_PART, DK_FLUSH, 0, PART_OTHER },
 	/* system-wide, on the total: irqs-off outside rstat (trace), tick lateness (sample) */
 	DIST_METRICS(DK_OUTSIDE, "irqoff_outside"),
@@ -131,7 +132,7 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 		return row->flush.count > 0;
 	case MK_PART:
 		*v = row->flush.count ? (double)row->part[m->part] / (double)row->flush.count : 0;
-		return r->flush_parts && row->flush.count > 0;
+		return report_part_measured(r, m->part) && row->flush.count > 0;
 	}
 	return false;
 }
@@ -596,8 +597,11 @@ static bool system_wide(const struct gate *g)
 /* Whether a side did not measure what the gate asks: system-wide figures, flush parts. */
 static bool unmeasured(const struct comparison *c, const struct gate *g)
 {
+	int part = metrics[g->metric].part;
+
 	if (metrics[g->metric].kind == MK_PART)
-		return !c->before.r->flush_parts || !c->after.r->flush_parts;
+		return !report_part_measured(c->before.r, part) ||
+		       !report_part_measured(c->after.r, part);
 	return system_wide(g);
 }
 

@@ -33,7 +33,7 @@ struct metric_def {
 	enum flush_part part;	/* MK_PART */
 };
 
-#define NMETRICS 33
+#define NMETRICS 34
 extern const struct metric_def metrics[NMETRICS];
 
 enum verdict {

@@ -317,11 +317,16 @@ static void check_alike(const struct file_list *l, const struct side_runs *sr, s
 		die(EXIT_INPUT, "%s: attach %s, irqs-off from %s, but %s has %s, %s (one %s side)",
 		    l->name[i], b->attach, irqoff_source_of(b, &sr->info[i]), l->name[0], a->attach,
 		    irqoff_source_of(a, &sr->info[0]), what);
-	/* pooled means per flush would mix flushes with parts and without */
+	/* pooled means per flush would mix flushes with parts and without, or other ones */
 	if (a->flush_parts != b->flush_parts)
 		die(EXIT_INPUT, "%s: flush parts %s, but %s has them %s (one %s side)", l->name[i],
 		    b->flush_parts ? "measured" : "not measured", l->name[0],
 		    a->flush_parts ? "measured" : "not measured", what);
+	if (a->flush_parts && (a->parts_from != b->parts_from ||
+			       a->parts_measured != b->parts_measured))
+		die(EXIT_INPUT, "%s: flush parts from %s, but %s has them from %s, or measured "
+		    "other parts (one %s side)", l->name[i], parts_from_names[b->parts_from],
+		    l->name[0], parts_from_names[a->parts_from], what);
 }
 
 /* Reads one side; its reports live as long as the comparison. */

@@ -467,8 +467,30 @@ static void put_header(struct out *o, const struct report *r)
 	}
 	put_lit(o, "],\"flush_parts\":");
 	put_cstr(o, r->flush_parts ? "true" : "false");
+	if (r->flush_parts) {
+		bool first = true;
+
+		put_lit(o, ",\"flush_parts_from\":");
+		put_str(o, parts_from_names[r->parts_from]);
+		put_lit(o, ",\"flush_parts_unmeasured\":[");
+		for (int k = 0; k < PART_MAX; k++) {
+			if (report_part_measured(r, k))
+				continue;
+			if (!first)
+				put_lit(o, ",");
+			put_lit(o, "\"");
+			put_cstr(o, part_names[k]);
+			put_lit(o, "\"");
+			first = false;
+		}
+		put_lit(o, "]");
+	}
 	put_lit(o, ",\"cause_sample\":");
 	put_num(o, r->cause_sample);
+	if (r->cause_sample) {
+		put_lit(o, ",\"cause_budget\":");
+		put_cstr(o, r->cause_budgeted ? "true" : "false");
+	}
 	put_lit(o, ",\"memcg_decisions\":");
 	put_cstr(o, r->memcg_decisions ? "true" : "false");
 }

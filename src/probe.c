@@ -332,7 +332,9 @@ static void choose_functions(struct attach_plan *plan, const struct btf *btf,
 
 /*
  * Irqs-off: exact from the preemptirq tracepoints when the kernel has them
- * (debug configs), else the holds (spin_lock_irq) plus sampling.
+ * (debug configs), else the holds (spin_lock_irq). Sampling (late cpu-clock
+ * ticks) only when asked: it adds a timer interrupt per tick on every CPU,
+ * which the defaults must not.
  */
 static void choose_irqoff(struct attach_plan *plan, enum irqoff_pref pref)
 {
@@ -342,8 +344,9 @@ static void choose_irqoff(struct attach_plan *plan, enum irqoff_pref pref)
 		if (plan->points[i].role == ROLE_IRQS)
 			have &= plan->points[i].present;
 	plan->irqoff_trace = have && (pref == IRQOFF_AUTO || pref == IRQOFF_TRACE);
-	plan->irqoff_lock = pref == IRQOFF_LOCK || (pref == IRQOFF_AUTO && !have);
-	plan->irqoff_sample = pref == IRQOFF_SAMPLE || (pref == IRQOFF_AUTO && !have);
+	plan->irqoff_lock = pref == IRQOFF_LOCK || pref == IRQOFF_LOCK_SAMPLE ||
+			    (pref == IRQOFF_AUTO && !have);
+	plan->irqoff_sample = pref == IRQOFF_SAMPLE || pref == IRQOFF_LOCK_SAMPLE;
 	if (pref == IRQOFF_TRACE && !have)
 		unusable(plan, "%s", "--irqoff trace needs the preemptirq:irq_disable/irq_enable "
 			 "tracepoints (CONFIG_PREEMPTIRQ_TRACEPOINTS)");
@@ -376,41 +379,82 @@ static const struct attach_point *irq_pair(struct attach_plan *plan, const struc
 	return point_named(plan, other) ? point_named(plan, other) : &none;
 }
 
+/* Whether the kernel keeps a task's time runnable but off CPU (CONFIG_SCHED_INFO). */
+static bool has_sched_info(const struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), "sched_info"))
+			return true;
+	return false;
+}
+
 /*
  * Flush parts need the rstat tracepoints (a whole flush is put together
- * from their events), sched_switch, and the irq_handler and softirq pairs;
- * the x86 vectors join where the kernel has both ends. memcg decisions
- * need only their tracepoint.
+ * from their events). kernel (the default) reads what the kernel keeps
+ * anyway, at a flush's first and last hold: held and wait come from the
+ * lock's own events, offcpu from the task's scheduler accounting
+ * (sched_info), self from rstatlat's own clock; no kernel keeps irq time
+ * per task, so irq stays in other. timed attaches sched_switch and the irq
+ * and softirq pairs (the x86 vectors where the kernel has both ends):
+ * every part is measured, at the price of a program on every context
+ * switch and interrupt of the machine. --flush asks for timed where the
+ * kernel has them. memcg decisions need only their tracepoint.
  */
-static void choose_parts(struct attach_plan *plan, enum parts_pref pref)
+static void choose_parts(struct attach_plan *plan, const struct btf *btf, enum parts_pref pref)
 {
 	struct attach_point *sw = point_named(plan, "sched_switch");
 	struct attach_point *memcg = point_named(plan, "memcg_flush_stats");
 	static const char *const needed[] = {
 		"irq_handler_entry", "irq_handler_exit", "softirq_entry", "softirq_exit",
 	};
-	bool base = sw->present;
+	bool timed_points = sw->present, timed;
 
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
-		base &= point_named(plan, needed[i])->present;
+		timed_points &= point_named(plan, needed[i])->present;
 	plan->flush_causes = plan->source == SOURCE_TRACEPOINT;
 	snprintf(plan->causes_why, sizeof(plan->causes_why), "%s",
 		 plan->flush_causes ? "" : "they need the rstat tracepoints");
-	plan->flush_parts = plan->flush_causes && pref == PARTS_ON && base;
+	if (pref == PARTS_TIMED && plan->flush_causes && !timed_points)
+		unusable(plan, "%s", "--flush-parts timed needs sched_switch, irq_handler_entry/exit "
+			 "and softirq_entry/exit (--probe says why)");
+	timed = plan->flush_causes && timed_points &&
+		(pref == PARTS_TIMED || pref == PARTS_TIMED_WHERE_PRESENT);
+	plan->parts_from = !plan->flush_causes || pref == PARTS_OFF ? PARTS_FROM_NONE :
+			   timed ? PARTS_FROM_TIMED : PARTS_FROM_KERNEL;
+	plan->flush_parts = plan->parts_from != PARTS_FROM_NONE;
+	plan->parts_measured = 0;
+	if (plan->flush_parts)
+		plan->parts_measured = 1U << PART_HELD | 1U << PART_WAIT | 1U << PART_SELF |
+				       1U << PART_OTHER;
+	if (timed)
+		plan->parts_measured |= 1U << PART_IRQ | 1U << PART_OFFCPU;
+	else if (plan->flush_parts && has_sched_info(btf))
+		plan->parts_measured |= 1U << PART_OFFCPU;
 	snprintf(plan->parts_why, sizeof(plan->parts_why), "%s",
-		 plan->flush_parts ? "" : pref == PARTS_OFF ? "--flush-parts off" :
 		 !plan->flush_causes ? "they need the rstat tracepoints" :
-		 "no sched_switch, irq_handler_entry/exit or softirq_entry/exit");
+		 pref == PARTS_OFF ? "--flush-parts off" :
+		 timed ? "timed: every interrupt and context switch while a flush is open" :
+		 !(plan->parts_measured & 1U << PART_OFFCPU) ?
+		 "kernel: no sched_info in task_struct, so offcpu and irq stay in other" :
+		 pref == PARTS_TIMED_WHERE_PRESENT ?
+		 "kernel (no sched_switch or irq pairs for timed): irq stays in other" :
+		 "kernel: irq stays in other (--flush-parts timed measures it)");
 	for (int i = 0; i < plan->n; i++) {
 		struct attach_point *pt = &plan->points[i];
 
 		if (pt->role != ROLE_IRQ_TIME && pt->role != ROLE_SWITCH)
 			continue;
-		pt->chosen = plan->flush_parts && pt->present &&
+		pt->chosen = timed && pt->present &&
 			     (pt->role == ROLE_SWITCH || irq_pair(plan, pt)->present);
 		if (pt->present && !pt->chosen)
 			snprintf(pt->why, sizeof(pt->why), "present; not chosen: %s",
-				 plan->flush_parts ? "its pair is missing" : plan->parts_why);
+				 timed ? "its pair is missing" : plan->flush_parts ?
+				 "flush parts from the kernel (--flush-parts timed attaches it)" :
+				 plan->parts_why);
 	}
 	memcg->chosen = plan->memcg_decisions = memcg->present;
 }
@@ -463,7 +507,7 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 		choose_functions(plan, btf, pref, privileged);
 	plan->source_name = source_names[plan->source];
 	choose_irqoff(plan, irqoff);
-	choose_parts(plan, parts);
+	choose_parts(plan, btf, parts);
 	btf__free(btf);
 	return 0;
 }
@@ -478,9 +522,11 @@ bool plan_has_cpu_lock(const struct attach_plan *plan)
 
 int irqoff_pref_parse(const char *s, enum irqoff_pref *pref)
 {
-	static const char *const names[] = { "auto", "trace", "lock", "sample", "off" };
+	static const char *const names[] = {
+		"auto", "trace", "lock", "sample", "off", "lock+sample",
+	};
 
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		if (!strcmp(s, names[i])) {
 			*pref = (enum irqoff_pref)i;
 			return 0;
@@ -491,10 +537,19 @@ int irqoff_pref_parse(const char *s, enum irqoff_pref *pref)
 
 int parts_pref_parse(const char *s, enum parts_pref *pref)
 {
-	if (strcmp(s, "on") && strcmp(s, "off"))
-		return -1;
-	*pref = strcmp(s, "on") ? PARTS_OFF : PARTS_ON;
-	return 0;
+	/* on: what 0.1.0 called timed parts */
+	static const struct { const char *name; enum parts_pref pref; } names[] = {
+		{ "kernel", PARTS_KERNEL }, { "timed", PARTS_TIMED }, { "on", PARTS_TIMED },
+		{ "off", PARTS_OFF },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i].name)) {
+			*pref = names[i].pref;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int source_pref_parse(const char *s, enum source_pref *pref)
@@ -570,7 +625,7 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 	}
 	if (plan->usable) {
 		fprintf(f, "plan: %s, irqs-off from %s\n", plan->source_name, plan->irqoff_source);
-		fprintf(f, "flush parts: %s%s\n", plan->flush_parts ? "yes" : "no: ",
+		fprintf(f, "flush parts: %s%s\n", plan->flush_parts ? "yes, " : "no: ",
 			plan->parts_why);
 		fprintf(f, "flush causes: %s%s\n", plan->flush_causes ? "yes" : "no: ",
 			plan->causes_why);

@@ -54,11 +54,12 @@ struct attach_point {
 /* What the user asked for with --source. */
 enum source_pref { PREF_AUTO, PREF_TRACEPOINT, PREF_FENTRY, PREF_KPROBE };
 
-/* ... with --flush-parts. */
-enum parts_pref { PARTS_ON, PARTS_OFF };
+/* ... with --flush-parts (and --flush, which asks for timed parts where there are any). */
+enum parts_pref { PARTS_KERNEL, PARTS_TIMED, PARTS_TIMED_WHERE_PRESENT, PARTS_OFF };
 
 /* ... and with --irqoff. */
-enum irqoff_pref { IRQOFF_AUTO, IRQOFF_TRACE, IRQOFF_LOCK, IRQOFF_SAMPLE, IRQOFF_OFF };
+enum irqoff_pref { IRQOFF_AUTO, IRQOFF_TRACE, IRQOFF_LOCK, IRQOFF_SAMPLE, IRQOFF_OFF,
+		   IRQOFF_LOCK_SAMPLE };
 
 /* The probe's answer; it owns its copy of the table. */
 struct attach_plan {
@@ -76,7 +77,9 @@ struct attach_plan {
 	bool irqoff_lock;	/* the holds stand for them, per cgroup */
 	bool irqoff_sample;	/* late cpu-clock ticks, system-wide */
 	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */
-	bool flush_parts;	/* irq time and sched_switch attached: flush parts */
+	bool flush_parts;	/* flush parts measured (parts_from) */
+	enum parts_source parts_from;	/* kernel, or timed: irq and sched_switch attached */
+	unsigned int parts_measured;	/* 1 << PART_*: the rest of the wall time is in other */
 	bool flush_causes;	/* a flush's stack can be taken (tracepoints) */
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
 	char parts_why[128];	/* why flush parts are off, when they are */

@@ -683,15 +683,17 @@ static int put_row_family(const struct prom_state *p, FILE *f, const struct row_
 /*
  * A counter family with one more label: flush parts by part (seconds),
  * memcg decisions by decision. The values of label set k are the array at
- * offset in figs[k], one per label value.
+ * offset in figs[k], one per label value; only the values in the mask
+ * shown have series (a part not measured has none).
  */
 static void put_labelled_family(FILE *f, const char *name, const char *help, const char *label,
-				const char *const *values, int nvalues, const struct pfig *figs,
-				char **labels, size_t n, size_t offset, bool seconds)
+				const char *const *values, int nvalues, unsigned int shown,
+				const struct pfig *figs, char **labels, size_t n, size_t offset,
+				bool seconds)
 {
 	family(f, name, "counter", help);
 	for (int i = 0; i < nvalues; i++) {
-		for (size_t k = 0; k <= n; k++) {
+		for (size_t k = 0; (shown >> i & 1) && k <= n; k++) {
 			const uint64_t *v = (const uint64_t *)((const char *)&figs[k] + offset);
 
 			fprintf(f, "%s{%s,%s=\"%s\"} ", name, k < n ? labels[k] : other_labels, label,
@@ -731,13 +733,15 @@ static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 		if (r->flush_parts)
 			put_labelled_family(f, "rstatlat_flush_part_seconds_total",
 					    "Where whole flushes' wall time went: held, wait, irq, "
-					    "offcpu, other.", "part", part_names, PART_MAX, figs,
+					    "offcpu, self (rstatlat's own programs), other; a part "
+					    "not measured has no series, its time is in other.",
+					    "part", part_names, PART_MAX, r->parts_measured, figs,
 					    labels, n, offsetof(struct pfig, part), true);
 		if (r->memcg_decisions)
 			put_labelled_family(f, "rstatlat_memcg_flush_decisions_total",
 					    "memcg:memcg_flush_stats: flushes asked for, forced, and "
 					    "skipped for too few updates.", "decision", decision_names,
-					    DECISION_MAX, figs, labels, n,
+					    DECISION_MAX, (1U << DECISION_MAX) - 1, figs, labels, n,
 					    offsetof(struct pfig, decisions), false);
 	}
 	for (size_t k = 0; labels && k < n; k++)
@@ -777,7 +781,8 @@ static void put_seconds_scalar(FILE *f, const char *name, const char *type, cons
 /*
  * Flush causes, machine-wide: sampled flushes by cause. Samples, not the
  * shared-out flushes, since a share may shrink as samples come: a counter
- * must not. One flush in rstatlat_cause_sample was sampled.
+ * must not. One flush in rstatlat_cause_sample at most was sampled
+ * (rstatlat.h, causes: fewer where flushes come fast).
  */
 static int put_causes(const struct report *r, FILE *f)
 {
@@ -796,8 +801,9 @@ static int put_causes(const struct report *r, FILE *f)
 		return -1;
 	}
 	put_scalar(f, "rstatlat_cause_sample", "gauge",
-		   "A flush names its cause from its stack with probability 1 in this "
-		   "(and every flush of 100us or more).", r->cause_sample);
+		   "A flush names its cause from its stack with probability 1 in this at most "
+		   "(less where flushes come fast: a few ns a hold; flushes of 1 ms or more "
+		   "first).", r->cause_sample);
 	family(f, "rstatlat_flush_cause_samples_total", "counter",
 	       "Sampled flushes by what asked for them (a stat file, a kernel path).");
 	for (size_t i = 0; i < all.ncauses; i++) {

@@ -16,6 +16,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_RETIRED] = "retired_dropped",
 	[LOST_CAUSE_STACK] = "cause_stack_missing",
 	[LOST_SKIP_UNTRACKED] = "memcg_skips_untracked",
+	[LOST_FLUSH_UNSEEN] = "flush_start_unseen",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */
@@ -279,8 +280,17 @@ struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)
 
 const char *const part_names[PART_MAX] = {
 	[PART_HELD] = "held", [PART_WAIT] = "wait", [PART_IRQ] = "irq",
-	[PART_OFFCPU] = "offcpu", [PART_OTHER] = "other",
+	[PART_OFFCPU] = "offcpu", [PART_SELF] = "self", [PART_OTHER] = "other",
 };
+
+const char *const parts_from_names[] = {
+	[PARTS_FROM_NONE] = "", [PARTS_FROM_KERNEL] = "kernel", [PARTS_FROM_TIMED] = "timed",
+};
+
+bool report_part_measured(const struct report *r, int k)
+{
+	return r->flush_parts && k >= 0 && k < PART_MAX && (r->parts_measured >> k & 1);
+}
 
 const char *const decision_names[DECISION_MAX] = {
 	[DECISION_ASKED] = "asked", [DECISION_FORCED] = "forced", [DECISION_SKIPPED] = "skipped",
@@ -686,7 +696,10 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		p->r.irqoff_rows = run->irqoff_rows;
 		p->r.start_ns = run->start_ns;
 		p->r.flush_parts = run->flush_parts;
+		p->r.parts_from = run->parts_from;
+		p->r.parts_measured = run->parts_measured;
 		p->r.cause_sample = run->cause_sample;
+		p->r.cause_budgeted = run->cause_budgeted;
 		p->r.memcg_decisions = run->memcg_decisions;
 	}
 	p->r.duration_ns += run->duration_ns;

@@ -180,7 +180,10 @@ struct report {
 	enum irqoff_rows irqoff_rows;
 	struct self_costs self;
 	bool flush_parts;	/* rows' part[] measured */
+	enum parts_source parts_from;	/* kernel or timed (flush_parts) */
+	unsigned int parts_measured;	/* 1 << PART_*: the rest of the wall time is in other */
 	uint32_t cause_sample;	/* one flush in this many (at random) named a cause; 0: off */
+	bool cause_budgeted;	/* ... at most: fewer where flushes came fast (rstatlat.h) */
 	bool memcg_decisions;	/* rows' decisions[] measured */
 	struct command_info command;
 	char *owned;		/* strings a parsed report owns (attach) */
@@ -253,6 +256,9 @@ const struct dist *row_irqoff(const struct report *r, const struct row *row);
 bool report_irqoff_is_holds(const struct report *r);
 
 extern const char *const part_names[PART_MAX];	/* "held", "wait", ... */
+extern const char *const parts_from_names[];	/* "", "kernel", "timed" */
+/* Whether a report's rows measured part k (false: its time is in other). */
+bool report_part_measured(const struct report *r, int k);
 extern const char *const decision_names[DECISION_MAX];	/* "asked", "forced", "skipped" */
 /*
  * samples standing for weight flushes of weight_ns under the cause name in

@@ -233,6 +233,9 @@ static int read_flush_parts(struct reader *rd, json_t *obj, const char *ctx, str
 		return fail(rd, "%s.wall_ns: not the flush_ns sum", sub);
 	for (int k = 0; k < PART_MAX; k++) {
 		snprintf(key, sizeof(key), "%s_ns", part_names[k]);
+		/* files before self was a part of its own have it in other */
+		if (k == PART_SELF && !json_object_get(fp, key))
+			continue;
 		if (get_u64(rd, fp, sub, key, &row->part[k]))
 			return -1;
 	}
@@ -727,19 +730,70 @@ static int check_schema(struct reader *rd, json_t *obj)
 	return 0;
 }
 
+/* A part's number from its name ("irq"), or -1. */
+static int part_named(const char *name)
+{
+	for (int k = 0; k < PART_MAX; k++)
+		if (!strcmp(part_names[k], name))
+			return k;
+	return -1;
+}
+
+/*
+ * Where the parts came from, and which were measured. Files from before
+ * --flush-parts kernel timed every part but self (then in other).
+ */
+static int read_parts_from(struct reader *rd, json_t *obj, struct acc *a)
+{
+	json_t *from = json_object_get(obj, "flush_parts_from");
+	json_t *un = json_object_get(obj, "flush_parts_unmeasured"), *v;
+	unsigned int measured = (1U << PART_MAX) - 1;
+	size_t i;
+	int k;
+
+	a->r.parts_from = PARTS_FROM_TIMED;
+	if (!from) {
+		a->r.parts_measured = measured & ~(1U << PART_SELF);
+		return 0;
+	}
+	if (!json_is_string(from) || !strcmp(json_string_value(from), ""))
+		return fail(rd, "flush_parts_from: not kernel or timed");
+	if (!strcmp(json_string_value(from), "kernel"))
+		a->r.parts_from = PARTS_FROM_KERNEL;
+	else if (strcmp(json_string_value(from), "timed"))
+		return fail(rd, "flush_parts_from: not kernel or timed");
+	if (!json_is_array(un))
+		return fail(rd, "flush_parts_unmeasured: not an array");
+	json_array_foreach(un, i, v) {
+		k = json_is_string(v) ? part_named(json_string_value(v)) : -1;
+		if (k < 0 || k == PART_OTHER)
+			return fail(rd, "flush_parts_unmeasured[%zu]: not a part's name", i);
+		measured &= ~(1U << k);
+	}
+	a->r.parts_measured = measured;
+	return 0;
+}
+
 /* What a run measured of its flushes; absent in older files. */
 static int read_flush_sources(struct reader *rd, json_t *obj, struct acc *a)
 {
 	json_t *parts = json_object_get(obj, "flush_parts");
-	json_t *memcg = json_object_get(obj, "memcg_decisions");
+	json_t *memcg = json_object_get(obj, "memcg_decisions"), *budget;
 
 	if ((parts && !json_is_boolean(parts)) || (memcg && !json_is_boolean(memcg)))
 		return fail(rd, "flush_parts, memcg_decisions: not true or false");
+	if (json_is_true(parts) && read_parts_from(rd, obj, a))
+		return -1;
 	a->r.flush_parts |= json_is_true(parts);
 	a->r.memcg_decisions |= json_is_true(memcg);
 	if (json_object_get(obj, "cause_sample") &&
 	    get_u32(rd, obj, "", "cause_sample", &a->r.cause_sample))
 		return -1;
+	/* absent before the stack budget: a fixed 1 in cause_sample */
+	budget = json_object_get(obj, "cause_budget");
+	if (budget && !json_is_boolean(budget))
+		return fail(rd, "cause_budget: not true or false");
+	a->r.cause_budgeted |= json_is_true(budget);
 	return 0;
 }
 

@@ -56,14 +56,24 @@ const volatile __s32 arg_cpu = 1;	/* -1: no cpu argument */
 const volatile __u32 arg_contended = 2;
 /* The per-CPU lock's tracepoints (6.10-6.16), located the same way. */
 const volatile __u32 cpu_lock_arg_contended = 2;
-/* The highest possible CPU: its unlock ends a flush that locks per CPU. */
+/*
+ * The lowest and highest possible CPU: a flush that locks per CPU begins
+ * at the first and ends at the release of the last.
+ */
+const volatile __s32 first_cpu = 0;
 const volatile __s32 last_cpu = 0;
 /* --irqoff sample: the cpu-clock period; 0 = not sampling */
 const volatile __u64 tick_period_ns = 0;
-/* Flush parts are recorded (the irq and sched_switch programs are attached). */
-const volatile bool flush_parts = false;
+/*
+ * Where flush parts come from (enum parts_source): the task's scheduler
+ * accounting read at a flush's start and end, or the irq and sched_switch
+ * programs (attached only then); PARTS_FROM_NONE: no parts.
+ */
+const volatile __u32 parts_from = PARTS_FROM_NONE;
 /* One flush in cause_sample takes a stack for its cause; 0 = causes off. */
 const volatile __u32 cause_sample = 0;
+/* ... and fewer where flushes come fast (rstatlat.h, causes): the default */
+const volatile bool cause_budgeted = false;
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* advanced by userspace at every read (rstatlat.h) */
@@ -86,39 +96,23 @@ __u32 next_slot = 0;	/* slot numbers handed out so far */
  */
 __u32 per_cpu_walks = 0;
 /*
- * Open flushes whose task is switched out now: while there is none, a
- * context switch need not look at the next task's flush.
+ * Flushes in flush_parked: while there is none, neither a context switch
+ * nor a flush's move looks there.
  */
-__u32 flushes_off = 0;
+__u32 flushes_parked = 0;
 
 /*
- * One flush call of the current task: from its first lock acquisition (or
- * the wait before it) to its last release. The lock may be dropped and
- * retaken in between (per CPU from 6.15, on need_resched before), and the
- * task may move CPUs then: so it lives with the task, not the CPU.
+ * Fallback (the flush functions): one flush call of the current task,
+ * with the task, as the functions' entries and exits are per task.
  */
 struct task_flush {
-	/* what every unlock touches, first: one cache line */
 	__u64 start;		/* 0: no flush open */
 	__u64 cgrp;
+	__u64 hold_start;	/* inside cgroup_rstat_flush_locked */
 	__u32 slot;
 	__u32 holds;
-	__s32 last_lock_cpu;
-	__u8 totals;		/* the open "flush" is a totals read: not counted */
-	__u8 whole;		/* opened by lock cpu -1: it ends at unlock cpu -1 */
-	__u8 paired;		/* every hold locked and unlocked one cpu */
-	__u8 pad;
-	__u64 held;		/* flush parts so far (rstatlat.h, enum flush_part) */
-	__u64 wait;
-	__u64 walked_cgrp;	/* cgroup of the per-CPU walk that just ended */
-	/* at a flush's start and end, switches, and the fallback */
-	__u64 irq;
-	__u64 offcpu;
-	__u64 off_ts;		/* when it was switched out; 0: on a CPU */
-	__u64 irq_mark;		/* its CPU's irq_ns when it last came on that CPU */
-	__u64 hold_start;	/* fallback: inside cgroup_rstat_flush_locked */
-	__u32 outer;		/* fallback: opened by an outer flush function */
-	__u32 pad2;
+	__u32 outer;		/* opened by an outer flush function */
+	__u32 pad;
 };
 
 /* ---- maps ---- */
@@ -212,12 +206,26 @@ struct {
 	__type(value, struct cpu_lock_state);
 } cpu_lock_state SEC(".maps");
 
+/* Fallback: the flush of each task (task_flush). */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct task_flush);
 } task_flush SEC(".maps");
+
+/*
+ * Flushes whose task was switched out between holds while another flush
+ * began on its CPU, or (timed parts) as it was switched out: by task,
+ * until it goes on (rstatlat.h, flush_state). Least recently used first
+ * out: only more flushes switched out at once than entries could lose one.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct flush_state);
+} flush_parked SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -397,6 +405,18 @@ static __always_inline void cgroup_ident(struct cgroup *cgrp, bool typed, __u64 
 	}
 }
 
+/* Unique to each cgroup made since boot: tells a new cgroup at a freed one's address. */
+static __always_inline __u64 cgroup_serial(struct cgroup *cgrp, bool typed)
+{
+	return typed ? cgrp->self.serial_nr : BPF_CORE_READ(cgrp, self.serial_nr);
+}
+
+/*
+ * The slot of the cgroup (and process, -p). The per-CPU cache knows the
+ * cgroup by its pointer and serial number, one load from the cgroup the
+ * kernel is flushing; its kernfs id and hierarchy, which key the slot
+ * map, are read only on a miss.
+ */
 static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cgrp, bool typed,
 					__u32 tgid, bool create)
 {
@@ -405,21 +425,23 @@ static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cg
 	 * a generation read after a retirement could name its slot.
 	 */
 	__u32 gen = cache_gen + 1, *slot;
+	__u64 serial = cgroup_serial(cgrp, typed);
 	struct slot_key key = {};
 	int n;
 
+	if (lc->cache_valid == gen && lc->cache_cgrp == (__u64)cgrp &&
+	    lc->cache_serial == serial && lc->cache_tgid == tgid)
+		return lc->cache_slot;
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
-	if (lc->cache_valid == gen && lc->cache_cgid == key.cgid &&
-	    lc->cache_hierarchy == key.hierarchy && lc->cache_tgid == tgid)
-		return lc->cache_slot;
-
 	slot = bpf_map_lookup_elem(&slot_ids, &key);
+	if (!slot && create)
+		lc->self_rare = 1;
 	n = slot ? (int)*slot : create ? create_slot(cgrp, &key) : -1;
 	if (n < 0)
 		return n;
-	lc->cache_cgid = key.cgid;
-	lc->cache_hierarchy = key.hierarchy;
+	lc->cache_cgrp = (__u64)cgrp;
+	lc->cache_serial = serial;
 	lc->cache_tgid = tgid;
 	lc->cache_slot = n;
 	lc->cache_valid = gen;
@@ -698,12 +720,21 @@ static __always_inline struct slow_event *slow_begin(__u32 kind, __u64 now, __u6
 	return e;
 }
 
+/*
+ * Userspace is woken only once the ring is half full: it polls every 100 ms
+ * at most anyway, and a wake-up per event would be an interrupt per slow
+ * hold, between a flush's holds, of rstatlat's making.
+ */
 static __always_inline void slow_submit(void *ctx, struct slow_event *e)
 {
+	__u64 wake;
+
 	e->stack_bytes = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
 	if (e->stack_bytes < 0)
 		count_lost(LOST_STACK);
-	bpf_ringbuf_submit(e, 0);
+	wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) * 2 >=
+	       bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	bpf_ringbuf_submit(e, wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline void slow_emit(void *ctx, __u32 kind, __u64 now, __u64 duration,
@@ -717,7 +748,7 @@ static __always_inline void slow_emit(void *ctx, __u32 kind, __u64 now, __u64 du
 	slow_submit(ctx, e);
 }
 
-/* ---- the rstat lock's tracepoints: paired per CPU, flushes per task ---- */
+/* ---- the rstat lock's tracepoints: holds per CPU, flushes per task ---- */
 
 static __always_inline struct lock_state *this_lock_state(void)
 {
@@ -758,10 +789,21 @@ static __always_inline int tp_lock_cpu(__u64 *ctx)
 	return arg_cpu < 0 ? -1 : (int)tp_arg(ctx, arg_cpu);
 }
 
-static __always_inline struct task_flush *current_flush(bool create)
+/*
+ * A per-CPU xorshift for the sampling decisions of the lock path:
+ * bpf_get_prandom_u32() costs about a clock read on this path.
+ */
+static __always_inline __u32 lc_random(struct lock_state *lc)
 {
-	return bpf_task_storage_get(&task_flush, bpf_get_current_task_btf(), 0,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	__u64 x = lc->rand;
+
+	if (!x)
+		x = ((__u64)bpf_get_prandom_u32() << 32) | 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	lc->rand = x;
+	return (__u32)(x >> 32);
 }
 
 /*
@@ -797,46 +839,72 @@ static __noinline void cause_record(__u32 slot, __u64 key, __u32 weight, __u64 w
 }
 
 /*
- * The irq part of a task's open flush so far: what it took on earlier
- * CPUs, and how much this CPU's irq time grew since the task came on it.
+ * This CPU's stack budget (rstatlat.h, causes): a new window, sampled as
+ * sparsely as the last one's flushes need to stay within it. A window
+ * whose stacks came twice as fast as allowed ends there, its counts taken
+ * at the rate they came.
  */
-static __always_inline __u64 flush_irq(const struct lock_state *lc, const struct task_flush *f)
+static __noinline void cause_budget(struct lock_state *lc, __u64 now)
 {
-	return f->irq + (lc->irq_ns > f->irq_mark ? lc->irq_ns - f->irq_mark : 0);
+	__u64 took = now - lc->cause_window, flushes = lc->cause_flushes;
+	__u64 holds = lc->cause_holds, allowed;
+	__u32 k = cause_sample;
+
+	if (took < CAUSE_WINDOW_NS) {
+		took = took ? took : 1;
+		flushes = flushes * CAUSE_WINDOW_NS / took;
+		holds = holds * CAUSE_WINDOW_NS / took;
+	}
+	allowed = holds / CAUSE_HOLDS_PER_STACK;
+	allowed = allowed < 1 ? 1 : allowed > CAUSE_STACKS_PER_S ? CAUSE_STACKS_PER_S : allowed;
+	for (int i = 0; i < 20 && k < flushes / allowed && k < CAUSE_K_MAX; i++)
+		k *= 2;
+	if (k != lc->cause_k) {
+		lc->cause_k = k;
+		lc->cause_countdown = 1 + lc_random(lc) % (2 * k - 1);
+	}
+	lc->cause_allowed = allowed;
+	lc->cause_window = now;
+	lc->cause_taken = lc->cause_flushes = lc->cause_holds = 0;
 }
 
 /*
- * Where the flush's wall time went. irq and offcpu are taken where they
- * happened (irq_enter_time, flush_switch); the lock is held with irqs off,
- * so they can only fall between holds. other is what none of them
- * covers, never negative: parts that overlapped would show as a sum
- * above the wall time.
+ * Whether the flush that just ended takes the stack that says who asked
+ * for it, and the flushes it then stands for (0: none). At random, one in
+ * cause_k on average: every K-th flush of a CPU would always fall on the
+ * same one of readers taking turns. A long flush always does while the
+ * budget lasts: the long ones are those worth explaining. Taken at the
+ * flush's end, after its clock read: the unwinding (microseconds) would
+ * otherwise count in its own wall time.
  */
-static __noinline void record_parts(struct slot_stage *st, struct lock_state *lc,
-				    struct task_flush *f, __u64 wall)
+static __always_inline __u32 cause_weight(struct lock_state *lc, __u64 wall, __u32 holds,
+					  __u64 now)
 {
-	__u64 irq = flush_irq(lc, f);
-	__u64 known = f->held + f->wait + irq + f->offcpu;
+	__u32 k;
 
-	st->n.part[PART_HELD] += f->held;
-	st->n.part[PART_WAIT] += f->wait;
-	st->n.part[PART_IRQ] += irq;
-	st->n.part[PART_OFFCPU] += f->offcpu;
-	st->n.part[PART_OTHER] += known < wall ? wall - known : 0;
-}
-
-/*
- * A flush takes the stack that says who asked for it with probability
- * 1 / cause_sample: at random, as every K-th flush of a CPU would always
- * fall on the same one of readers taking turns. A flush of CAUSE_ALWAYS_NS
- * or more always does: the long ones are those worth explaining. Taken at
- * the flush's end, after its clock read: the unwinding (microseconds)
- * would otherwise count in its own wall time.
- */
-static __always_inline bool cause_sampled(__u64 wall)
-{
-	return cause_sample == 1 || wall >= CAUSE_ALWAYS_NS ||
-	       bpf_get_prandom_u32() % cause_sample == 0;
+	if (cause_sample == 1)
+		return 1;
+	if (!cause_budgeted) {
+		lc->cause_k = cause_sample;
+		if (wall >= CAUSE_ALWAYS_NS)
+			return 1;
+	} else if (now - lc->cause_window >= CAUSE_WINDOW_NS ||
+		   lc->cause_taken >= 2 * lc->cause_allowed) {
+		cause_budget(lc, now);
+	}
+	lc->cause_flushes++;
+	lc->cause_holds += holds;
+	if (wall >= CAUSE_ALWAYS_NS && lc->cause_taken < lc->cause_allowed) {	/* budgeted */
+		lc->cause_taken++;
+		return 1;
+	}
+	if (lc->cause_countdown-- > 1)
+		return 0;
+	k = lc->cause_k;
+	/* the gap to the next is uniform in 1..2k - 1: k on average */
+	lc->cause_countdown = 1 + lc_random(lc) % (2 * k - 1);
+	lc->cause_taken++;
+	return k;
 }
 
 /*
@@ -878,188 +946,364 @@ static __noinline __u64 cause_key(void *ctx)
 	return h;
 }
 
-/* A flush ended, with the lock held: into this CPU's stage. */
-static __always_inline void record_flush(void *ctx, struct lock_state *lc, struct task_flush *f,
-					 __u64 now)
+/* A whole flush into a stage: its wall time, and the most holds one took. */
+static __always_inline void stage_flush(struct slot_stage *st, __u64 wall, __u32 holds)
 {
-	struct slot_stage *st;
-	__u64 wall = now - f->start;
+	record(st, SD_FLUSH, wall);
+	if (holds > st->n.flush_holds_max)
+		st->n.flush_holds_max = holds;
+}
 
-	if (f->start) {
-		st = stage_of(lc, f->slot);
-		record(st, SD_FLUSH, wall);
-		st->n.flush_holds += f->holds;
-		if (f->holds > st->n.flush_holds_max)
-			st->n.flush_holds_max = f->holds;
-		if (flush_parts)
-			record_parts(st, lc, f, wall);
-		/* a sample stands for the flushes it was taken in: 1 in cause_sample, or itself */
-		if (cause_sample && cause_sampled(wall))
-			cause_record(f->slot, cause_key(ctx),
-				     wall >= CAUSE_ALWAYS_NS ? 1 : cause_sample, wall);
+/*
+ * The time a task was runnable but waiting for a CPU, from the scheduler's
+ * own accounting (CONFIG_SCHED_INFO, kept whatever schedstats says since
+ * 5.14): what a flusher switched out between its holds (cond_resched,
+ * preemption) spent off its CPU. 0 without it (the probe says so).
+ */
+static __always_inline __u64 run_delay_of(struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->sched_info))
+		return task->sched_info.run_delay;
+	return 0;
+}
+
+/*
+ * --flush-parts timed: the irq part of a flush so far: what it took on
+ * CPUs it left, and how much this CPU's irq time grew since it came here.
+ */
+static __always_inline __u64 flush_irq(const struct lock_state *lc, const struct flush_state *fl)
+{
+	return fl->irq + (lc->irq_ns > fl->irq_mark ? lc->irq_ns - fl->irq_mark : 0);
+}
+
+/*
+ * A hold's wait without the irq time counted already: irqs are on between
+ * the contended event and the spin (a failed trylock turns them back on),
+ * so with timed parts an interrupt there is in both. (A switch there, on a
+ * preemptible kernel, is rare and counts in both wait and offcpu.)
+ */
+static __always_inline __u64 wait_alone(const struct lock_state *lc, __u64 wait)
+{
+	__u64 irq;
+
+	if (parts_from != PARTS_FROM_TIMED || !wait)
+		return wait;
+	irq = lc->irq_ns - lc->contended_irq;
+	return irq < wait ? wait - irq : 0;
+}
+
+/*
+ * A flush whose task left this CPU, kept by task until it goes on. Taken
+ * from fl first (its task set to 0), as the task may at this moment look
+ * for it here from another CPU; and only once (flushes_parked).
+ */
+static __noinline void flush_park(struct lock_state *lc, struct flush_state *fl, __u64 now)
+{
+	__u64 task = fl->task;
+	struct flush_state keep;
+
+	if (!task || __sync_val_compare_and_swap(&fl->task, task, 0) != task)
+		return;
+	lc->self_rare = 1;
+	__builtin_memcpy(&keep, fl, sizeof(keep));
+	keep.task = task;
+	if (parts_from == PARTS_FROM_TIMED) {
+		keep.irq = flush_irq(lc, fl);
+		keep.off_ts = now;
 	}
-	f->start = 0;
-	if (flush_parts)
-		lc->flush_task = 0;
+	if (bpf_map_update_elem(&flush_parked, &task, &keep, BPF_ANY))
+		count_lost(LOST_FLUSH_OPEN);
+	else
+		__sync_fetch_and_add(&flushes_parked, 1);
 }
-
-/* What irq and offcpu count of the task's open flush so far. */
-static __always_inline __u64 flush_elsewhere(const struct lock_state *lc,
-					     const struct task_flush *f)
-{
-	return flush_irq(lc, f) + f->offcpu;
-}
-
-#define NO_SNAPSHOT	(~0ULL)
 
 /*
- * A hold's wait without what irq and offcpu count already: irqs are on
- * between the contended event and the spin (a failed trylock turns them
- * back on), so an interrupt or a switch there is in both.
+ * The parked flush of task, into this CPU's fl, when it is the one going on
+ * with a hold of cgroup cgrp and lock cpu lock_cpu (cgrp 0: the task was
+ * switched in).
  */
-static __always_inline __u64 wait_alone(const struct lock_state *lc, const struct task_flush *f)
+static __noinline bool flush_unpark(struct lock_state *lc, __u64 task, __u64 cgrp, int lock_cpu)
 {
-	__u64 w = lc->locked_wait, d;
+	struct flush_state *p;
+	bool ours;
 
-	if (!w || lc->contended_mine == NO_SNAPSHOT)
-		return w;
-	d = flush_elsewhere(lc, f) - lc->contended_mine;
-	return d < w ? w - d : 0;
+	if (!flushes_parked)
+		return false;
+	p = bpf_map_lookup_elem(&flush_parked, &task);
+	if (!p)
+		return false;
+	ours = !cgrp || (p->cgrp == cgrp && lock_cpu > p->last_lock_cpu);
+	if (ours)
+		__builtin_memcpy(&lc->fl, p, sizeof(lc->fl));
+	else
+		count_lost(LOST_FLUSH_OPEN);	/* a flush of this task that never went on */
+	bpf_map_delete_elem(&flush_parked, &task);
+	__sync_fetch_and_sub(&flushes_parked, 1);
+	return ours;
 }
 
-/* A flush opens: its parts start from zero here. */
-static __always_inline void flush_open(struct lock_state *lc, struct task_flush *f)
+/* What flush_take looks for on the other CPUs. */
+struct flush_search {
+	__u64 task;
+	__u64 cgrp;
+	__s32 lock_cpu;
+	__u32 found;
+};
+
+/*
+ * bpf_loop's step: the flush on CPU cpu, when it is the task's (it left
+ * that CPU between holds), copied here and taken from there.
+ */
+static long flush_take(__u32 cpu, struct flush_search *s)
 {
-	f->held = f->wait = f->irq = f->offcpu = f->off_ts = 0;
-	f->irq_mark = lc->irq_ns;
-	lc->flush_task = (__u64)bpf_get_current_task_btf();
+	struct lock_state *lc, *there;
+	__u32 zero = 0;
+
+	there = bpf_map_lookup_percpu_elem(&lock_state, &zero, cpu);
+	lc = this_lock_state();
+	if (!there || !lc || there == lc || there->fl.task != s->task ||
+	    there->fl.cgrp != s->cgrp || s->lock_cpu <= there->fl.last_lock_cpu)
+		return 0;
+	__builtin_memcpy(&lc->fl, &there->fl, sizeof(lc->fl));
+	if (__sync_val_compare_and_swap(&there->fl.task, s->task, 0) == s->task)
+		s->found = 1;
+	return 1;
 }
 
 /*
- * Tracepoints: a hold joins the task's open flush when it is of the same
- * cgroup and its lock cpu comes later in the walk over CPUs; anything else
- * starts a new flush (and an open one never saw its last release). Kernels
- * take the lock in one of two ways, told apart by the first acquisition's
- * lock cpu:
+ * A hold of a flush that began on another CPU: the task was switched out
+ * between holds and goes on here. Its record is parked, or still on the
+ * CPU it left (looked for on every possible CPU: a move is rare, and
+ * costs a flush a microsecond or so on hundreds of CPUs).
+ */
+static __always_inline bool flush_find(struct lock_state *lc, __u64 task, __u64 cgrp,
+				       int lock_cpu)
+{
+	struct flush_search s = { .task = task, .cgrp = cgrp, .lock_cpu = lock_cpu };
+
+	lc->self_rare = 1;
+	if (flush_unpark(lc, task, cgrp, lock_cpu))
+		return true;
+	bpf_loop(last_cpu + 1, flush_take, &s, 0);
+	/* parked there meanwhile by a flush that began on it */
+	return s.found || flush_unpark(lc, task, cgrp, lock_cpu);
+}
+
+/*
+ * A hold that does not go on with the flush this CPU kept: the first hold
+ * of a flush, or one of a flush that moved here (or one after a gap in
+ * the possible CPUs). What this CPU kept goes first: another task's flush
+ * was switched out and waits to go on (parked); one of this task never
+ * saw its last release. A flush begins at lock cpu -1 (a whole flush), or
+ * at the first possible CPU once the kernel is known to lock per CPU;
+ * before that, a hold there begins a flush unless it is one moving here.
+ * A later hold whose flush is not found had its beginning before
+ * rstatlat was attached, or its record was lost: not recorded.
+ */
+static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
+				   struct cgroup *cgrp, __u64 began, __u64 now)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct flush_state *fl = &lc->fl;
+	int lock_cpu = lc->locked_lock_cpu;
+	bool first = lock_cpu < 0 || (per_cpu_walks && lock_cpu == first_cpu);
+
+	if (fl->cgrp && fl->task == (__u64)task) {
+		if (fl->cgrp == (__u64)cgrp && lock_cpu > fl->last_lock_cpu && !first)
+			return;	/* its own: a possible CPU missing in between */
+		count_lost(LOST_FLUSH_OPEN);
+	} else if (fl->cgrp) {
+		flush_park(lc, fl, now);
+	}
+	fl->cgrp = 0;
+	if (!first && flush_find(lc, (__u64)task, (__u64)cgrp, lock_cpu)) {
+		fl->moved = 1;
+		if (fl->off_ts) {	/* timed: parked as it was switched out */
+			fl->offcpu += now - fl->off_ts;
+			fl->off_ts = 0;
+		}
+		fl->irq_mark = lc->irq_ns;
+		return;
+	}
+	__builtin_memset(fl, 0, sizeof(*fl));
+	fl->cgrp = (__u64)cgrp;
+	fl->task = (__u64)task;
+	fl->slot = st->slot - 1;
+	fl->whole = lock_cpu < 0;
+	fl->paired = 1;
+	fl->last_lock_cpu = lock_cpu - 1;
+	if (!first && lock_cpu != first_cpu) {
+		count_lost(LOST_FLUSH_UNSEEN);
+		return;
+	}
+	fl->start = began;
+	lc->walked_cgrp = 0;
+	/* the top flusher: one vote per flush */
+	vote(&st->n, task->tgid);
+	if (parts_from == PARTS_FROM_KERNEL)
+		fl->run_delay = run_delay_of(task);
+	else if (parts_from == PARTS_FROM_TIMED)
+		fl->irq_mark = lc->irq_ns;
+}
+
+/*
+ * The flush's last release: its wall time, holds, the parts kept with it,
+ * its cause. Its task is the one releasing: else the hold was another
+ * task's, of the same cgroup and the very next lock cpu, taken for the
+ * flush kept here; both are lost, and counted.
+ */
+static __noinline void flush_end(void *ctx, struct lock_state *lc, struct slot_stage *st,
+				 __u64 now)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct flush_state *fl = &lc->fl;
+	__u64 wall, d;
+	__u32 weight;
+
+	fl->cgrp = 0;
+	if (fl->task != (__u64)task) {
+		count_lost(LOST_FLUSH_OPEN);
+		return;
+	}
+	if (!fl->start)
+		return;	/* its beginning was not seen */
+	wall = now - fl->start;
+	if (fl->slot + 1 != st->slot)
+		st = stage_of(lc, fl->slot);
+	stage_flush(st, wall, fl->holds);
+	if (parts_from == PARTS_FROM_KERNEL) {
+		d = run_delay_of(task) - fl->run_delay;
+		st->n.part[PART_OFFCPU] += d < wall ? d : wall;
+	} else if (parts_from == PARTS_FROM_TIMED) {
+		st->n.part[PART_IRQ] += flush_irq(lc, fl);
+		st->n.part[PART_OFFCPU] += fl->offcpu;
+	}
+	if (cause_sample && (weight = cause_weight(lc, wall, fl->holds, now)))
+		cause_record(fl->slot, cause_key(ctx), weight, wall);
+}
+
+/*
+ * rstatlat's own time between a flush's holds: this unlock program's since
+ * its clock read (rstatlat.h, SELF_SAMPLE). Timed on one hold in
+ * SELF_SAMPLE (the gap to the next draw is uniform in 1..2 SELF_SAMPLE -
+ * 1), standing for the holds since the last; a hold that did rare work (a
+ * new slot, a flush that moved) or this CPU's first (cold) is timed as
+ * itself: weighed like a typical one it would count SELF_SAMPLE times; and
+ * while holds take SELF_EXACT_NS or more, each is, the draw restarting
+ * after.
+ */
+static __noinline void self_time(struct lock_state *lc, struct slot_stage *st, __u64 now)
+{
+	__u64 took;
+
+	if (lc->self_rare || lc->self_exact || !lc->self_countdown) {
+		took = bpf_ktime_get_ns() - now;
+		st->n.part[PART_SELF] += took;
+		if (lc->self_exact && took < SELF_EXACT_NS)
+			lc->self_countdown = 0;
+		lc->self_exact = took >= SELF_EXACT_NS;
+	} else if (--lc->self_countdown == 0) {
+		took = bpf_ktime_get_ns() - now;
+		st->n.part[PART_SELF] += took * SELF_SAMPLE;
+		lc->self_exact = took >= SELF_EXACT_NS;
+	}
+	if (!lc->self_countdown)
+		lc->self_countdown = 1 + lc_random(lc) % (2 * SELF_SAMPLE - 1);
+}
+
+/*
+ * A hold's part in its flush. A hold goes on with the flush this CPU kept
+ * when it is of the same cgroup and its lock cpu comes later in the walk
+ * over CPUs (the next one, for a walk: a hold of another task's walk of
+ * the same cgroup, moved here, rarely is); anything else begins a flush,
+ * or finds the one it goes on with (flush_begin). Kernels take the lock in one of two ways, told
+ * apart by the first acquisition's lock cpu:
  *   -1 (a whole flush under one lock, dropped between CPUs only to breathe:
- *      6.10-6.14, and 6.12 with 0efc297a): locked -1, unlock 0, locked 0,
- *      unlock 1, ... unlock -1: it ends at the release of -1;
- *   cpu (one hold per CPU, 6.15 on): locked 0, unlock 0, locked 1, ... it
- *      ends at the release of the last possible CPU, and reading cpu.stat
- *      then takes the lock once more as -1 to read the totals: a hold, not
- *      a flush.
- * The state lives with the task: between holds the lock is dropped and the
- * task may be preempted, move CPUs, or share its CPU with other flushers.
- * It is updated at unlock, after the hold's clock read, so no hold
- * includes the lookup.
+ *      6.10-6.14, and 6.12 without 0efc297a): locked -1, unlock k, locked
+ *      k, ... unlock -1: it ends at the release of -1;
+ *   cpu (one hold per CPU, 6.15 on and where 0efc297a is backported):
+ *      locked 0, unlock 0, locked 1, ... it ends at the release of the last
+ *      possible CPU, and reading cpu.stat then takes the lock once more as
+ *      -1 to read the totals: a hold, not a flush.
+ * held and wait are summed per hold into the slot's stage.
  */
-static __always_inline void flush_account(void *ctx, struct lock_state *lc, struct cgroup *cgrp,
-					  __u32 slot, int unlock_cpu, __u64 hold, __u64 now)
+static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct slot_stage *st,
+				       struct cgroup *cgrp, int unlock_cpu, __u64 hold, __u64 wait,
+				       __u64 now)
 {
 	int lock_cpu = lc->locked_lock_cpu;
-	struct task_flush *f;
+	struct flush_state *fl = &lc->fl;
 
 	/* once the kernel is known to lock per CPU, lock cpu -1 is a totals read */
-	if (lock_cpu < 0 && per_cpu_walks)
+	if (lock_cpu < 0 && (per_cpu_walks || lc->walked_cgrp == (__u64)cgrp)) {
+		lc->walked_cgrp = 0;
 		return;
-	f = current_flush(true);
-	if (!f)
-		return;
-	if (f->start && (f->cgrp != (__u64)cgrp || lock_cpu <= f->last_lock_cpu)) {
-		count_lost(LOST_FLUSH_OPEN);
-		f->start = 0;
 	}
-	if (!f->start) {
-		f->start = lc->locked_start;
-		f->cgrp = (__u64)cgrp;
-		f->slot = slot;
-		f->holds = 0;
-		f->whole = lock_cpu < 0;
-		f->totals = lock_cpu < 0 && (per_cpu_walks || f->walked_cgrp == (__u64)cgrp);
-		f->walked_cgrp = 0;
-		f->paired = 1;
-		if (flush_parts && !f->totals)
-			flush_open(lc, f);
+	st->n.flush_holds++;
+	if (parts_from) {
+		st->n.part[PART_HELD] += hold;
+		st->n.part[PART_WAIT] += wait_alone(lc, wait);
 	}
-	f->holds++;
-	if (flush_parts) {
-		f->held += hold;
-		f->wait += wait_alone(lc, f);
-	}
-	f->last_lock_cpu = lock_cpu;
+	if (fl->cgrp != (__u64)cgrp ||
+	    (fl->whole ? lock_cpu <= fl->last_lock_cpu : lock_cpu != fl->last_lock_cpu + 1))
+		flush_begin(lc, st, cgrp, now - hold - wait, now);
+	fl->last_lock_cpu = lock_cpu;
+	fl->holds++;
 	if (lock_cpu != unlock_cpu)
-		f->paired = 0;
+		fl->paired = 0;
 	/* not over until the release of -1, or of the last CPU of a walk */
-	if (unlock_cpu >= 0 && (unlock_cpu < last_cpu || f->whole))
+	if (unlock_cpu >= 0 && (unlock_cpu < last_cpu || fl->whole)) {
+		/* it goes on: what this program took is rstatlat's own time, between holds */
+		if (parts_from)
+			self_time(lc, st, now);
 		return;
-	f->walked_cgrp = unlock_cpu >= 0 ? f->cgrp : 0;
-	if (unlock_cpu >= 0 && f->paired && !per_cpu_walks)
-		per_cpu_walks = 1;
-	if (f->totals) {
-		f->start = 0;
-		lc->flush_task = 0;
-	} else {
-		record_flush(ctx, lc, f, now);
 	}
+	/* a walk with a lock cpu missing does not teach that the kernel locks per CPU */
+	if (unlock_cpu >= 0) {
+		lc->walked_cgrp = (__u64)cgrp;
+		if (fl->paired && !per_cpu_walks)
+			per_cpu_walks = 1;
+	}
+	flush_end(ctx, lc, st, now);
+}
+
+/* The wait of a contended acquisition, when its contended event came on this CPU. */
+static __noinline __u64 contended_wait(void *ctx, struct lock_state *lc, struct slot_stage *st,
+				       __u32 slot, __u64 locked_ts)
+{
+	__u64 wait;
+
+	st->n.contended++;
+	if (!lc->contended_ts || lc->contended_ts > locked_ts) {
+		count_lost(LOST_WAIT_MIGRATED);
+		return 0;
+	}
+	wait = locked_ts - lc->contended_ts;
+	record(st, SD_WAIT, wait);
+	if (threshold_ns && wait >= threshold_ns)
+		slow_emit(ctx, SLOW_WAIT, locked_ts, wait, slot, lc->locked_lock_cpu, true);
+	return wait;
 }
 
 static __always_inline void on_contended(__u64 now)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct task_flush *f;
 	struct lock_state *lc;
 
-	if (!armed || (targ_tgid && (id >> 32) != targ_tgid))
+	if (!armed)
 		return;
 	lc = this_lock_state();
 	if (!lc)
 		return;
 	lc->contended_ts = now;
-	lc->contended_tid = (__u32)id;
-	if (flush_parts) {
-		f = current_flush(false);
-		lc->contended_mine = f && f->start ? flush_elsewhere(lc, f) : NO_SNAPSHOT;
-	}
+	if (parts_from == PARTS_FROM_TIMED)
+		lc->contended_irq = lc->irq_ns;
 }
 
-/* The current task's vote for the top flusher of the staged slot. */
-static __noinline void vote_current(struct slot_stage *st)
+/* The floor and little more: the hold is taken up at its unlock. */
+static __always_inline void on_locked(struct cgroup *cgrp, int lock_cpu, bool contended,
+				      __u64 now)
 {
-	vote(&st->n, bpf_get_current_pid_tgid() >> 32);
-}
-
-/*
- * A contended acquisition: its wait, when the contended event came from
- * this task on this CPU. Returns when the wait began (now if unknown).
- */
-static __noinline __u64 contended_wait(void *ctx, struct lock_state *lc, struct slot_stage *st,
-				       __u32 slot, __u64 now)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 wait;
-
-	st->n.contended++;
-	if (!lc->contended_ts || lc->contended_tid != tid) {
-		count_lost(LOST_WAIT_MIGRATED);
-		return now;
-	}
-	wait = now - lc->contended_ts;
-	record(st, SD_WAIT, wait);
-	if (threshold_ns && wait >= threshold_ns)
-		slow_emit(ctx, SLOW_WAIT, now, wait, slot, lc->locked_lock_cpu, true);
-	return lc->contended_ts;
-}
-
-static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_cpu,
-				      bool contended, __u64 now)
-{
-	/* the task is asked only where it matters: -p, --pid, waits, votes */
-	__u32 tgid = per_process || targ_tgid ? bpf_get_current_pid_tgid() >> 32 : 0;
-	__u64 start = now;
-	struct slot_stage *st;
 	struct lock_state *lc;
-	__u32 slot;
-	int n;
 
 	if (!armed)
 		return;
@@ -1068,45 +1312,23 @@ static __always_inline void on_locked(void *ctx, struct cgroup *cgrp, int lock_c
 		return;
 	if (lc->locked_ts)
 		count_lost(LOST_RELOCKED);
-	/* Remember the hold even when not measuring it, so its unlock pairs. */
-	lc->locked_ts = 0;
-	lc->locked_cgrp = (__u64)cgrp;
-	if (targ_tgid && tgid != targ_tgid)
-		return;
-	n = resolve_slot(lc, cgrp, true, per_process ? tgid : 0, true);
-	if (n < 0)
-		return;
-	slot = n;
-	st = stage_of(lc, slot);
-	st->n.locked++;
-	/*
-	 * The vote weighs flushes: it is taken at a flush's first acquisition
-	 * (lock cpu 0, or -1 where one hold covers a flush or reads totals).
-	 */
-	if (lock_cpu <= 0)
-		vote_current(st);
-	lc->locked_lock_cpu = lock_cpu;
-	if (contended)
-		start = contended_wait(ctx, lc, st, slot, now);
-	lc->contended_ts = 0;
-	lc->locked_slot = slot;
-	if (threshold_ns)
-		lc->locked_contended = contended;
-	lc->locked_start = start;
-	if (flush_parts)
-		lc->locked_wait = now - start;
 	lc->locked_ts = now;
-	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
-		lc->hold_start = now;
-		lc->hold_slot = slot;
-	}
+	lc->locked_cgrp = (__u64)cgrp;
+	lc->locked_lock_cpu = lock_cpu;
+	lc->locked_contended = contended;
 }
 
-static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_cpu, __u64 now)
+/*
+ * Everything about a hold, after its clock read: the lock is released by
+ * the kernel right after this program, so this work lies between holds.
+ */
+static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock_cpu, __u64 now)
 {
+	__u64 start, hold, wait = 0;
+	struct slot_stage *st;
 	struct lock_state *lc;
-	__u64 hold;
-	__u32 slot;
+	__u32 tgid = 0, slot;
+	int n;
 
 	if (!armed)
 		return;
@@ -1117,20 +1339,39 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int lock_c
 		/* e.g. the lock was taken before we attached */
 		count_lost(LOST_UNPAIRED_UNLOCK);
 		lc->locked_ts = 0;
+		lc->contended_ts = 0;
 		return;
 	}
+	start = lc->locked_ts;
 	lc->locked_cgrp = 0;
-	if (!lc->locked_ts)
-		return;	/* filtered out or no slot: already accounted */
-	hold = now - lc->locked_ts;
 	lc->locked_ts = 0;
+	lc->self_rare = 0;
+	/* the task is asked only where it matters: -p, --pid */
+	if (per_process || targ_tgid)
+		tgid = bpf_get_current_pid_tgid() >> 32;
+	n = start && (!targ_tgid || tgid == targ_tgid) ?
+	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, true) : -1;
+	if (n < 0) {
+		lc->contended_ts = 0;
+		return;
+	}
+	slot = n;
+	hold = now - start;
+	st = stage_of(lc, slot);
+	st->n.locked++;
+	if (lc->locked_contended)
+		wait = contended_wait(ctx, lc, st, slot, start);
+	lc->contended_ts = 0;
+	record(st, SD_HOLD, hold);
+	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
+		lc->hold_start = start;
+		lc->hold_slot = slot;
+	}
 	if (tick_period_ns)	/* whether a late tick overlapped a hold */
 		lc->hold_end = now;
-	slot = lc->locked_slot;
-	record(stage_of(lc, slot), SD_HOLD, hold);
 	if (threshold_ns && hold >= threshold_ns)
-		slow_emit(ctx, SLOW_HOLD, now, hold, slot, lock_cpu, lc->locked_contended);
-	flush_account(ctx, lc, cgrp, slot, lock_cpu, hold, now);
+		slow_emit(ctx, SLOW_HOLD, now, hold, slot, unlock_cpu, lc->locked_contended);
+	flush_hold(ctx, lc, st, cgrp, unlock_cpu, hold, wait, now);
 }
 
 SEC("tp_btf/cgroup_rstat_lock_contended")
@@ -1146,7 +1387,7 @@ int rstat_locked(__u64 *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	on_locked(ctx, (struct cgroup *)tp_arg(ctx, arg_cgrp), tp_lock_cpu(ctx),
+	on_locked((struct cgroup *)tp_arg(ctx, arg_cgrp), tp_lock_cpu(ctx),
 		  (bool)tp_arg(ctx, arg_contended), now);
 	return 0;
 }
@@ -1248,22 +1489,23 @@ int rstat_cpu_unlock##suffix(__u64 *ctx)					\
 CPU_LOCK_PROGS()
 CPU_LOCK_PROGS(_fastpath)
 
-/* ---- flush parts: irq time per CPU, flushers switched out ---- */
+/* ---- timed flush parts: irq time per CPU, flushers switched out ---- */
 
 /*
- * Hardirq and softirq time on this CPU, since load: a flush's irq part is
- * how much it grew while the flush ran here. Handlers nest (a hardirq
- * inside a softirq), so only the outermost one is timed. Entries before
- * "armed" are not counted, and their exits find depth 0.
+ * --flush-parts timed only (these programs are not attached otherwise).
+ * Hardirq and softirq time on this CPU while a flush is open on it: a
+ * flush's irq part is how much it grew while the flush ran here. Every
+ * other interrupt costs an early exit. Handlers nest (a hardirq inside a
+ * softirq), so only the outermost one is timed; an exit whose entry found
+ * no flush open finds depth 0.
  */
 static __always_inline void irq_enter_time(void)
 {
-	struct lock_state *lc;
+	struct lock_state *lc = this_lock_state();
 
-	if (!armed)
+	if (!lc || !lc->fl.cgrp)
 		return;
-	lc = this_lock_state();
-	if (lc && lc->irq_depth++ == 0)
+	if (lc->irq_depth++ == 0)
 		lc->irq_since = bpf_ktime_get_ns();
 }
 
@@ -1314,42 +1556,36 @@ IRQ_TIME_PROGS(irq_work_entry, irq_work_exit)
 
 /*
  * A flusher switched out between holds (cond_resched, preemption) is off
- * CPU until it is switched back in, perhaps on another CPU: its irq part
- * is taken up to here, and restarts from that CPU's irq time.
+ * CPU until it is switched back in, perhaps on another CPU: its flush is
+ * parked with its irq part so far, and comes back with the task, which
+ * starts its irq part from that CPU's irq time. Every other switch costs
+ * an early exit. A task that exits (its flush abandoned) is not parked.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct lock_state *lc = this_lock_state();
-	struct task_flush *f;
-	__u64 now;
+	__u64 now, task = (__u64)next;
 
 	(void)ctx;
 	(void)preempt;
 	if (!lc)
 		return 0;
-	if (lc->flush_task && lc->flush_task == (__u64)prev) {
-		lc->flush_task = 0;
-		f = bpf_task_storage_get(&task_flush, prev, 0, 0);
-		/* a task that exits (its flush abandoned) is never switched back in */
-		if (f && f->start && !f->off_ts && !(prev->flags & PF_EXITING)) {
-			f->irq = flush_irq(lc, f);
-			f->off_ts = bpf_ktime_get_ns();
-			__sync_fetch_and_add(&flushes_off, 1);
-		}
+	if (lc->fl.cgrp && lc->fl.task == (__u64)prev) {
+		if (prev->flags & PF_EXITING)
+			count_lost(LOST_FLUSH_OPEN);
+		else
+			flush_park(lc, &lc->fl, bpf_ktime_get_ns());
+		lc->fl.cgrp = 0;
 	}
-	if (!flushes_off)
-		return 0;
-	f = bpf_task_storage_get(&task_flush, next, 0, 0);
-	if (!f || !f->off_ts)
+	if (!flushes_parked || !bpf_map_lookup_elem(&flush_parked, &task))
 		return 0;
 	now = bpf_ktime_get_ns();
-	f->offcpu += now - f->off_ts;
-	f->off_ts = 0;
-	f->irq_mark = lc->irq_ns;
-	if (f->start)
-		lc->flush_task = (__u64)next;
-	__sync_fetch_and_sub(&flushes_off, 1);
+	if (flush_unpark(lc, task, 0, 0)) {
+		lc->fl.offcpu += now - lc->fl.off_ts;
+		lc->fl.off_ts = 0;
+		lc->fl.irq_mark = lc->irq_ns;
+	}
 	return 0;
 }
 
@@ -1410,6 +1646,12 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 static __always_inline bool fallback_wanted(void)
 {
 	return armed && (!targ_tgid || (bpf_get_current_pid_tgid() >> 32) == targ_tgid);
+}
+
+static __always_inline struct task_flush *current_flush(bool create)
+{
+	return bpf_task_storage_get(&task_flush, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
 static __always_inline void outer_enter(struct cgroup *cgrp)
@@ -1517,8 +1759,13 @@ static __always_inline void inner_exit(void *ctx)
 	if (threshold_ns && hold >= threshold_ns)
 		slow_emit(ctx, SLOW_HOLD, now, hold, f->slot, -1, false);
 	f->holds++;
-	if (!f->outer)
-		record_flush(ctx, lc, f, now);
+	if (!f->outer && f->start) {	/* an inlined caller: the flush is this hold */
+		struct slot_stage *st = stage_of(lc, f->slot);
+
+		stage_flush(st, now - f->start, f->holds);
+		st->n.flush_holds += f->holds;
+		f->start = 0;
+	}
 }
 
 SEC("fentry/cgroup_rstat_flush_locked")

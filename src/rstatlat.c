@@ -84,7 +84,9 @@ static struct options {
 	enum source_pref source;
 	enum irqoff_pref irqoff;
 	enum parts_pref parts;
+	bool parts_given;	/* --flush-parts: else --flush asks for timed parts */
 	uint64_t cause_sample;	/* 0: causes off */
+	bool cause_sample_given;	/* exactly 1 in cause_sample: no stack budget */
 	uint64_t sample_hz;
 	uint64_t threshold_ns;
 	uint64_t targ_tgid;
@@ -166,17 +168,22 @@ static const char usage_text[] =
 "                        number of CPUs)\n"
 "      --probe           print what this kernel offers, what is chosen and why\n"
 "      --irqoff SRC      irqs-off source: auto (default: trace if the kernel has\n"
-"                        the preemptirq tracepoints, else lock and sample),\n"
-"                        trace, lock (each hold), sample (late ticks), off\n"
+"                        the preemptirq tracepoints, else lock), trace, lock\n"
+"                        (each hold), sample (late ticks: a timer interrupt\n"
+"                        per tick on every CPU), lock+sample, off\n"
 "      --sample-hz HZ    cpu-clock ticks per second per CPU for sample (997)\n"
 "      --source SRC      auto (default): the rstat tracepoints, else the flush\n"
 "                        functions by fentry, else kprobes; or force one of\n"
 "                        tracepoint, fentry, kprobe\n"
 "      --flush           the table shows flushes: FLUSH/s, p50, p99, where the\n"
-"                        time went (held, wait, irq, offcpu, other) and the\n"
-"                        top cause\n"
-"      --flush-parts on|off  time irqs and context switches to split each\n"
-"                        flush's wall time into parts (default on)\n"
+"                        time went (held, wait, irq, offcpu, self, other) and\n"
+"                        the top cause; implies --flush-parts timed where the\n"
+"                        kernel has its tracepoints\n"
+"      --flush-parts kernel|timed|off  how each flush's wall time is split:\n"
+"                        kernel (default) from what the kernel keeps, read at\n"
+"                        a flush's start and end (irq stays in other); timed\n"
+"                        also times every interrupt and context switch while\n"
+"                        a flush is open (a program on each of them)\n"
 "      --cause-sample K  name the cause of one flush in K (at random) from\n"
 "                        its kernel stack, shared out to all (default 64;\n"
 "                        1 = every flush; 0 = off)\n"
@@ -399,7 +406,7 @@ static void parse_args(int argc, char **argv)
 		case OPT_IRQOFF:
 			if (irqoff_pref_parse(optarg, &opts.irqoff))
 				die(EXIT_USAGE, "unknown irqoff source '%s': auto, trace, lock, "
-				    "sample or off", optarg);
+				    "sample, lock+sample or off", optarg);
 			break;
 		case OPT_SAMPLE_HZ:
 			opts.sample_hz = parse_count(optarg, 100000, "--sample-hz");
@@ -414,10 +421,13 @@ static void parse_args(int argc, char **argv)
 		case OPT_FLUSH: opts.view.flush = true; break;
 		case OPT_FLUSH_PARTS:
 			if (parts_pref_parse(optarg, &opts.parts))
-				die(EXIT_USAGE, "invalid --flush-parts '%s': on or off", optarg);
+				die(EXIT_USAGE, "invalid --flush-parts '%s': kernel, timed or off",
+				    optarg);
+			opts.parts_given = true;
 			break;
 		case OPT_CAUSE_SAMPLE:
 			opts.cause_sample = parse_count(optarg, 1 << 20, "--cause-sample");
+			opts.cause_sample_given = true;
 			break;
 		case 'o':
 			if (!*optarg)
@@ -438,9 +448,11 @@ static void parse_args(int argc, char **argv)
 		default: die(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
-	/* the flush table is about flushes: the slowest first */
+	/* the flush table is about flushes: the slowest first, every part timed */
 	if (opts.view.flush && !sort_given)
 		opts.view.sort = SORT_FLUSH_P99;
+	if (opts.view.flush && !opts.parts_given)
+		opts.parts = PARTS_TIMED_WHERE_PRESENT;
 	if (optind < argc)
 		opts.interval = parse_seconds(argv[optind++], "interval");
 	if (optind < argc) {
@@ -546,6 +558,20 @@ static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan 
 	}
 }
 
+/* The lowest possible CPU: where a flush that locks per CPU begins. */
+static int first_possible_cpu(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	int cpu = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &cpu) != 1)
+			cpu = 0;
+		fclose(f);
+	}
+	return cpu;
+}
+
 static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 		      unsigned int max_slots, int ncpus)
 {
@@ -554,6 +580,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->arg_contended = (__u32)plan->args.contended;
 	if (plan_has_cpu_lock(plan))
 		skel->rodata->cpu_lock_arg_contended = (__u32)plan->cpu_lock_args.contended;
+	skel->rodata->first_cpu = first_possible_cpu();
 	skel->rodata->last_cpu = ncpus - 1;
 	skel->rodata->tick_period_ns = plan->irqoff_sample ? 1000000000ULL / opts.sample_hz : 0;
 	skel->rodata->targ_tgid = (__u32)opts.targ_tgid;
@@ -561,8 +588,9 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->threshold_ns = opts.threshold_ns;
 	skel->rodata->max_slots = max_slots;
 	skel->rodata->irqoff_trace = plan->irqoff_trace;
-	skel->rodata->flush_parts = plan->flush_parts;
+	skel->rodata->parts_from = plan->parts_from;
 	skel->rodata->cause_sample = plan->flush_causes ? (__u32)opts.cause_sample : 0;
+	skel->rodata->cause_budgeted = !opts.cause_sample_given;
 	bpf_map__set_max_entries(skel->maps.flush_stacks,
 				 skel->rodata->cause_sample ? RSL_CAUSE_STACKS : 1);
 	bpf_map__set_max_entries(skel->maps.slot_home, max_slots);
@@ -575,6 +603,9 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	bpf_map__set_autocreate(skel->maps.irq_state, plan->irqoff_trace);
 	bpf_map__set_autocreate(skel->maps.tick_state, plan->irqoff_sample);
 	bpf_map__set_autocreate(skel->maps.cpu_lock_state, plan_has_cpu_lock(plan));
+	/* the flush functions keep flushes with the task; the tracepoints per CPU */
+	bpf_map__set_autocreate(skel->maps.task_flush, plan->source != SOURCE_TRACEPOINT);
+	bpf_map__set_autocreate(skel->maps.flush_parked, plan->source == SOURCE_TRACEPOINT);
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
 				 SLOW_RINGBUF_BYTES : (unsigned int)getpagesize());
@@ -1145,7 +1176,10 @@ int main(int argc, char **argv)
 		.irqoff_source = plan.irqoff_source,
 		.intervals = opts.interval > 0,
 		.flush_parts = plan.flush_parts,
+		.parts_from = plan.parts_from,
+		.parts_measured = plan.parts_measured,
 		.cause_sample = run.skel->rodata->cause_sample,
+		.cause_budgeted = run.skel->rodata->cause_budgeted,
 		.memcg_decisions = plan.memcg_decisions,
 	};
 	/*

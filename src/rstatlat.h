@@ -109,12 +109,36 @@ enum slot_dist { SD_HOLD, SD_WAIT, SD_FLUSH, SD_IRQOFF, SD_MAX };
 #define SLOT_HOME_DISTS	SD_IRQOFF
 
 /*
- * Where a whole flush's wall time went (docs/flushes.md): the sum of
- * its holds, of its contended waits, of the hardirq and softirq time on
- * its CPU while it was open, of the time it was switched out, and the
- * rest. The wall time is the flush distribution's sum.
+ * Where a whole flush's wall time went (docs/flushes.md): the sum of its
+ * holds, of its contended waits, the hardirq and softirq time on its CPU
+ * while it was open, the time it was switched out, rstatlat's own
+ * programs between its holds, and the rest. The wall time is the flush
+ * distribution's sum. BPF keeps every part but other, which userspace
+ * derives: wall minus the rest.
  */
-enum flush_part { PART_HELD, PART_WAIT, PART_IRQ, PART_OFFCPU, PART_OTHER, PART_MAX };
+enum flush_part { PART_HELD, PART_WAIT, PART_IRQ, PART_OFFCPU, PART_SELF, PART_OTHER, PART_MAX };
+
+/*
+ * Where the parts come from (--flush-parts): the kernel's own accounting
+ * read at each flush's start and end, or programs that time every
+ * interrupt and context switch while a flush is open.
+ */
+enum parts_source { PARTS_FROM_NONE, PARTS_FROM_KERNEL, PARTS_FROM_TIMED };
+
+/*
+ * rstatlat's own time between a flush's holds (PART_SELF) is timed on one
+ * hold in SELF_SAMPLE on average, at random: a second clock read on every
+ * hold would cost more than the rest of the hold's programs. Each sample
+ * stands for SELF_SAMPLE holds.
+ */
+#define SELF_SAMPLE	16
+/*
+ * A hold whose own time comes to SELF_EXACT_NS or more (slow events with
+ * their stacks, say) is followed by holds timed each, while they stay
+ * that long: the clock read then costs a few % of them, and a sample of
+ * such holds would weigh their spread SELF_SAMPLE times.
+ */
+#define SELF_EXACT_NS	1000
 
 /* What memcg:memcg_flush_stats (Linux 6.13+) said of a memcg's flush requests. */
 enum memcg_decision { DECISION_ASKED, DECISION_FORCED, DECISION_SKIPPED, DECISION_MAX };
@@ -155,11 +179,27 @@ struct slot_dist_stage {
  * alone has a stack per allocation site). A slot keeps CAUSE_WAYS keys,
  * claimed first come; flushes of further keys count in the way after them
  * (CAUSE_MORE). Each sample weighs the flushes it stands for, 1 / its
- * probability of being taken (cause_sample, or 1 for a flush of
- * CAUSE_ALWAYS_NS or more). Written only into the home, with atomics: a
+ * probability of being taken. Written only into the home, with atomics: a
  * sampled flush is rare enough.
+ *
+ * A stack costs microseconds (4 us here when the unwinder's tables are in
+ * the cache, 40 us when they are not: the rarer the stacks, the dearer),
+ * more than the rest of a short flush's programs together. So each CPU
+ * samples one flush in cause_k, set every second (or sooner, when its
+ * stacks come twice as fast as allowed) from the flushes and holds it saw:
+ * at least cause_sample, and as many more as keep to one stack per
+ * CAUSE_HOLDS_PER_STACK holds (a few ns a hold, whatever the flushes),
+ * within 1 to CAUSE_STACKS_PER_S a second. A flush of CAUSE_ALWAYS_NS or
+ * more takes a stack while the allowance lasts, then it is sampled like
+ * the others. That is the default (cause_budgeted); a cause_sample the
+ * user gives is one flush in cause_sample, and every long one, exactly:
+ * 1 is every flush.
  */
-#define CAUSE_ALWAYS_NS	100000	/* 100 us: its stack costs about 1% of it */
+#define CAUSE_ALWAYS_NS	1000000	/* 1 ms: its stack costs at most a few % of it */
+#define CAUSE_STACKS_PER_S	32	/* per CPU: 0.1% of it at 40 us a stack, at most */
+#define CAUSE_HOLDS_PER_STACK	16384	/* 2.5 ns a hold at 40 us a stack */
+#define CAUSE_WINDOW_NS	1000000000ULL
+#define CAUSE_K_MAX	(1U << 20)
 #define CAUSE_WAYS	4
 #define CAUSE_KEY_ID	(1ULL << 63)	/* a named cause: CAUSE_KEY_ID | id; else a stack's hash */
 #define CAUSE_NO_STACK	(CAUSE_KEY_ID | 0xffffffffULL)	/* no stack could be taken or kept */
@@ -187,37 +227,79 @@ struct slot_home {
 };
 
 /*
- * Per-CPU state of the rstat lock source: pairs locked with unlock (the
- * lock is taken with irqs off, so the holder stays on its CPU), caches the
- * last slot resolved, and stages that slot's figures.
+ * A flush in progress, kept by the CPU its holds come on (lock_state.fl),
+ * without a lookup of its task on the lock path. A flusher switched out
+ * between holds may go on on another CPU: its first hold there finds the
+ * record on the CPU it left, or parked (flush_parked) when another flush
+ * began there meanwhile, or with timed parts when it was switched out.
+ * Whoever moves a record takes it first (a compare-and-swap of task to 0),
+ * so that it is moved once.
+ */
+struct flush_state {
+	/* what every hold of it touches, first */
+	__u64 cgrp;		/* 0: none */
+	__s32 last_lock_cpu;	/* the lock cpu of its last hold */
+	__u32 holds;		/* its holds so far (after a move, an estimate below) */
+	__u8 whole;		/* began at lock cpu -1: ends at unlock -1 */
+	__u8 paired;		/* every hold locked and unlocked one cpu */
+	__u8 moved;		/* its holds came on more than one CPU */
+	__u8 pad;
+	__u32 slot;
+	__u64 task;		/* the flushing task (a pointer); 0: taken by another CPU */
+	__u64 start;		/* 0: its beginning was not seen: not recorded */
+	__u64 run_delay;	/* --flush-parts kernel: the task's sched_info.run_delay at start */
+	__u64 irq;		/* --flush-parts timed: irq time on the CPUs it left */
+	__u64 offcpu;		/* ... its time switched out */
+	__u64 irq_mark;		/* ... this CPU's irq_ns when it came here */
+	__u64 off_ts;		/* ... when it was switched out; 0: on a CPU */
+};
+
+/*
+ * Per-CPU state of the rstat lock source. The lock is taken with irqs off,
+ * so a hold's locked and unlock events come on one CPU: locked only notes
+ * the hold here (a clock read and a few stores, the floor), and unlock
+ * does the rest, between holds, where a flush's own time is measured
+ * (PART_SELF). It also caches the last slot resolved, keeps the flush
+ * whose holds come here, and stages that slot's figures.
  */
 struct lock_state {
+	/* what every hold touches, first */
 	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
 	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
-	__u64 locked_start;	/* the wait's start if contended, else locked_ts */
-	__u64 locked_wait;	/* the wait measured, 0 if none */
-	__u64 contended_mine;	/* flush parts: the waiter's irq + offcpu at contended */
-	__u64 contended_ts;
-	__u32 contended_tid;
-	__u32 locked_slot;
+	__u64 contended_ts;	/* the contended event before it, 0 if none */
+	__u64 cache_cgrp;	/* the slot cache: the last cgroup resolved here, */
+	__u64 cache_serial;	/* its css serial_nr (a new cgroup at a freed address has another) */
 	__s32 locked_lock_cpu;	/* the locked event's cpu argument */
-	__u32 locked_contended;
-	__u64 cache_cgid;	/* last slot resolved on this CPU */
-	__u32 cache_hierarchy;
+	__u8 locked_contended;
+	__u8 pad0[3];
 	__u32 cache_tgid;
 	__u32 cache_slot;
 	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
-	/* what the irqs-off sources read */
+	__u16 self_countdown;	/* flush holds until the next one timed for PART_SELF */
+	__u8 self_rare;		/* this hold's unlock did rare work: timed, not sampled */
+	__u8 self_exact;	/* the last hold timed took SELF_EXACT_NS or more: time each */
+	__u64 hold_end;		/* --irqoff sample: when the last hold here ended */
+	struct flush_state fl;
+	/* what a flush's first and last holds touch */
+	__u32 cause_countdown;	/* flushes until the next one that takes a stack */
+	__u32 cause_k;		/* one flush in cause_k takes one (rstatlat.h, causes) */
+	__u32 cause_taken;	/* stacks taken since cause_window */
+	__u32 cause_flushes;	/* flushes that ended since cause_window */
+	__u32 cause_holds;	/* ... and their holds */
+	__u32 cause_allowed;	/* stacks a second now */
+	__u64 cause_window;	/* when this window of the stack budget began */
+	__u64 walked_cgrp;	/* cgroup of the per-CPU walk that just ended here */
+	__u64 rand;		/* xorshift state for sampling; 0: not seeded */
+	/* --irqoff trace: what irqs_on attributes an interval by */
 	__u64 hold_start;	/* when the last hold on this CPU began */
-	__u64 hold_end;		/* ... and ended */
 	__u32 hold_slot;	/* ... and its slot */
-	__u32 pad2;
-	/* flush parts: what the irq and sched_switch programs keep */
-	__u64 flush_task;	/* the task whose open flush runs on this CPU, or 0 */
-	__u64 irq_ns;		/* hardirq and softirq time on this CPU, since load */
+	__u32 pad1;
+	/* --flush-parts timed: what the irq and sched_switch programs keep */
+	__u64 contended_irq;	/* irq_ns at the contended event */
+	__u64 irq_ns;		/* hardirq and softirq time on this CPU while a flush was open */
 	__u64 irq_since;	/* when the outermost irq being handled began */
 	__u32 irq_depth;	/* irq and softirq handlers nested now */
-	__u32 pad;
+	__u32 pad2;
 	struct slot_stage stage[2];	/* by epoch parity */
 };
 
@@ -284,10 +366,11 @@ enum lost_kind {
 	LOST_RELOCKED,		/* locked while this CPU already held one */
 	LOST_WAIT_MIGRATED,	/* contended and locked seen by different tasks */
 	LOST_STACK,		/* slow event without a kernel stack */
-	LOST_FLUSH_OPEN,	/* a flush never saw its last release (not counted) */
+	LOST_FLUSH_OPEN,	/* a flush never saw its last release, or its record was lost */
 	LOST_RETIRED,		/* userspace: a recycled slot's figures, out of memory */
 	LOST_CAUSE_STACK,	/* a sampled flush without a stack: cause "unknown" */
 	LOST_SKIP_UNTRACKED,	/* a skipped memcg request of a cgroup without a slot */
+	LOST_FLUSH_UNSEEN,	/* a flush whose first hold was not seen (not counted) */
 	LOST_MAX,
 };
 

@@ -283,8 +283,10 @@ static char *put_flush_cols(char *p, const struct report *r, const struct sorted
 	p = put_duration_col(p, dist_quantile(&row->flush, 0.50));
 	p = put_duration_col(p, s->flush_p99);
 	p = put_holds_per_flush_col(p, row);
+	/* a part this run did not measure is in %OTHER: "-" says so */
 	for (int k = 0; r->flush_parts && k < PART_MAX; k++)
-		p = put_share_col(p, row->part[k], row->flush.sum);
+		p = report_part_measured(r, k) ? put_share_col(p, row->part[k], row->flush.sum) :
+		    put_col(p, "-", 1, 7);
 	for (int k = 0; r->memcg_decisions && k < DECISION_MAX; k++) {
 		char num[24];
 
@@ -313,7 +315,7 @@ static size_t cause_label(char *buf, const struct row *row)
 /*
  * The figures at their widest (uint64_t at every column, from a hostile
  * file: the default view's 3 x 22 + 8 x 13 bytes, --flush's 3 x 22 + 3 x 13
- * + 5 x 8 + 3 x 21), three labels (a flusher, a cause, an own or top
+ * + 6 x 8 + 3 x 21), three labels (a flusher, a cause, an own or top
  * flusher), an escaped path of up to 4095 bytes and the newline.
  */
 #define STATS_LEN 256
@@ -418,7 +420,7 @@ static void print_flush_header(FILE *f, const struct report *r)
 {
 	static const char *const part_heads[PART_MAX] = {
 		[PART_HELD] = "%HELD", [PART_WAIT] = "%WAIT", [PART_IRQ] = "%IRQ",
-		[PART_OFFCPU] = "%OFFCPU", [PART_OTHER] = "%OTHER",
+		[PART_OFFCPU] = "%OFFCPU", [PART_SELF] = "%SELF", [PART_OTHER] = "%OTHER",
 	};
 
 	fprintf(f, "%9s %8s %8s %5s ", "FLUSH/s", "FLUSHp50", "FLUSHp99", "H/FL");

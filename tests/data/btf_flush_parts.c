@@ -2,11 +2,13 @@
  * BTF for a kernel with what flush parts and memcg decisions attach to:
  * the rstat tracepoints, sched_switch, the irq and softirq pairs, and of
  * the x86 vectors local_timer complete and reschedule missing its exit;
- * memcg_flush_stats with the prototype the program reads. (The live tests
+ * memcg_flush_stats with the prototype the program reads; a task_struct
+ * with sched_info (CONFIG_SCHED_INFO), whence offcpu. (The live tests
  * also bind-mount these samples as a kernel's BTF.)
  */
 struct cgroup { int id; };
-struct task_struct { int pid; };
+struct sched_info { unsigned long pcount; unsigned long long run_delay; };
+struct task_struct { int pid; struct sched_info sched_info; };
 struct mem_cgroup { int id; };
 typedef void (*btf_trace_cgroup_rstat_locked)(void *, struct cgroup *, int, _Bool);
 typedef void (*btf_trace_cgroup_rstat_unlock)(void *, struct cgroup *, int, _Bool);

@@ -1,8 +1,9 @@
 /*
  * BTF for a kernel whose memcg_flush_stats and sched_switch take other
  * arguments than the programs read (a reason string; no next task), and
- * which lacks softirq_exit: neither memcg decisions nor flush parts may be
- * chosen.
+ * which lacks softirq_exit, and whose task_struct has no sched_info:
+ * neither memcg decisions nor timed flush parts may be chosen, and flush
+ * parts from the kernel split no offcpu.
  */
 struct cgroup { int id; };
 struct task_struct { int pid; };

@@ -15,11 +15,14 @@ import time
 
 from harness import Skip, check
 from lib import (BIN, BUSY, INNER_FTRACE, INNER_OURS, MEMHOG, READER, TICKER, TRACEFS, Cgroup,
+                 bpf_attachments,
                  Ftrace, Rstatlat, cgroup_mounts, find_cgroup, ftrace_flushes, ftrace_run,
-                 json_lines, nest_gap, pair_holds, reader)
+                 json_lines, nest_gap, pair_holds, reader, run)
 
 MOUNTS = cgroup_mounts()
-PARTS = ("held_ns", "wait_ns", "irq_ns", "offcpu_ns", "other_ns")
+PARTS = ("held_ns", "wait_ns", "irq_ns", "offcpu_ns", "self_ns", "other_ns")
+# rstatlat.h CAUSE_ALWAYS_NS: a flush this long takes a stack
+LONG_FLUSH_NS = 1000000
 
 
 def last_possible_cpu():
@@ -117,6 +120,95 @@ def register(test):
             100.0 * p["irq_ns"] / p["wall_ns"])
 
     @test
+    def defaults_attach_nothing_outside_the_lock():
+        """At the defaults nothing runs on a context switch or an interrupt:
+        flush parts come from the kernel (--probe says so, and that irq is
+        not measured); --flush-parts timed and --flush attach sched_switch
+        and the irq points, and --flush-parts kernel with --flush does not."""
+        def attached(*args):
+            with Rstatlat("-j", *args).start() as tool:
+                got = bpf_attachments(tool.p.pid)
+                rc, out, err = tool.stop()
+            check(rc == 0, "rstatlat %s exited %d: %s" % (" ".join(args), rc, err))
+            return got, summary_of(out)
+        outside = {"sched_switch", "irq_handler_entry", "softirq_entry", "local_timer_entry"}
+        got, s = attached()
+        check(not got & outside, "defaults attach %s" % sorted(got & outside))
+        check({"cgroup_rstat_locked", "cgroup_rstat_unlock"} <= got, "lock points: %s" %
+              sorted(got))
+        check(s["flush_parts"] is True and s["flush_parts_from"] == "kernel" and
+              s["flush_parts_unmeasured"] == ["irq"], "summary: %s %s %s" % (
+                  s["flush_parts"], s.get("flush_parts_from"), s.get("flush_parts_unmeasured")))
+        probe = run("--probe").stdout.decode()
+        check(re.search(r"^flush parts: yes, kernel: irq stays in other", probe, re.M) and
+              re.search(r"^sched_switch +yes +no +present; not chosen", probe, re.M),
+              "--probe: %s" % probe[-600:])
+        for args in (("--flush-parts", "timed"), ("--flush", "-d", "0.5")):
+            got, s = attached(*args)
+            check(outside <= got and s["flush_parts_from"] == "timed" and
+                  s["flush_parts_unmeasured"] == [], "%s attach %s, parts from %s" % (
+                      " ".join(args), sorted(got & outside), s["flush_parts_from"]))
+        got, s = attached("--flush", "--flush-parts", "kernel", "-d", "0.5")
+        check(not got & outside, "--flush --flush-parts kernel attach %s" % sorted(got & outside))
+        return "defaults: %d programs, none outside the lock; timed: %s" % (
+            len(got), ", ".join(sorted(outside)))
+
+    @test
+    def self_is_rstatlat_own_time():
+        """self is rstatlat's own programs between a flush's holds, so that
+        other is the kernel's: with -t 1ns every hold's unlock sends a slow
+        event with its kernel stack, microseconds between the holds of each
+        flush, and self grows by them while other grows by at most a tenth
+        of that (the stacks' unwinding leaves the kernel's own code between
+        the holds colder: a few hundred ns here, which is the kernel's time,
+        of rstatlat's making). Timed parts, so that an interrupt is irq, not
+        other; 5 pairs of runs back to back, the median of their
+        differences."""
+        reads, n = 3000, 5
+        with Cgroup(MOUNTS["v2"]) as cg:
+            cg.spawn(TICKER)
+            cg.wait_populated(1)
+            pairs = [(parts_per_flush(cg, reads, ()), parts_per_flush(cg, reads, ("-t", "1ns")))
+                     for _ in range(n)]
+        # each pair ran back to back: its difference is what -t changed
+        d = {k: sorted(b[k] - a[k] for a, b in pairs)[n // 2] for k in pairs[0][0]}
+        other = sorted(a["other"] for a, _ in pairs)[n // 2]
+        check(d["self"] >= 1000, "self moved %+.0f ns a flush with -t: its stacks not in it" %
+              d["self"])
+        check(d["other"] <= 0.1 * d["self"] + 20, "other moved %+.0f ns a flush (of %.0f) with "
+              "rstatlat's own work (%+.0f ns)" % (d["other"], other, d["self"]))
+        return "a flush, medians of %d pairs: self %+.0f ns, other %+.0f ns (of %.0f), wall " \
+               "%+.0f ns" % (n, d["self"], d["other"], other, d["wall"])
+
+    def parts_per_flush(cg, reads, extra):
+        """One run of `reads` cpu.stat reads of cg, pinned to CPU 0: ns a
+        flush of each part (and the wall time)."""
+        with open("/tmp/rsl-self-%d.json" % os.getpid(), "w+b") as out:
+            p = subprocess.Popen([BIN, "-j", "--flush-parts", "timed", "-c", cg.path] +
+                                 list(extra), stdout=out, stderr=subprocess.PIPE)
+            try:
+                while b"tracing" not in p.stderr.readline():
+                    check(p.poll() is None, "rstatlat exited %s" % p.returncode)
+                subprocess.run(["taskset", "-c", "0", READER, os.path.join(cg.path, "cpu.stat"),
+                                "1", "-n", str(reads)], check=True, capture_output=True,
+                               timeout=120)
+                time.sleep(0.3)
+                p.send_signal(2)
+                p.wait(timeout=30)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            out.seek(0)
+            lines = [l for l in out.read().decode().splitlines() if '"type":"summary"' in l]
+            os.unlink(out.name)
+        row = find_cgroup(json_lines(lines[-1].encode())[-1], cg.id)[0]
+        p = flush_parts_add_up(row, cg.name)
+        n = p["flushes"]
+        check(n == reads, "%d flushes for %d reads" % (n, reads))
+        return dict({k[:-3]: p[k] / n for k in PARTS}, wall=p["wall_ns"] / n)
+
+    @test
     def causes_name_the_stat_file():
         """Every flush sampled (--cause-sample 1): N cpu.stat reads of a v2
         cgroup are N flushes of cause cpu.stat; the flushes memory.stat reads
@@ -173,13 +265,70 @@ def register(test):
 
     @test
     def sampled_causes_scale_to_the_flushes():
-        """By default a flush names its cause with probability 1/64 (and
-        always when it takes 100 us or more). One thread reads two cgroups'
-        cpu.stat in turn (every 64th flush of a CPU would always be the same
-        cgroup's): each row has about n/64 samples (within 4 standard
-        deviations, plus the long flushes) and its cpu.stat cause is shared
-        out to exactly its n flushes."""
-        n = 6000
+        """--cause-sample 64: a flush names its cause with probability 1/64
+        exactly (and always when it takes 1 ms or more). One thread reads
+        two cgroups' cpu.stat in turn (every 64th flush of a CPU would
+        always be the same cgroup's): each row has about n/64 samples
+        (within 4 standard deviations, plus the long flushes) and its
+        cpu.stat cause is shared out to exactly its n flushes."""
+        n, k = 6000, 64
+        rows, s = two_cgroups_read_in_turn(n, "--cause-sample", str(k))
+        check(s["cause_sample"] == k and s["cause_budget"] is False, "cause_sample %s, budget %s" %
+              (s["cause_sample"], s["cause_budget"]))
+        sd = (n / k * (1 - 1 / k)) ** 0.5
+        got = []
+        for name, row in rows:
+            causes = causes_of(row)
+            check(set(causes) == {"cpu.stat"}, "%s: causes %s" % (name, sorted(causes)))
+            c = causes["cpu.stat"]
+            # flushes of 1 ms or more (a stalled vCPU) are always sampled
+            buckets = row["flush_ns"]["buckets"]
+            long_lo = sum(x["count"] for x in buckets if x["ge"] >= LONG_FLUSH_NS)
+            long_hi = sum(x["count"] for x in buckets if x["le"] >= LONG_FLUSH_NS)
+            lo = (n - long_hi) / k + long_lo - 4 * sd
+            hi = (n - long_lo) / k + long_hi + 4 * sd
+            check(lo <= c["samples"] <= hi, "%s: %d samples for %d flushes (%d-%d long), "
+                  "expected %.0f to %.0f" % (name, c["samples"], n, long_lo, long_hi, lo, hi))
+            check(c["flushes"] == row["flush_ns"]["count"] == n, "shared out: %d of %d" % (
+                c["flushes"], row["flush_ns"]["count"]))
+            got.append(c["samples"])
+        return "%d and %d samples of %d flushes each (expected %.0f +- %.0f)" % (
+            got[0], got[1], n, n / k, 4 * sd)
+
+    @test
+    def default_causes_keep_to_their_budget():
+        """By default stacks are budgeted (rstatlat.h): each CPU takes about
+        one per 16384 holds, at least one and at most 32 a second, so a
+        fast reader pays a few ns a hold for causes, whatever its flush
+        rate. The same two cgroups read in turn 20 000 times each: the
+        samples stay within the budget of the run's seconds and holds (x2
+        for a window cut short and the long flushes), and whatever was
+        sampled still shares out every flush."""
+        n = 20000
+        rows, s = two_cgroups_read_in_turn(n)
+        check(s["cause_sample"] == 64 and s["cause_budget"] is True, "cause_sample %s, budget %s"
+              % (s["cause_sample"], s["cause_budget"]))
+        seconds, cpus = s["duration_ns"] / 1e9, s["kernel"]["cpus_online"]
+        holds = sum(row["flush_holds"] for _, row in rows)
+        per_s = min(max(holds / seconds / cpus / 16384, 1), 32)
+        bound = 2 * (seconds + 1) * cpus * per_s
+        samples = 0
+        for name, row in rows:
+            causes = causes_of(row)
+            check(set(causes) <= {"cpu.stat", "(not sampled)"}, "%s: causes %s" % (
+                name, sorted(causes)))
+            check(sum(c["flushes"] for c in causes.values()) == row["flush_ns"]["count"] == n,
+                  "%s: causes share out %d flushes of %d" % (
+                      name, sum(c["flushes"] for c in causes.values()), n))
+            samples += sum(c["samples"] for c in causes.values())
+        check(0 < samples <= bound, "%d stacks for %d holds in %.1f s on %d CPUs: budget %.0f" % (
+            samples, holds, seconds, cpus, bound))
+        return "%d stacks for %d flushes (%d holds) in %.1f s; budget %.0f; 1 in 64 would " \
+               "take %.0f" % (samples, 2 * n, holds, seconds, bound, 2 * n / 64)
+
+    def two_cgroups_read_in_turn(n, *args):
+        """One thread reads two ticking cgroups' cpu.stat in turn, n times
+        each, under rstatlat -j ARGS: [(name, row)] and the summary."""
         with Cgroup(MOUNTS["v2"]) as a, Cgroup(MOUNTS["v2"]) as b:
             a.spawn(TICKER)
             b.spawn(TICKER)
@@ -187,7 +336,7 @@ def register(test):
             b.wait_populated(1)
             fa = os.open(os.path.join(a.path, "cpu.stat"), os.O_RDONLY)
             fb = os.open(os.path.join(b.path, "cpu.stat"), os.O_RDONLY)
-            with Rstatlat("-j").start() as tool:
+            with Rstatlat("-j", *args).start() as tool:
                 for _ in range(n):
                     os.pread(fa, 4096, 0)
                     os.pread(fb, 4096, 0)
@@ -196,29 +345,8 @@ def register(test):
             os.close(fa)
             os.close(fb)
             check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
-        s = summary_of(out)
-        k = s["cause_sample"]
-        check(k == 64, "default cause_sample %s" % k)
-        sd = (n / k * (1 - 1 / k)) ** 0.5
-        got = []
-        for cg in (a, b):
-            row = find_cgroup(s, cg.id)[0]
-            causes = causes_of(row)
-            check(set(causes) == {"cpu.stat"}, "%s: causes %s" % (cg.name, sorted(causes)))
-            c = causes["cpu.stat"]
-            # flushes of 100 us or more (a stalled vCPU) are always sampled
-            buckets = row["flush_ns"]["buckets"]
-            long_lo = sum(x["count"] for x in buckets if x["ge"] >= 100000)
-            long_hi = sum(x["count"] for x in buckets if x["le"] >= 100000)
-            lo = (n - long_hi) / k + long_lo - 4 * sd
-            hi = (n - long_lo) / k + long_hi + 4 * sd
-            check(lo <= c["samples"] <= hi, "%s: %d samples for %d flushes (%d-%d long), "
-                  "expected %.0f to %.0f" % (cg.name, c["samples"], n, long_lo, long_hi, lo, hi))
-            check(c["flushes"] == row["flush_ns"]["count"] == n, "shared out: %d of %d" % (
-                c["flushes"], row["flush_ns"]["count"]))
-            got.append(c["samples"])
-        return "%d and %d samples of %d flushes each (expected %.0f +- %.0f)" % (
-            got[0], got[1], n, n / k, 4 * sd)
+            s = summary_of(out)
+            return [(cg.name, find_cgroup(s, cg.id)[0]) for cg in (a, b)], s
 
     @test
     def memcg_decisions_match_ftrace():

@@ -367,6 +367,25 @@ class Rstatlat:
             self.p.communicate()
 
 
+def bpf_attachments(pid):
+    """What process pid's BPF links attach to: tracepoint names (tp_btf,
+    raw tracepoints), else the link's type (perf_event, ...); from the
+    link ids in /proc/PID/fdinfo and bpftool."""
+    ids = set()
+    fdinfo = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(fdinfo):
+        try:
+            with open(os.path.join(fdinfo, fd)) as f:
+                m = re.search(r"^link_id:\s+(\d+)", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            ids.add(int(m.group(1)))
+    links = json.loads(subprocess.run(["bpftool", "-j", "link", "show"], capture_output=True,
+                                      check=True).stdout)
+    return {l.get("tp_name", l.get("type")) for l in links if l["id"] in ids}
+
+
 def run(*args, timeout=30, **kw):
     return subprocess.run([BIN] + list(args), capture_output=True, timeout=timeout, **kw)
 

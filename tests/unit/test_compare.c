@@ -443,6 +443,8 @@ static void test_flush_parts(void)
 	p.rb.part[PART_IRQ] = 100 * 500;
 	p.ra.part[PART_IRQ] = 100 * 2000;	/* 2 us per flush */
 	p.b.flush_parts = p.a.flush_parts = true;
+	p.b.parts_from = p.a.parts_from = PARTS_FROM_TIMED;
+	p.b.parts_measured = p.a.parts_measured = (1U << PART_MAX) - 1;
 	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
 	CHECK(p.c.total.cells[metric_find("flush.irq")].after == 2000, "irq per flush %.0f",
 	      p.c.total.cells[metric_find("flush.irq")].after);
@@ -450,6 +452,13 @@ static void test_flush_parts(void)
 	CHECK(total_outcome(&p, 1) == G_INCONCLUSIVE, "+50%% held, one run a side: unconfirmed");
 	CHECK(total_outcome(&p, 2) == G_PASS, "no other time");
 	CHECK(p.c.total.cells[metric_find("flush.held")].verdict == V_TOO_FEW, "not tested");
+	compare_free(&p.c);
+	/* parts from the kernel on one side: its irq is in other, not measured */
+	p.a.parts_from = PARTS_FROM_KERNEL;
+	p.a.parts_measured &= ~(1U << PART_IRQ);
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE && total_outcome(&p, 2) == G_PASS,
+	      "irq not measured by AFTER: its gate inconclusive, other's still tested");
 	compare_free(&p.c);
 	p.b.flush_parts = false;
 	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");

@@ -42,7 +42,7 @@ static bool chosen(const struct attach_plan *plan, const char *name)
 static int probe(struct attach_plan *plan, const char *name, enum source_pref pref,
 		 enum irqoff_pref irqoff)
 {
-	return probe_kernel(plan, sample(name), pref, irqoff, PARTS_ON, false);
+	return probe_kernel(plan, sample(name), pref, irqoff, PARTS_KERNEL, false);
 }
 
 static void test_two_args(void)
@@ -58,25 +58,49 @@ static void test_two_args(void)
 	      point(&plan, "cgroup_rstat_locked")->why);
 	CHECK(chosen(&plan, "cgroup_rstat_locked") && chosen(&plan, "cgroup_rstat_unlock") &&
 	      !chosen(&plan, "cgroup_rstat_lock_contended"), "choices");
-	/* no preemptirq tracepoints: the holds and sampling stand in */
+	/* no preemptirq tracepoints: the holds stand in; sampling only when asked */
+	CHECK_STR(plan.irqoff_source, "lock");
+	CHECK(!plan.irqoff_sample, "sampling is not a default");
+	CHECK(probe(&plan, "two_arg_rstat", PREF_AUTO, IRQOFF_LOCK_SAMPLE) == 0 &&
+	      plan.irqoff_lock && plan.irqoff_sample, "lock+sample");
 	CHECK_STR(plan.irqoff_source, "lock+sample");
 	CHECK(!plan_has_cpu_lock(&plan), "no per-CPU lock in this BTF");
 }
 
+static bool measured(const struct attach_plan *plan, int part)
+{
+	return plan->parts_measured >> part & 1;
+}
+
 /*
- * Flush parts: sched_switch and the irq and softirq pairs; an x86 vector
- * only with both ends. memcg decisions: their tracepoint, its prototype
- * as the program reads it. Off with --flush-parts off, and when a
- * prototype is not the one read or a needed point is missing.
+ * Flush parts from the kernel (the default): nothing on sched_switch or
+ * the irq points; held, wait, self and, where task_struct has sched_info,
+ * offcpu; irq stays in other. Timed (asked for, or by --flush where the
+ * kernel has them): sched_switch and the irq and softirq pairs, an x86
+ * vector only with both ends, every part. memcg decisions: their
+ * tracepoint, its prototype as the program reads it. Off with
+ * --flush-parts off; timed refused when a needed point is missing.
  */
 static void test_flush_parts(void)
 {
 	struct attach_plan plan;
 
 	CHECK(probe(&plan, "flush_parts", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
-	CHECK(plan.usable && plan.flush_parts && plan.flush_causes && plan.memcg_decisions,
-	      "parts %d causes %d memcg %d: %s", plan.flush_parts, plan.flush_causes,
-	      plan.memcg_decisions, plan.parts_why);
+	CHECK(plan.usable && plan.flush_parts && plan.flush_causes && plan.memcg_decisions &&
+	      plan.parts_from == PARTS_FROM_KERNEL, "parts %d causes %d memcg %d: %s",
+	      plan.flush_parts, plan.flush_causes, plan.memcg_decisions, plan.parts_why);
+	CHECK(!chosen(&plan, "sched_switch") && !chosen(&plan, "irq_handler_entry") &&
+	      !chosen(&plan, "local_timer_entry") && chosen(&plan, "memcg_flush_stats") &&
+	      strstr(point(&plan, "sched_switch")->why, "timed"), "kernel parts attach no "
+	      "switch or irq program: %s", point(&plan, "sched_switch")->why);
+	CHECK(measured(&plan, PART_HELD) && measured(&plan, PART_WAIT) &&
+	      measured(&plan, PART_OFFCPU) && measured(&plan, PART_SELF) &&
+	      measured(&plan, PART_OTHER) && !measured(&plan, PART_IRQ), "measured %#x",
+	      plan.parts_measured);
+
+	CHECK(probe_kernel(&plan, sample("flush_parts"), PREF_AUTO, IRQOFF_AUTO, PARTS_TIMED,
+			   false) == 0 && plan.usable && plan.parts_from == PARTS_FROM_TIMED &&
+	      plan.parts_measured == (1U << PART_MAX) - 1, "timed: %#x", plan.parts_measured);
 	CHECK(chosen(&plan, "sched_switch") && chosen(&plan, "irq_handler_exit") &&
 	      chosen(&plan, "softirq_entry") && chosen(&plan, "local_timer_entry") &&
 	      chosen(&plan, "local_timer_exit") && chosen(&plan, "memcg_flush_stats"), "chosen");
@@ -84,20 +108,32 @@ static void test_flush_parts(void)
 	      strstr(point(&plan, "reschedule_entry")->why, "pair"), "a vector without its exit: %s",
 	      point(&plan, "reschedule_entry")->why);
 	CHECK(!point(&plan, "call_function_entry")->present, "absent vector");
+	CHECK(probe_kernel(&plan, sample("flush_parts"), PREF_AUTO, IRQOFF_AUTO,
+			   PARTS_TIMED_WHERE_PRESENT, false) == 0 &&
+	      plan.parts_from == PARTS_FROM_TIMED && chosen(&plan, "sched_switch"), "--flush");
 	CHECK(probe_kernel(&plan, sample("flush_parts"), PREF_AUTO, IRQOFF_AUTO, PARTS_OFF,
 			   false) == 0 && !plan.flush_parts && plan.memcg_decisions &&
-	      !chosen(&plan, "sched_switch") && !chosen(&plan, "irq_handler_entry") &&
+	      !plan.parts_measured && !chosen(&plan, "sched_switch") &&
+	      !chosen(&plan, "irq_handler_entry") &&
 	      strstr(plan.parts_why, "--flush-parts off"), "--flush-parts off: %s", plan.parts_why);
 
 	CHECK(probe(&plan, "memcg_reshaped", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
-	CHECK(plan.usable && !plan.flush_parts && !plan.memcg_decisions, "parts %d memcg %d",
-	      plan.flush_parts, plan.memcg_decisions);
+	CHECK(plan.usable && plan.parts_from == PARTS_FROM_KERNEL && !plan.memcg_decisions &&
+	      !measured(&plan, PART_OFFCPU) && measured(&plan, PART_HELD), "parts %d %#x memcg %d",
+	      plan.parts_from, plan.parts_measured, plan.memcg_decisions);
+	CHECK(strstr(plan.parts_why, "sched_info") != NULL, "why: %s", plan.parts_why);
 	CHECK(!point(&plan, "memcg_flush_stats")->present &&
 	      strstr(point(&plan, "memcg_flush_stats")->why, "prototype"), "memcg: %s",
 	      point(&plan, "memcg_flush_stats")->why);
 	CHECK(!point(&plan, "sched_switch")->present && !chosen(&plan, "irq_handler_entry"),
 	      "sched_switch of another shape: %s", point(&plan, "sched_switch")->why);
-	CHECK(strstr(plan.parts_why, "sched_switch") != NULL, "why: %s", plan.parts_why);
+	CHECK(probe_kernel(&plan, sample("memcg_reshaped"), PREF_AUTO, IRQOFF_AUTO,
+			   PARTS_TIMED_WHERE_PRESENT, false) == 0 && plan.usable &&
+	      plan.parts_from == PARTS_FROM_KERNEL && !chosen(&plan, "irq_handler_entry"),
+	      "--flush without the points: %s", plan.parts_why);
+	CHECK(probe_kernel(&plan, sample("memcg_reshaped"), PREF_AUTO, IRQOFF_AUTO, PARTS_TIMED,
+			   false) == 0 && !plan.usable && strstr(plan.missing, "sched_switch"),
+	      "timed without the points: %s", plan.missing);
 }
 
 static void test_four_args(void)
@@ -193,13 +229,18 @@ static void test_bad_input(void)
 {
 	struct attach_plan plan;
 	enum source_pref s;
+	enum parts_pref p;
 	enum irqoff_pref q;
 
-	CHECK(probe_kernel(&plan, TEST_OUT "/tests/data/none.o", PREF_AUTO, IRQOFF_AUTO, PARTS_ON,
+	CHECK(probe_kernel(&plan, TEST_OUT "/tests/data/none.o", PREF_AUTO, IRQOFF_AUTO, PARTS_KERNEL,
 			   false) == -1, "unreadable BTF");
 	CHECK(source_pref_parse("fentry", &s) == 0 && s == PREF_FENTRY, "fentry");
+	CHECK(parts_pref_parse("kernel", &p) == 0 && p == PARTS_KERNEL, "kernel");
+	CHECK(parts_pref_parse("on", &p) == 0 && p == PARTS_TIMED, "on is timed");
+	CHECK(parts_pref_parse("auto", &p) == -1, "auto");
 	CHECK(source_pref_parse("kprobes", &s) == -1, "kprobes");
 	CHECK(irqoff_pref_parse("lock", &q) == 0 && q == IRQOFF_LOCK, "lock");
+	CHECK(irqoff_pref_parse("lock+sample", &q) == 0 && q == IRQOFF_LOCK_SAMPLE, "lock+sample");
 	CHECK(irqoff_pref_parse("", &q) == -1, "empty");
 }
 

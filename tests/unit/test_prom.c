@@ -405,6 +405,7 @@ static void test_flush_families(void)
 	struct prom_opts o = opts(1);
 	struct prom_state *p = prom_new(&o);
 	struct report r = { .type = REPORT_SUMMARY, .flush_parts = true, .memcg_decisions = true,
+			    .parts_from = PARTS_FROM_TIMED, .parts_measured = (1U << PART_MAX) - 1,
 			    .cause_sample = 16 };
 	size_t cap = 0;
 	char *text;
@@ -433,6 +434,14 @@ static void test_flush_families(void)
 	CHECK(value_of(text, "rstatlat_flush_cause_samples_total{cause=\"other:\\\"x\\\\\\\\\\\\x0a\"}") == 1,
 	      "a symbol escaped as a label: %s", strstr(text, "cause=\"other"));
 	CHECK(value_of(text, "rstatlat_cause_sample") == 16, "the sampling said");
+	free(text);
+	/* parts from the kernel: no irq series, its time is in other */
+	r.parts_from = PARTS_FROM_KERNEL;
+	r.parts_measured &= ~(1U << PART_IRQ);
+	text = expose(p, &r, 2);
+	CHECK(!strstr(text, "part=\"irq\"") && strstr(text, "part=\"self\"") &&
+	      value_of(text, "rstatlat_flush_part_seconds_total{hierarchy=\"v2\",cgroup=\"/busy\","
+		       "part=\"held\"}") == 1.5, "kernel parts: held and self, no irq");
 	free(text);
 	/* neither measured: no family at all */
 	r.flush_parts = r.memcg_decisions = false;

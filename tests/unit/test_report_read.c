@@ -150,14 +150,21 @@ static void test_flush_figures(void)
 	      (unsigned long long)cause_flush_ns(&rows[0], &rows[0].causes[0]));
 	dist_add_value(&rows[1].flush, 5000);	/* a flush none of whose stacks was taken */
 	r.flush_parts = r.memcg_decisions = true;
+	r.parts_from = PARTS_FROM_KERNEL;
+	r.parts_measured = ((1U << PART_MAX) - 1) & ~(1U << PART_IRQ);
 	r.cause_sample = 3;
 	text = print_report(&r);
+	CHECK(strstr(text, "\"flush_parts\":true,\"flush_parts_from\":\"kernel\","
+			   "\"flush_parts_unmeasured\":[\"irq\"]"), "parts' source written: %.400s",
+	      strstr(text, "\"flush_parts\":t"));
 	CHECK(strstr(text, "\"flush_causes\":[{\"cause\":\"(not sampled)\",\"flushes\":1,"
 			   "\"flush_ns\":5000,\"samples\":0}]"), "unsampled flushes still add up");
 	CHECK(strstr(text, "\"flush_parts\":{\"flushes\":9,\"wall_ns\":45000,\"held_ns\":20000"),
 	      "flush_parts written: %.300s", text);
 	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
 	CHECK(back.flush_parts && back.memcg_decisions && back.cause_sample == 3, "sources");
+	CHECK(back.parts_from == PARTS_FROM_KERNEL && back.parts_measured == r.parts_measured,
+	      "parts' source read back: %d %#x", back.parts_from, back.parts_measured);
 	CHECK(back.cgroups[0].part[PART_IRQ] == 5000 && back.cgroups[0].part[PART_OTHER] == 20000,
 	      "parts read back");
 	CHECK(back.cgroups[0].decisions[DECISION_SKIPPED] == 3 &&
@@ -306,7 +313,8 @@ static void test_self_and_folds(void)
 	j = json_loads(text, 0, &jerr);
 	CHECK(j != NULL, "valid JSON: %s", jerr.text);
 	json_decref(j);
-	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0},\"self\":{\"map_bytes\":64172032,"
+	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0,"
+			   "\"flush_start_unseen\":0},\"self\":{\"map_bytes\":64172032,"
 		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
 		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
 		      "\"rss_max_bytes\":15204352}}\n") != NULL, "self after lost: %s", text);

@@ -5,9 +5,11 @@ files are read over and over under `rstatlat -j`. Runs on the host or
 inside a guest (tests/vm/demo, tests/vm/run's seed A/B).
 
 Usage: demo_workload.py OUT.json [READS]
-       demo_workload.py OUT.json --seconds S   (rstatlat -j -d S --irqoff auto,
-                                               cpu.stat, io.stat and memory.stat
-                                               read in turn until it ends)
+       demo_workload.py OUT.json --seconds S   (rstatlat -j -d S --irqoff auto
+                                               --flush-parts timed: the seed's
+                                               question is irq time; cpu.stat,
+                                               io.stat and memory.stat read in
+                                               turn until it ends)
 """
 import os
 import subprocess
@@ -54,7 +56,8 @@ def read_n(top, reads):
 
 
 def read_for(top, seconds):
-    tool = Rstatlat("-j", "-d", str(seconds), "--irqoff", "auto").start(timeout=120)
+    tool = Rstatlat("-j", "-d", str(seconds), "--irqoff", "auto",
+                    "--flush-parts", "timed").start(timeout=120)
     files = stat_files(top, ("cpu.stat", "io.stat", "memory.stat"))
     while tool.p.poll() is None:
         for path in files:
