@@ -1209,10 +1209,9 @@ static int fold_home(struct collector *c, struct slot *s, struct fold *f,
 
 /*
  * What no part covers of the wall time this read's flushes took: BPF keeps
- * the rest. self is an estimate (rstatlat.h, SELF_SAMPLE): when the parts
- * come to more than the wall time, self gives way first, so that they add
- * up. (held and wait are summed per hold, the wall time per flush: a flush
- * whose holds and end fall in two reads may leave other 0 in one.)
+ * the rest, each flush's at its end. self is an estimate (rstatlat.h,
+ * SELF_SAMPLE): when the parts come to more than the wall time, self gives
+ * way, so that they add up.
  */
 static void flush_other(struct row *d)
 {

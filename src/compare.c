@@ -594,14 +594,24 @@ static bool system_wide(const struct gate *g)
 	return metrics[g->metric].dist == DK_OUTSIDE || metrics[g->metric].dist == DK_LATE;
 }
 
+/*
+ * Whether part k means the same on both sides: measured on each, and for
+ * other, the same parts measured (other holds what a side did not split
+ * out: irq with kernel parts, self in older files).
+ */
+static bool parts_comparable(const struct report *a, const struct report *b, int k)
+{
+	return report_part_measured(a, k) && report_part_measured(b, k) &&
+	       (k != PART_OTHER || a->parts_measured == b->parts_measured);
+}
+
 /* Whether a side did not measure what the gate asks: system-wide figures, flush parts. */
 static bool unmeasured(const struct comparison *c, const struct gate *g)
 {
 	int part = metrics[g->metric].part;
 
 	if (metrics[g->metric].kind == MK_PART)
-		return !report_part_measured(c->before.r, part) ||
-		       !report_part_measured(c->after.r, part);
+		return !parts_comparable(c->before.r, c->after.r, part);
 	return system_wide(g);
 }
 
@@ -612,8 +622,9 @@ static void run_gate(struct comparison *c, const struct gate *g, const struct cm
 
 	res->gate = g;
 	res->row = row;
-	if (!cell->has_before || !cell->has_after)
-		/* a figure a side did not measure: asked, and not answerable */
+	if (!cell->has_before || !cell->has_after ||
+	    (metrics[g->metric].kind == MK_PART && unmeasured(c, g)))
+		/* a figure a side did not measure (or not alike): asked, and not answerable */
 		res->outcome = unmeasured(c, g) ? G_INCONCLUSIVE : G_NA;
 	else if (g->relative)
 		res->outcome = relative_gate(g, c, row, &res->value);

@@ -9,19 +9,22 @@
  *                              free_slots), sys_home; per-source state:
  *                              lock_state (rstat lock), irq_state (trace),
  *                              tick_state (sample), cpu_lock_state (per-CPU
- *                              lock), task_flush (whole flushes); lost; the
- *                              -t ring buffer
+ *                              lock), task_flush (fallback's flushes),
+ *                              flush_parked (flushes waiting to go on);
+ *                              lost; the -t ring buffer; flush_stacks and
+ *                              stack_buf (causes)
  *   slots                      path capture (CO-RE: kernfs before/after 6.15),
  *                              creation, per-CPU cache
  *   home                       shared by all CPUs, atomic (rstatlat.h)
  *   stage                      this CPU's, plain; evicted into the home
  *   slow events (-t)           ring buffer records with stacks
- *   rstat lock tracepoints     locked / unlock / contended, whole flushes
+ *   rstat lock tracepoints     locked / unlock / contended; causes; flushes
+ *                              kept per CPU, parked, found when they move
  *   per-CPU lock tracepoints   6.10-6.16, system-wide
+ *   timed flush parts          irq time per CPU, flushers switched out
+ *   memcg flush decisions      memcg:memcg_flush_stats (6.13+)
  *   fallback                   fentry/kprobe on the flush functions (< 6.10)
  *   irqs-off                   preemptirq tracepoints (trace), cpu-clock (sample)
- *   flush parts                irq time per CPU, flushers switched out
- *   memcg flush decisions      memcg:memcg_flush_stats (6.13+)
  *
  * The rstat lock is taken with spin_lock_irq(), so between the locked and
  * unlock tracepoints the holder cannot leave its CPU: per-CPU state pairs
@@ -34,6 +37,8 @@
 #include "rstatlat.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+#define EEXIST		17
 
 /* task_struct.flags: getting killed or exiting (include/linux/sched.h, unchanged since 2.6) */
 #define PF_EXITING	0x00000004
@@ -217,11 +222,10 @@ struct {
 /*
  * Flushes whose task was switched out between holds while another flush
  * began on its CPU, or (timed parts) as it was switched out: by task,
- * until it goes on (rstatlat.h, flush_state). Least recently used first
- * out: only more flushes switched out at once than entries could lose one.
+ * until it goes on (rstatlat.h, flush_state). flushes_parked counts them.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);
 	__type(value, struct flush_state);
@@ -748,7 +752,7 @@ static __always_inline void slow_emit(void *ctx, __u32 kind, __u64 now, __u64 du
 	slow_submit(ctx, e);
 }
 
-/* ---- the rstat lock's tracepoints: holds per CPU, flushes per task ---- */
+/* ---- the rstat lock's tracepoints: holds and flushes per CPU ---- */
 
 static __always_inline struct lock_state *this_lock_state(void)
 {
@@ -859,10 +863,7 @@ static __noinline void cause_budget(struct lock_state *lc, __u64 now)
 	allowed = allowed < 1 ? 1 : allowed > CAUSE_STACKS_PER_S ? CAUSE_STACKS_PER_S : allowed;
 	for (int i = 0; i < 20 && k < flushes / allowed && k < CAUSE_K_MAX; i++)
 		k *= 2;
-	if (k != lc->cause_k) {
-		lc->cause_k = k;
-		lc->cause_countdown = 1 + lc_random(lc) % (2 * k - 1);
-	}
+	lc->cause_k = k;
 	lc->cause_allowed = allowed;
 	lc->cause_window = now;
 	lc->cause_taken = lc->cause_flushes = lc->cause_holds = 0;
@@ -870,39 +871,32 @@ static __noinline void cause_budget(struct lock_state *lc, __u64 now)
 
 /*
  * Whether the flush that just ended takes the stack that says who asked
- * for it, and the flushes it then stands for (0: none). At random, one in
- * cause_k on average: every K-th flush of a CPU would always fall on the
- * same one of readers taking turns. A long flush always does while the
- * budget lasts: the long ones are those worth explaining. Taken at the
- * flush's end, after its clock read: the unwinding (microseconds) would
- * otherwise count in its own wall time.
+ * for it, and the flushes it then stands for (0: none). Each flush on its
+ * own, at random, one in cause_k: every K-th flush of a CPU would always
+ * fall on the same one of readers taking turns. A long flush always does
+ * (while the budget lasts): the long ones are those worth explaining.
+ * Taken at the flush's end, after its clock read: the unwinding
+ * (microseconds) would otherwise count in its own wall time.
  */
 static __always_inline __u32 cause_weight(struct lock_state *lc, __u64 wall, __u32 holds,
 					  __u64 now)
 {
-	__u32 k;
+	__u32 k = cause_sample;
 
 	if (cause_sample == 1)
 		return 1;
-	if (!cause_budgeted) {
-		lc->cause_k = cause_sample;
-		if (wall >= CAUSE_ALWAYS_NS)
-			return 1;
-	} else if (now - lc->cause_window >= CAUSE_WINDOW_NS ||
-		   lc->cause_taken >= 2 * lc->cause_allowed) {
-		cause_budget(lc, now);
+	if (cause_budgeted) {
+		if (now - lc->cause_window >= CAUSE_WINDOW_NS ||
+		    lc->cause_taken >= 2 * lc->cause_allowed)
+			cause_budget(lc, now);
+		lc->cause_flushes++;
+		lc->cause_holds += holds;
+		k = lc->cause_k;
 	}
-	lc->cause_flushes++;
-	lc->cause_holds += holds;
-	if (wall >= CAUSE_ALWAYS_NS && lc->cause_taken < lc->cause_allowed) {	/* budgeted */
-		lc->cause_taken++;
-		return 1;
-	}
-	if (lc->cause_countdown-- > 1)
+	if (wall >= CAUSE_ALWAYS_NS && (!cause_budgeted || lc->cause_taken < lc->cause_allowed))
+		k = 1;
+	else if (!k || lc_random(lc) % k)
 		return 0;
-	k = lc->cause_k;
-	/* the gap to the next is uniform in 1..2k - 1: k on average */
-	lc->cause_countdown = 1 + lc_random(lc) % (2 * k - 1);
 	lc->cause_taken++;
 	return k;
 }
@@ -995,12 +989,15 @@ static __always_inline __u64 wait_alone(const struct lock_state *lc, __u64 wait)
 /*
  * A flush whose task left this CPU, kept by task until it goes on. Taken
  * from fl first (its task set to 0), as the task may at this moment look
- * for it here from another CPU; and only once (flushes_parked).
+ * for it here from another CPU. A parked flush of the same task is one
+ * that never went on: replaced, and counted. With timed parts, now is when
+ * the task was switched out (0: it was not seen to be).
  */
 static __noinline void flush_park(struct lock_state *lc, struct flush_state *fl, __u64 now)
 {
 	__u64 task = fl->task;
 	struct flush_state keep;
+	long err;
 
 	if (!task || __sync_val_compare_and_swap(&fl->task, task, 0) != task)
 		return;
@@ -1011,16 +1008,24 @@ static __noinline void flush_park(struct lock_state *lc, struct flush_state *fl,
 		keep.irq = flush_irq(lc, fl);
 		keep.off_ts = now;
 	}
-	if (bpf_map_update_elem(&flush_parked, &task, &keep, BPF_ANY))
+	err = bpf_map_update_elem(&flush_parked, &task, &keep, BPF_NOEXIST);
+	if (err == -EEXIST) {
 		count_lost(LOST_FLUSH_OPEN);
-	else
+		err = bpf_map_update_elem(&flush_parked, &task, &keep, BPF_EXIST);
+		if (err)
+			__sync_fetch_and_sub(&flushes_parked, 1);	/* gone meanwhile */
+	} else if (!err) {
 		__sync_fetch_and_add(&flushes_parked, 1);
+	}
+	if (err)
+		count_lost(LOST_FLUSH_OPEN);	/* the map is full */
 }
 
 /*
- * The parked flush of task, into this CPU's fl, when it is the one going on
- * with a hold of cgroup cgrp and lock cpu lock_cpu (cgrp 0: the task was
- * switched in).
+ * The parked flush of task, into this CPU's fl, when it is the one going
+ * on with a hold of cgroup cgrp and lock cpu lock_cpu (cgrp 0: the task
+ * was switched in, lock_cpu -1: none is (a flush begins), and one there is
+ * a flush that never went on). Returns whether it was taken.
  */
 static __noinline bool flush_unpark(struct lock_state *lc, __u64 task, __u64 cgrp, int lock_cpu)
 {
@@ -1036,10 +1041,24 @@ static __noinline bool flush_unpark(struct lock_state *lc, __u64 task, __u64 cgr
 	if (ours)
 		__builtin_memcpy(&lc->fl, p, sizeof(lc->fl));
 	else
-		count_lost(LOST_FLUSH_OPEN);	/* a flush of this task that never went on */
-	bpf_map_delete_elem(&flush_parked, &task);
-	__sync_fetch_and_sub(&flushes_parked, 1);
+		count_lost(LOST_FLUSH_OPEN);
+	if (!bpf_map_delete_elem(&flush_parked, &task))
+		__sync_fetch_and_sub(&flushes_parked, 1);
 	return ours;
+}
+
+/* A flush that came to this CPU goes on here: with timed parts, its time off CPU ends. */
+static __always_inline void flush_resume(struct lock_state *lc, __u64 task, __u64 now)
+{
+	struct flush_state *fl = &lc->fl;
+
+	fl->task = task;
+	fl->moved = 1;
+	if (fl->off_ts) {
+		fl->offcpu += now - fl->off_ts;
+		fl->off_ts = 0;
+	}
+	fl->irq_mark = lc->irq_ns;
 }
 
 /* What flush_take looks for on the other CPUs. */
@@ -1090,52 +1109,47 @@ static __always_inline bool flush_find(struct lock_state *lc, __u64 task, __u64 
 }
 
 /*
- * A hold that does not go on with the flush this CPU kept: the first hold
- * of a flush, or one of a flush that moved here (or one after a gap in
- * the possible CPUs). What this CPU kept goes first: another task's flush
- * was switched out and waits to go on (parked); one of this task never
- * saw its last release. A flush begins at lock cpu -1 (a whole flush), or
- * at the first possible CPU once the kernel is known to lock per CPU;
- * before that, a hold there begins a flush unless it is one moving here.
- * A later hold whose flush is not found had its beginning before
- * rstatlat was attached, or its record was lost: not recorded.
+ * A hold that does not go on with the flush this CPU keeps: the first hold
+ * of a flush, or one of a flush that moved here. What this CPU kept goes
+ * first: another task's flush was switched out and waits to go on
+ * (parked); one of this task never saw its last release. A flush begins at
+ * lock cpu -1 (a whole flush), or at the first possible CPU once the
+ * kernel is known to lock per CPU; before that, a hold there begins a
+ * flush unless it is one moving here. A later hold whose flush is not
+ * found had its beginning before rstatlat was attached, or its record was
+ * lost (counted): not recorded.
  */
 static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
-				   struct cgroup *cgrp, __u64 began, __u64 now)
+				   struct cgroup *cgrp, struct task_struct *task, __u64 began)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct flush_state *fl = &lc->fl;
 	int lock_cpu = lc->locked_lock_cpu;
 	bool first = lock_cpu < 0 || (per_cpu_walks && lock_cpu == first_cpu);
 
-	if (fl->cgrp && fl->task == (__u64)task) {
-		if (fl->cgrp == (__u64)cgrp && lock_cpu > fl->last_lock_cpu && !first)
-			return;	/* its own: a possible CPU missing in between */
+	if (fl->cgrp && fl->task == (__u64)task)
 		count_lost(LOST_FLUSH_OPEN);
-	} else if (fl->cgrp) {
-		flush_park(lc, fl, now);
-	}
+	else if (fl->cgrp)
+		flush_park(lc, fl, 0);
 	fl->cgrp = 0;
 	if (!first && flush_find(lc, (__u64)task, (__u64)cgrp, lock_cpu)) {
-		fl->moved = 1;
-		if (fl->off_ts) {	/* timed: parked as it was switched out */
-			fl->offcpu += now - fl->off_ts;
-			fl->off_ts = 0;
-		}
-		fl->irq_mark = lc->irq_ns;
+		flush_resume(lc, (__u64)task, began);
 		return;
 	}
+	/* a parked flush of this task would never go on: not one to find later */
+	if (first)
+		flush_unpark(lc, (__u64)task, (__u64)cgrp, -1);
 	__builtin_memset(fl, 0, sizeof(*fl));
 	fl->cgrp = (__u64)cgrp;
 	fl->task = (__u64)task;
 	fl->slot = st->slot - 1;
-	fl->whole = lock_cpu < 0;
 	fl->paired = 1;
 	fl->last_lock_cpu = lock_cpu - 1;
 	if (!first && lock_cpu != first_cpu) {
 		count_lost(LOST_FLUSH_UNSEEN);
+		fl->whole = !per_cpu_walks;
 		return;
 	}
+	fl->whole = lock_cpu < 0;
 	fl->start = began;
 	lc->walked_cgrp = 0;
 	/* the top flusher: one vote per flush */
@@ -1146,31 +1160,27 @@ static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
 		fl->irq_mark = lc->irq_ns;
 }
 
-/*
- * The flush's last release: its wall time, holds, the parts kept with it,
- * its cause. Its task is the one releasing: else the hold was another
- * task's, of the same cgroup and the very next lock cpu, taken for the
- * flush kept here; both are lost, and counted.
- */
+/* The flush's last release: its wall time, holds and parts, and its cause, into the stage. */
 static __noinline void flush_end(void *ctx, struct lock_state *lc, struct slot_stage *st,
-				 __u64 now)
+				 struct task_struct *task, __u64 now)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct flush_state *fl = &lc->fl;
 	__u64 wall, d;
 	__u32 weight;
 
 	fl->cgrp = 0;
-	if (fl->task != (__u64)task) {
-		count_lost(LOST_FLUSH_OPEN);
-		return;
-	}
 	if (!fl->start)
 		return;	/* its beginning was not seen */
 	wall = now - fl->start;
 	if (fl->slot + 1 != st->slot)
 		st = stage_of(lc, fl->slot);
 	stage_flush(st, wall, fl->holds);
+	st->n.flush_holds += fl->holds;
+	if (parts_from) {
+		st->n.part[PART_HELD] += fl->held;
+		st->n.part[PART_WAIT] += fl->wait;
+		st->n.part[PART_SELF] += fl->self;
+	}
 	if (parts_from == PARTS_FROM_KERNEL) {
 		d = run_delay_of(task) - fl->run_delay;
 		st->n.part[PART_OFFCPU] += d < wall ? d : wall;
@@ -1185,39 +1195,37 @@ static __noinline void flush_end(void *ctx, struct lock_state *lc, struct slot_s
 /*
  * rstatlat's own time between a flush's holds: this unlock program's since
  * its clock read (rstatlat.h, SELF_SAMPLE). Timed on one hold in
- * SELF_SAMPLE (the gap to the next draw is uniform in 1..2 SELF_SAMPLE -
- * 1), standing for the holds since the last; a hold that did rare work (a
- * new slot, a flush that moved) or this CPU's first (cold) is timed as
- * itself: weighed like a typical one it would count SELF_SAMPLE times; and
- * while holds take SELF_EXACT_NS or more, each is, the draw restarting
- * after.
+ * SELF_SAMPLE, at random, standing for SELF_SAMPLE; a hold that did rare
+ * work (a new slot, a flush that moved) or this CPU's first (cold) is
+ * timed as itself: weighed like a typical one it would count SELF_SAMPLE
+ * times; and while holds take SELF_EXACT_NS or more, each is.
  */
-static __noinline void self_time(struct lock_state *lc, struct slot_stage *st, __u64 now)
+static __noinline void self_time(struct lock_state *lc, struct flush_state *fl, __u64 now,
+				 bool each)
 {
-	__u64 took;
+	__u64 took = bpf_ktime_get_ns() - now;
 
-	if (lc->self_rare || lc->self_exact || !lc->self_countdown) {
-		took = bpf_ktime_get_ns() - now;
-		st->n.part[PART_SELF] += took;
-		if (lc->self_exact && took < SELF_EXACT_NS)
-			lc->self_countdown = 0;
-		lc->self_exact = took >= SELF_EXACT_NS;
-	} else if (--lc->self_countdown == 0) {
-		took = bpf_ktime_get_ns() - now;
-		st->n.part[PART_SELF] += took * SELF_SAMPLE;
-		lc->self_exact = took >= SELF_EXACT_NS;
-	}
-	if (!lc->self_countdown)
-		lc->self_countdown = 1 + lc_random(lc) % (2 * SELF_SAMPLE - 1);
+	fl->self += each ? took : took * SELF_SAMPLE;
+	lc->self_exact = took >= SELF_EXACT_NS;
+	if (!lc->rand)
+		lc_random(lc);
+}
+
+/* Whether this hold is one self_time times, and how. */
+static __always_inline void self_maybe(struct lock_state *lc, struct flush_state *fl, __u64 now)
+{
+	bool each = lc->self_rare || lc->self_exact || !lc->rand;
+
+	if (each || !(lc_random(lc) & (SELF_SAMPLE - 1)))
+		self_time(lc, fl, now, each);
 }
 
 /*
- * A hold's part in its flush. A hold goes on with the flush this CPU kept
- * when it is of the same cgroup and its lock cpu comes later in the walk
- * over CPUs (the next one, for a walk: a hold of another task's walk of
- * the same cgroup, moved here, rarely is); anything else begins a flush,
- * or finds the one it goes on with (flush_begin). Kernels take the lock in one of two ways, told
- * apart by the first acquisition's lock cpu:
+ * A hold's part in its flush. A hold goes on with the flush this CPU keeps
+ * when it is the same task's, of the same cgroup, and its lock cpu comes
+ * later in the walk over CPUs; anything else begins a flush, or finds the
+ * one it goes on with (flush_begin). Kernels take the lock in one of two
+ * ways, told apart by the first acquisition's lock cpu:
  *   -1 (a whole flush under one lock, dropped between CPUs only to breathe:
  *      6.10-6.14, and 6.12 without 0efc297a): locked -1, unlock k, locked
  *      k, ... unlock -1: it ends at the release of -1;
@@ -1225,7 +1233,6 @@ static __noinline void self_time(struct lock_state *lc, struct slot_stage *st, _
  *      locked 0, unlock 0, locked 1, ... it ends at the release of the last
  *      possible CPU, and reading cpu.stat then takes the lock once more as
  *      -1 to read the totals: a hold, not a flush.
- * held and wait are summed per hold into the slot's stage.
  */
 static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct slot_stage *st,
 				       struct cgroup *cgrp, int unlock_cpu, __u64 hold, __u64 wait,
@@ -1233,55 +1240,62 @@ static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct 
 {
 	int lock_cpu = lc->locked_lock_cpu;
 	struct flush_state *fl = &lc->fl;
+	struct task_struct *task;
 
 	/* once the kernel is known to lock per CPU, lock cpu -1 is a totals read */
 	if (lock_cpu < 0 && (per_cpu_walks || lc->walked_cgrp == (__u64)cgrp)) {
 		lc->walked_cgrp = 0;
 		return;
 	}
-	st->n.flush_holds++;
-	if (parts_from) {
-		st->n.part[PART_HELD] += hold;
-		st->n.part[PART_WAIT] += wait_alone(lc, wait);
-	}
-	if (fl->cgrp != (__u64)cgrp ||
-	    (fl->whole ? lock_cpu <= fl->last_lock_cpu : lock_cpu != fl->last_lock_cpu + 1))
-		flush_begin(lc, st, cgrp, now - hold - wait, now);
+	task = bpf_get_current_task_btf();
+	if (fl->cgrp != (__u64)cgrp || fl->task != (__u64)task || lock_cpu <= fl->last_lock_cpu)
+		flush_begin(lc, st, cgrp, task, now - hold - wait);
 	fl->last_lock_cpu = lock_cpu;
 	fl->holds++;
+	if (parts_from) {
+		fl->held += hold;
+		fl->wait += wait_alone(lc, wait);
+	}
 	if (lock_cpu != unlock_cpu)
 		fl->paired = 0;
 	/* not over until the release of -1, or of the last CPU of a walk */
 	if (unlock_cpu >= 0 && (unlock_cpu < last_cpu || fl->whole)) {
 		/* it goes on: what this program took is rstatlat's own time, between holds */
 		if (parts_from)
-			self_time(lc, st, now);
+			self_maybe(lc, fl, now);
 		return;
 	}
 	/* a walk with a lock cpu missing does not teach that the kernel locks per CPU */
-	if (unlock_cpu >= 0) {
+	if (unlock_cpu >= 0 && fl->start) {
 		lc->walked_cgrp = (__u64)cgrp;
 		if (fl->paired && !per_cpu_walks)
 			per_cpu_walks = 1;
 	}
-	flush_end(ctx, lc, st, now);
+	flush_end(ctx, lc, st, task, now);
 }
 
-/* The wait of a contended acquisition, when its contended event came on this CPU. */
+/*
+ * The wait of a contended acquisition: from the contended event on this
+ * CPU. It is this task's: between the two the task spins, and before the
+ * spin it is only preemptible for a few instructions (the failed trylock
+ * turns irqs back on); another task's leftover contended event would need
+ * two such moves at once, and every hold here clears it. None seen: a
+ * task that moved there, counted (wait_migrated).
+ */
 static __noinline __u64 contended_wait(void *ctx, struct lock_state *lc, struct slot_stage *st,
-				       __u32 slot, __u64 locked_ts)
+				       __u64 locked_ts)
 {
 	__u64 wait;
 
 	st->n.contended++;
-	if (!lc->contended_ts || lc->contended_ts > locked_ts) {
+	if (!lc->contended_ts) {
 		count_lost(LOST_WAIT_MIGRATED);
 		return 0;
 	}
 	wait = locked_ts - lc->contended_ts;
 	record(st, SD_WAIT, wait);
 	if (threshold_ns && wait >= threshold_ns)
-		slow_emit(ctx, SLOW_WAIT, locked_ts, wait, slot, lc->locked_lock_cpu, true);
+		slow_emit(ctx, SLOW_WAIT, locked_ts, wait, st->slot - 1, lc->locked_lock_cpu, true);
 	return wait;
 }
 
@@ -1346,9 +1360,9 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	lc->locked_cgrp = 0;
 	lc->locked_ts = 0;
 	lc->self_rare = 0;
-	/* the task is asked only where it matters: -p, --pid */
+	/* the task is asked only where it matters: -p, --pid (flushes ask later) */
 	if (per_process || targ_tgid)
-		tgid = bpf_get_current_pid_tgid() >> 32;
+		tgid = bpf_get_current_task_btf()->tgid;
 	n = start && (!targ_tgid || tgid == targ_tgid) ?
 	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, true) : -1;
 	if (n < 0) {
@@ -1360,7 +1374,7 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	st = stage_of(lc, slot);
 	st->n.locked++;
 	if (lc->locked_contended)
-		wait = contended_wait(ctx, lc, st, slot, start);
+		wait = contended_wait(ctx, lc, st, start);
 	lc->contended_ts = 0;
 	record(st, SD_HOLD, hold);
 	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
@@ -1565,7 +1579,6 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct lock_state *lc = this_lock_state();
-	__u64 now, task = (__u64)next;
 
 	(void)ctx;
 	(void)preempt;
@@ -1578,14 +1591,8 @@ int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_s
 			flush_park(lc, &lc->fl, bpf_ktime_get_ns());
 		lc->fl.cgrp = 0;
 	}
-	if (!flushes_parked || !bpf_map_lookup_elem(&flush_parked, &task))
-		return 0;
-	now = bpf_ktime_get_ns();
-	if (flush_unpark(lc, task, 0, 0)) {
-		lc->fl.offcpu += now - lc->fl.off_ts;
-		lc->fl.off_ts = 0;
-		lc->fl.irq_mark = lc->irq_ns;
-	}
+	if (flushes_parked && flush_unpark(lc, (__u64)next, 0, 0))
+		flush_resume(lc, (__u64)next, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -127,9 +127,9 @@ enum parts_source { PARTS_FROM_NONE, PARTS_FROM_KERNEL, PARTS_FROM_TIMED };
 
 /*
  * rstatlat's own time between a flush's holds (PART_SELF) is timed on one
- * hold in SELF_SAMPLE on average, at random: a second clock read on every
- * hold would cost more than the rest of the hold's programs. Each sample
- * stands for SELF_SAMPLE holds.
+ * hold in SELF_SAMPLE, at random: a second clock read on every hold would
+ * cost more than the rest of the hold's programs. Each sample stands for
+ * SELF_SAMPLE holds (a power of two: the draw is a mask).
  */
 #define SELF_SAMPLE	16
 /*
@@ -228,24 +228,29 @@ struct slot_home {
 
 /*
  * A flush in progress, kept by the CPU its holds come on (lock_state.fl),
- * without a lookup of its task on the lock path. A flusher switched out
- * between holds may go on on another CPU: its first hold there finds the
- * record on the CPU it left, or parked (flush_parked) when another flush
- * began there meanwhile, or with timed parts when it was switched out.
- * Whoever moves a record takes it first (a compare-and-swap of task to 0),
- * so that it is moved once.
+ * without a lookup in a task's storage on the lock path. A flusher
+ * switched out between holds may go on on another CPU: its first hold
+ * there finds the record on the CPU it left, or parked (flush_parked)
+ * when another flush began there meanwhile, or with timed parts when it
+ * was switched out. Whoever moves a record takes it first (a
+ * compare-and-swap of task to 0), so that it is moved once. Its parts are
+ * summed here and go to the slot's stage at its end, with its wall time:
+ * a flush not recorded (its beginning unseen) adds no parts.
  */
 struct flush_state {
 	/* what every hold of it touches, first */
 	__u64 cgrp;		/* 0: none */
+	__u64 task;		/* the flushing task (a pointer); 0: taken by another CPU */
 	__s32 last_lock_cpu;	/* the lock cpu of its last hold */
-	__u32 holds;		/* its holds so far (after a move, an estimate below) */
+	__u32 holds;		/* its holds so far */
+	__u64 held;		/* its parts so far (enum flush_part) */
+	__u64 wait;
+	__u64 self;
 	__u8 whole;		/* began at lock cpu -1: ends at unlock -1 */
 	__u8 paired;		/* every hold locked and unlocked one cpu */
 	__u8 moved;		/* its holds came on more than one CPU */
 	__u8 pad;
 	__u32 slot;
-	__u64 task;		/* the flushing task (a pointer); 0: taken by another CPU */
 	__u64 start;		/* 0: its beginning was not seen: not recorded */
 	__u64 run_delay;	/* --flush-parts kernel: the task's sched_info.run_delay at start */
 	__u64 irq;		/* --flush-parts timed: irq time on the CPUs it left */
@@ -271,18 +276,17 @@ struct lock_state {
 	__u64 cache_serial;	/* its css serial_nr (a new cgroup at a freed address has another) */
 	__s32 locked_lock_cpu;	/* the locked event's cpu argument */
 	__u8 locked_contended;
-	__u8 pad0[3];
+	__u8 self_rare;		/* this hold's unlock did rare work: timed, not sampled */
+	__u8 self_exact;	/* the last hold timed took SELF_EXACT_NS or more: time each */
+	__u8 pad0;
 	__u32 cache_tgid;
 	__u32 cache_slot;
 	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
-	__u16 self_countdown;	/* flush holds until the next one timed for PART_SELF */
-	__u8 self_rare;		/* this hold's unlock did rare work: timed, not sampled */
-	__u8 self_exact;	/* the last hold timed took SELF_EXACT_NS or more: time each */
 	__u64 hold_end;		/* --irqoff sample: when the last hold here ended */
 	struct flush_state fl;
 	/* what a flush's first and last holds touch */
-	__u32 cause_countdown;	/* flushes until the next one that takes a stack */
 	__u32 cause_k;		/* one flush in cause_k takes one (rstatlat.h, causes) */
+	__u32 pad4;
 	__u32 cause_taken;	/* stacks taken since cause_window */
 	__u32 cause_flushes;	/* flushes that ended since cause_window */
 	__u32 cause_holds;	/* ... and their holds */
