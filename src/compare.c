@@ -138,6 +138,17 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 }
 
 /*
+ * Whether part k means the same on both sides: measured on each, and for
+ * other, the same parts measured (other holds what a side did not split
+ * out: irq with kernel parts, self in older files).
+ */
+static bool parts_comparable(const struct report *a, const struct report *b, int k)
+{
+	return report_part_measured(a, k) && report_part_measured(b, k) &&
+	       (k != PART_OTHER || a->parts_measured == b->parts_measured);
+}
+
+/*
  * Holds per flush: the holds as events over the flushes as exposure, the
  * rate test of locked/s with flushes for seconds. (A flush takes a fixed
  * number of holds on a given kernel and machine; what moves it is the
@@ -347,6 +358,10 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 		cell->has_after = metric_value(&metrics[i], row->after, c->after.r, &cell->after);
 		cell->ratio = ratio(cell->before, cell->after);
 		cell->verdict = verdict_at(c, row, i, c->alpha);
+		/* a part of another meaning on each side is shown, not tested */
+		if (metrics[i].kind == MK_PART &&
+		    !parts_comparable(c->before.r, c->after.r, metrics[i].part))
+			cell->verdict = V_NA;
 		/* more acquisitions is not a regression; everything else is */
 		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE ||
 		    metrics[i].kind == MK_MEAN_HOLDS || metrics[i].kind == MK_PART)
@@ -592,17 +607,6 @@ static enum gate_outcome relative_gate(const struct gate *g, const struct compar
 static bool system_wide(const struct gate *g)
 {
 	return metrics[g->metric].dist == DK_OUTSIDE || metrics[g->metric].dist == DK_LATE;
-}
-
-/*
- * Whether part k means the same on both sides: measured on each, and for
- * other, the same parts measured (other holds what a side did not split
- * out: irq with kernel parts, self in older files).
- */
-static bool parts_comparable(const struct report *a, const struct report *b, int k)
-{
-	return report_part_measured(a, k) && report_part_measured(b, k) &&
-	       (k != PART_OTHER || a->parts_measured == b->parts_measured);
 }
 
 /* Whether a side did not measure what the gate asks: system-wide figures, flush parts. */

@@ -183,10 +183,13 @@ static const char usage_text[] =
 "                        kernel (default) from what the kernel keeps, read at\n"
 "                        a flush's start and end (irq stays in other); timed\n"
 "                        also times every interrupt and context switch while\n"
-"                        a flush is open (a program on each of them)\n"
-"      --cause-sample K  name the cause of one flush in K (at random) from\n"
-"                        its kernel stack, shared out to all (default 64;\n"
-"                        1 = every flush; 0 = off)\n"
+"                        a flush is open (a program on each of them; on is\n"
+"                        its old name)\n"
+"      --cause-sample K  name the cause of one flush in K (at random), and of\n"
+"                        every flush of 1 ms or more, from its kernel stack,\n"
+"                        shared out to all (1 = every flush; 0 = off); by\n"
+"                        default one in 64 or fewer: each CPU takes about a\n"
+"                        stack per 16384 holds, 1 to 32 a second\n"
 "\n"
 "Exporting (with neither INTERVAL nor -j, no table or summary is printed):\n"
 "      --prometheus [ADDR:]PORT  serve GET /metrics (Prometheus text format);\n"
@@ -517,6 +520,10 @@ static void check_environment(struct attach_plan *plan)
 		die(EXIT_ENV, "no kernel BTF at %s (needs CONFIG_DEBUG_INFO_BTF)", BTF_PATH);
 	if (probe_kernel(plan, NULL, opts.source, opts.irqoff, opts.parts, privileged))
 		die(EXIT_ENV, "cannot parse kernel BTF at %s", BTF_PATH);
+	/* parts asked for by name: none is a refusal, not a silent run without */
+	if (plan->usable && !opts.probe_only && opts.parts_given && opts.parts != PARTS_OFF &&
+	    !plan->flush_parts)
+		die(EXIT_ENV, "--flush-parts: not on this kernel: %s", plan->parts_why);
 	if (plan->flush_causes && !opts.cause_sample) {
 		plan->flush_causes = false;
 		snprintf(plan->causes_why, sizeof(plan->causes_why), "--cause-sample 0");
@@ -558,30 +565,43 @@ static void choose_programs(struct rstatlat_bpf *skel, const struct attach_plan 
 	}
 }
 
-/* The lowest possible CPU: where a flush that locks per CPU begins. */
-static int first_possible_cpu(void)
+/*
+ * The lowest and highest possible CPU ids: where a flush that locks per
+ * CPU begins and ends. Read from the mask ("0-3,8-11"), as the count
+ * libbpf gives is not the highest id when the mask has holes.
+ */
+static void possible_cpu_range(int *first, int *last, int ncpus)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	int cpu = 0;
+	char mask[4096], *p;
 
-	if (f) {
-		if (fscanf(f, "%d", &cpu) != 1)
-			cpu = 0;
-		fclose(f);
+	*first = 0;
+	*last = ncpus - 1;
+	if (!f)
+		return;
+	if (fgets(mask, sizeof(mask), f)) {
+		*first = atoi(mask);
+		p = mask + strcspn(mask, "\n");
+		while (p > mask && (p[-1] >= '0' && p[-1] <= '9'))
+			p--;
+		*last = atoi(p);
 	}
-	return cpu;
+	fclose(f);
 }
 
 static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 		      unsigned int max_slots, int ncpus)
 {
+	int first, last;
+
 	skel->rodata->arg_cgrp = (__u32)plan->args.cgrp;
 	skel->rodata->arg_cpu = plan->args.cpu;
 	skel->rodata->arg_contended = (__u32)plan->args.contended;
 	if (plan_has_cpu_lock(plan))
 		skel->rodata->cpu_lock_arg_contended = (__u32)plan->cpu_lock_args.contended;
-	skel->rodata->first_cpu = first_possible_cpu();
-	skel->rodata->last_cpu = ncpus - 1;
+	possible_cpu_range(&first, &last, ncpus);
+	skel->rodata->first_cpu = first;
+	skel->rodata->last_cpu = last;
 	skel->rodata->tick_period_ns = plan->irqoff_sample ? 1000000000ULL / opts.sample_hz : 0;
 	skel->rodata->targ_tgid = (__u32)opts.targ_tgid;
 	skel->rodata->per_process = opts.per_process;
@@ -756,10 +776,21 @@ static int export_refresh(struct run *run, bool textfile)
 	return err;
 }
 
+/*
+ * Slow events: BPF wakes the poll only once the ring is half full (an
+ * interrupt per event would be rstatlat's own cost between holds), so
+ * what came meanwhile is read after every wait.
+ */
+static void read_slow_events(struct ring_buffer *rb, int ms)
+{
+	ring_buffer__poll(rb, ms);
+	ring_buffer__consume(rb);
+}
+
 /* Serves slow events for up to 10 ms: what a read does while it waits. */
 static void serve_slow_events(void *rb)
 {
-	ring_buffer__poll(rb, 10);
+	read_slow_events(rb, 10);
 }
 
 /* Waits until `deadline` (CLOCK_MONOTONIC ns), serving slow events. */
@@ -775,7 +806,7 @@ static void wait_until(struct run *run, uint64_t deadline)
 		if (ms > 100)
 			ms = 100;
 		if (run->rb)
-			ring_buffer__poll(run->rb, ms);
+			read_slow_events(run->rb, ms);
 		else
 			usleep((useconds_t)ms * 1000);
 	}
