@@ -215,6 +215,43 @@ static void test_top_cause(void)
 }
 
 /* Files of the layout that ran to 2^35 ns: buckets above 2^32 fold into the last. */
+/*
+ * A file from before parts had a source (tests/data, recorded with every
+ * part timed): read as timed parts without self, whose time is in other,
+ * and the parts of each row add up to its wall time.
+ */
+static void test_parts_of_older_files(void)
+{
+	FILE *f = fopen("tests/data/flushparts-6.12-stock-64cpus.json", "r");
+	struct read_info info;
+	struct report back;
+	char err[256] = "";
+	size_t rows = 0;
+
+	CHECK(f && report_read(f, &back, &info, err, sizeof(err)) == 0, "read: %s", err);
+	if (f)
+		fclose(f);
+	CHECK(back.flush_parts && back.parts_from == PARTS_FROM_TIMED &&
+	      !report_part_measured(&back, PART_SELF) && report_part_measured(&back, PART_IRQ) &&
+	      report_part_measured(&back, PART_OTHER), "older file: from %d, measured %#x",
+	      back.parts_from, back.parts_measured);
+	CHECK(!back.cause_budgeted, "a fixed 1 in cause_sample then");
+	for (size_t i = 0; i < back.ncgroups; i++) {
+		const struct row *r = &back.cgroups[i];
+		uint64_t sum = 0;
+
+		for (int k = 0; k < PART_MAX; k++)
+			sum += r->part[k];
+		CHECK(r->part[PART_SELF] == 0 && (!r->flush.count || sum == r->flush.sum),
+		      "%s: self %llu, parts %llu of %llu", r->path,
+		      (unsigned long long)r->part[PART_SELF], (unsigned long long)sum,
+		      (unsigned long long)r->flush.sum);
+		rows += r->flush.count > 0;
+	}
+	CHECK(rows > 0, "rows with flushes");
+	report_free(&back);
+}
+
 static void test_old_layout_buckets(void)
 {
 	struct report r, back;
@@ -701,6 +738,7 @@ int main(void)
 	RUN_TEST(test_round_trip());
 	RUN_TEST(test_flush_figures());
 	RUN_TEST(test_old_layout_buckets());
+	RUN_TEST(test_parts_of_older_files());
 	RUN_TEST(test_self_and_folds());
 	RUN_TEST(test_self_merge());
 	RUN_TEST(test_long_name());
