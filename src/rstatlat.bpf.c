@@ -227,7 +227,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
-	__type(key, __u64);
+	__type(key, __u32);	/* the task's pid */
 	__type(value, struct flush_state);
 } flush_parked SEC(".maps");
 
@@ -991,27 +991,32 @@ static __always_inline __u64 wait_alone(const struct lock_state *lc, __u64 wait)
  * from fl first (its task set to 0), as the task may at this moment look
  * for it here from another CPU. A parked flush of the same task is one
  * that never went on: replaced, and counted. With timed parts, now is when
- * the task was switched out (0: it was not seen to be).
+ * the task was switched out (0: it was not seen to be). Global, as
+ * flush_unpark: verified once, not at each call with each caller's state
+ * (which took the unlock program's load from 8 to 115 ms).
  */
-static __noinline void flush_park(struct lock_state *lc, struct flush_state *fl, __u64 now)
+__noinline int flush_park(struct lock_state *lc, struct flush_state *fl, __u64 now)
 {
-	__u64 task = fl->task;
 	struct flush_state keep;
+	__u32 tid;
 	long err;
 
-	if (!task || __sync_val_compare_and_swap(&fl->task, task, 0) != task)
-		return;
+	if (!lc || !fl)
+		return 0;
+	tid = fl->tid;
+	if (!tid || __sync_val_compare_and_swap(&fl->tid, tid, 0) != tid)
+		return 0;
 	lc->self_rare = 1;
 	__builtin_memcpy(&keep, fl, sizeof(keep));
-	keep.task = task;
+	keep.tid = tid;
 	if (parts_from == PARTS_FROM_TIMED) {
 		keep.irq = flush_irq(lc, fl);
 		keep.off_ts = now;
 	}
-	err = bpf_map_update_elem(&flush_parked, &task, &keep, BPF_NOEXIST);
+	err = bpf_map_update_elem(&flush_parked, &tid, &keep, BPF_NOEXIST);
 	if (err == -EEXIST) {
 		count_lost(LOST_FLUSH_OPEN);
-		err = bpf_map_update_elem(&flush_parked, &task, &keep, BPF_EXIST);
+		err = bpf_map_update_elem(&flush_parked, &tid, &keep, BPF_EXIST);
 		if (err)
 			__sync_fetch_and_sub(&flushes_parked, 1);	/* gone meanwhile */
 	} else if (!err) {
@@ -1019,22 +1024,23 @@ static __noinline void flush_park(struct lock_state *lc, struct flush_state *fl,
 	}
 	if (err)
 		count_lost(LOST_FLUSH_OPEN);	/* the map is full */
+	return 0;
 }
 
 /*
- * The parked flush of task, into this CPU's fl, when it is the one going
+ * The parked flush of task tid, into this CPU's fl, when it is the one going
  * on with a hold of cgroup cgrp and lock cpu lock_cpu (cgrp 0: the task
  * was switched in, lock_cpu -1: none is (a flush begins), and one there is
  * a flush that never went on). Returns whether it was taken.
  */
-static __noinline bool flush_unpark(struct lock_state *lc, __u64 task, __u64 cgrp, int lock_cpu)
+__noinline int flush_unpark(struct lock_state *lc, __u32 tid, __u64 cgrp, int lock_cpu)
 {
 	struct flush_state *p;
 	bool ours;
 
-	if (!flushes_parked)
+	if (!flushes_parked || !lc)
 		return false;
-	p = bpf_map_lookup_elem(&flush_parked, &task);
+	p = bpf_map_lookup_elem(&flush_parked, &tid);
 	if (!p)
 		return false;
 	ours = !cgrp || (p->cgrp == cgrp && lock_cpu > p->last_lock_cpu);
@@ -1042,17 +1048,17 @@ static __noinline bool flush_unpark(struct lock_state *lc, __u64 task, __u64 cgr
 		__builtin_memcpy(&lc->fl, p, sizeof(lc->fl));
 	else
 		count_lost(LOST_FLUSH_OPEN);
-	if (!bpf_map_delete_elem(&flush_parked, &task))
+	if (!bpf_map_delete_elem(&flush_parked, &tid))
 		__sync_fetch_and_sub(&flushes_parked, 1);
 	return ours;
 }
 
 /* A flush that came to this CPU goes on here: with timed parts, its time off CPU ends. */
-static __always_inline void flush_resume(struct lock_state *lc, __u64 task, __u64 now)
+static __always_inline void flush_resume(struct lock_state *lc, __u32 tid, __u64 now)
 {
 	struct flush_state *fl = &lc->fl;
 
-	fl->task = task;
+	fl->tid = tid;
 	fl->moved = 1;
 	if (fl->off_ts) {
 		fl->offcpu += now - fl->off_ts;
@@ -1063,8 +1069,8 @@ static __always_inline void flush_resume(struct lock_state *lc, __u64 task, __u6
 
 /* What flush_take looks for on the other CPUs. */
 struct flush_search {
-	__u64 task;
 	__u64 cgrp;
+	__u32 tid;
 	__s32 lock_cpu;
 	__u32 found;
 };
@@ -1080,11 +1086,11 @@ static long flush_take(__u32 cpu, struct flush_search *s)
 
 	there = bpf_map_lookup_percpu_elem(&lock_state, &zero, cpu);
 	lc = this_lock_state();
-	if (!there || !lc || there == lc || there->fl.task != s->task ||
+	if (!there || !lc || there == lc || there->fl.tid != s->tid ||
 	    there->fl.cgrp != s->cgrp || s->lock_cpu <= there->fl.last_lock_cpu)
 		return 0;
 	__builtin_memcpy(&lc->fl, &there->fl, sizeof(lc->fl));
-	if (__sync_val_compare_and_swap(&there->fl.task, s->task, 0) == s->task)
+	if (__sync_val_compare_and_swap(&there->fl.tid, s->tid, 0) == s->tid)
 		s->found = 1;
 	return 1;
 }
@@ -1095,17 +1101,17 @@ static long flush_take(__u32 cpu, struct flush_search *s)
  * CPU it left (looked for on every possible CPU: a move is rare, and
  * costs a flush a microsecond or so on hundreds of CPUs).
  */
-static __always_inline bool flush_find(struct lock_state *lc, __u64 task, __u64 cgrp,
+static __always_inline bool flush_find(struct lock_state *lc, __u32 tid, __u64 cgrp,
 				       int lock_cpu)
 {
-	struct flush_search s = { .task = task, .cgrp = cgrp, .lock_cpu = lock_cpu };
+	struct flush_search s = { .tid = tid, .cgrp = cgrp, .lock_cpu = lock_cpu };
 
 	lc->self_rare = 1;
-	if (flush_unpark(lc, task, cgrp, lock_cpu))
+	if (flush_unpark(lc, tid, cgrp, lock_cpu))
 		return true;
 	bpf_loop(last_cpu + 1, flush_take, &s, 0);
 	/* parked there meanwhile by a flush that began on it */
-	return s.found || flush_unpark(lc, task, cgrp, lock_cpu);
+	return s.found || flush_unpark(lc, tid, cgrp, lock_cpu);
 }
 
 /*
@@ -1119,28 +1125,29 @@ static __always_inline bool flush_find(struct lock_state *lc, __u64 task, __u64 
  * found had its beginning before rstatlat was attached, or its record was
  * lost (counted): not recorded.
  */
-static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
-				   struct cgroup *cgrp, struct task_struct *task, __u64 began)
+static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st, __u64 cgrp,
+				   struct task_struct *task, __u64 began)
 {
+	__u32 tid = task->pid;
 	struct flush_state *fl = &lc->fl;
 	int lock_cpu = lc->locked_lock_cpu;
 	bool first = lock_cpu < 0 || (per_cpu_walks && lock_cpu == first_cpu);
 
-	if (fl->cgrp && fl->task == (__u64)task)
+	if (fl->cgrp && fl->tid == tid)
 		count_lost(LOST_FLUSH_OPEN);
 	else if (fl->cgrp)
 		flush_park(lc, fl, 0);
 	fl->cgrp = 0;
-	if (!first && flush_find(lc, (__u64)task, (__u64)cgrp, lock_cpu)) {
-		flush_resume(lc, (__u64)task, began);
+	if (!first && flush_find(lc, tid, cgrp, lock_cpu)) {
+		flush_resume(lc, tid, began);
 		return;
 	}
 	/* a parked flush of this task would never go on: not one to find later */
 	if (first)
-		flush_unpark(lc, (__u64)task, (__u64)cgrp, -1);
+		flush_unpark(lc, tid, cgrp, -1);
 	__builtin_memset(fl, 0, sizeof(*fl));
-	fl->cgrp = (__u64)cgrp;
-	fl->task = (__u64)task;
+	fl->cgrp = cgrp;
+	fl->tid = tid;
 	fl->slot = st->slot - 1;
 	fl->paired = 1;
 	fl->last_lock_cpu = lock_cpu - 1;
@@ -1160,17 +1167,24 @@ static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
 		fl->irq_mark = lc->irq_ns;
 }
 
-/* The flush's last release: its wall time, holds and parts, and its cause, into the stage. */
-static __noinline void flush_end(void *ctx, struct lock_state *lc, struct slot_stage *st,
-				 struct task_struct *task, __u64 now)
+/*
+ * The flush's last release: its wall time, holds and parts into the
+ * stage (run_delay: its task's now, with kernel parts). Returns the
+ * flushes a stack of it would stand for, 0 when it takes none. Global:
+ * verified once, not with each state of the unlock program that calls it.
+ */
+__noinline int flush_record(struct lock_state *lc, struct slot_stage *st, __u64 run_delay,
+			    __u64 now)
 {
-	struct flush_state *fl = &lc->fl;
+	struct flush_state *fl;
 	__u64 wall, d;
-	__u32 weight;
 
+	if (!lc || !st)
+		return 0;
+	fl = &lc->fl;
 	fl->cgrp = 0;
 	if (!fl->start)
-		return;	/* its beginning was not seen */
+		return 0;	/* its beginning was not seen */
 	wall = now - fl->start;
 	if (fl->slot + 1 != st->slot)
 		st = stage_of(lc, fl->slot);
@@ -1182,14 +1196,24 @@ static __noinline void flush_end(void *ctx, struct lock_state *lc, struct slot_s
 		st->n.part[PART_SELF] += fl->self;
 	}
 	if (parts_from == PARTS_FROM_KERNEL) {
-		d = run_delay_of(task) - fl->run_delay;
+		d = run_delay - fl->run_delay;
 		st->n.part[PART_OFFCPU] += d < wall ? d : wall;
 	} else if (parts_from == PARTS_FROM_TIMED) {
 		st->n.part[PART_IRQ] += flush_irq(lc, fl);
 		st->n.part[PART_OFFCPU] += fl->offcpu;
 	}
-	if (cause_sample && (weight = cause_weight(lc, wall, fl->holds, now)))
-		cause_record(fl->slot, cause_key(ctx), weight, wall);
+	return cause_sample ? cause_weight(lc, wall, fl->holds, now) : 0;
+}
+
+/* ... and its cause, from its stack, when it takes one. */
+static __always_inline void flush_end(void *ctx, struct lock_state *lc, struct slot_stage *st,
+				      struct task_struct *task, __u64 now)
+{
+	int weight = flush_record(lc, st, parts_from == PARTS_FROM_KERNEL ? run_delay_of(task) : 0,
+				  now);
+
+	if (weight > 0)
+		cause_record(lc->fl.slot, cause_key(ctx), weight, now - lc->fl.start);
 }
 
 /*
@@ -1235,20 +1259,19 @@ static __always_inline void self_maybe(struct lock_state *lc, struct flush_state
  *      -1 to read the totals: a hold, not a flush.
  */
 static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct slot_stage *st,
-				       struct cgroup *cgrp, int unlock_cpu, __u64 hold, __u64 wait,
-				       __u64 now)
+				       __u64 cgrp, int unlock_cpu, __u64 hold, __u64 wait, __u64 now)
 {
 	int lock_cpu = lc->locked_lock_cpu;
 	struct flush_state *fl = &lc->fl;
 	struct task_struct *task;
 
 	/* once the kernel is known to lock per CPU, lock cpu -1 is a totals read */
-	if (lock_cpu < 0 && (per_cpu_walks || lc->walked_cgrp == (__u64)cgrp)) {
+	if (lock_cpu < 0 && (per_cpu_walks || lc->walked_cgrp == cgrp)) {
 		lc->walked_cgrp = 0;
 		return;
 	}
 	task = bpf_get_current_task_btf();
-	if (fl->cgrp != (__u64)cgrp || fl->task != (__u64)task || lock_cpu <= fl->last_lock_cpu)
+	if (fl->cgrp != cgrp || fl->tid != (__u32)task->pid || lock_cpu <= fl->last_lock_cpu)
 		flush_begin(lc, st, cgrp, task, now - hold - wait);
 	fl->last_lock_cpu = lock_cpu;
 	fl->holds++;
@@ -1267,7 +1290,7 @@ static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct 
 	}
 	/* a walk with a lock cpu missing does not teach that the kernel locks per CPU */
 	if (unlock_cpu >= 0 && fl->start) {
-		lc->walked_cgrp = (__u64)cgrp;
+		lc->walked_cgrp = cgrp;
 		if (fl->paired && !per_cpu_walks)
 			per_cpu_walks = 1;
 	}
@@ -1275,18 +1298,21 @@ static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct 
 }
 
 /*
- * The wait of a contended acquisition: from the contended event on this
- * CPU. It is this task's: between the two the task spins, and before the
- * spin it is only preemptible for a few instructions (the failed trylock
- * turns irqs back on); another task's leftover contended event would need
- * two such moves at once, and every hold here clears it. None seen: a
- * task that moved there, counted (wait_migrated).
+ * The wait of a contended acquisition (0 for one that was not): from the
+ * contended event on this CPU. It is this task's: between the two the task
+ * spins, and before the spin it is only preemptible for a few instructions
+ * (the failed trylock turns irqs back on); another task's leftover
+ * contended event would need two such moves at once, and every hold here
+ * clears it. None seen: a task that moved there, counted (wait_migrated).
+ * Global, and called for every hold: one path on, not a contended and an
+ * uncontended one through the rest of the unlock program for the verifier.
  */
-static __noinline __u64 contended_wait(void *ctx, struct lock_state *lc, struct slot_stage *st,
-				       __u64 locked_ts)
+__noinline __u64 contended_wait(struct lock_state *lc, struct slot_stage *st, __u64 locked_ts)
 {
 	__u64 wait;
 
+	if (!lc || !st || !lc->locked_contended)
+		return 0;
 	st->n.contended++;
 	if (!lc->contended_ts) {
 		count_lost(LOST_WAIT_MIGRATED);
@@ -1294,8 +1320,6 @@ static __noinline __u64 contended_wait(void *ctx, struct lock_state *lc, struct 
 	}
 	wait = locked_ts - lc->contended_ts;
 	record(st, SD_WAIT, wait);
-	if (threshold_ns && wait >= threshold_ns)
-		slow_emit(ctx, SLOW_WAIT, locked_ts, wait, st->slot - 1, lc->locked_lock_cpu, true);
 	return wait;
 }
 
@@ -1338,7 +1362,7 @@ static __always_inline void on_locked(struct cgroup *cgrp, int lock_cpu, bool co
  */
 static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock_cpu, __u64 now)
 {
-	__u64 start, hold, wait = 0;
+	__u64 start, cg, hold, wait;
 	struct slot_stage *st;
 	struct lock_state *lc;
 	__u32 tgid = 0, slot;
@@ -1357,6 +1381,12 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 		return;
 	}
 	start = lc->locked_ts;
+	/*
+	 * The cgroup as a number, what flushes are told apart by: loaded, as
+	 * the verifier wants numbers, not pointers, in a global function's
+	 * arguments (clang would reuse cgrp, known equal).
+	 */
+	cg = *(volatile __u64 *)&lc->locked_cgrp;
 	lc->locked_cgrp = 0;
 	lc->locked_ts = 0;
 	lc->self_rare = 0;
@@ -1373,8 +1403,9 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	hold = now - start;
 	st = stage_of(lc, slot);
 	st->n.locked++;
-	if (lc->locked_contended)
-		wait = contended_wait(ctx, lc, st, start);
+	wait = contended_wait(lc, st, start);
+	if (threshold_ns && wait >= threshold_ns)
+		slow_emit(ctx, SLOW_WAIT, start, wait, slot, lc->locked_lock_cpu, true);
 	lc->contended_ts = 0;
 	record(st, SD_HOLD, hold);
 	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
@@ -1385,7 +1416,7 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 		lc->hold_end = now;
 	if (threshold_ns && hold >= threshold_ns)
 		slow_emit(ctx, SLOW_HOLD, now, hold, slot, unlock_cpu, lc->locked_contended);
-	flush_hold(ctx, lc, st, cgrp, unlock_cpu, hold, wait, now);
+	flush_hold(ctx, lc, st, cg, unlock_cpu, hold, wait, now);
 }
 
 SEC("tp_btf/cgroup_rstat_lock_contended")
@@ -1584,15 +1615,15 @@ int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_s
 	(void)preempt;
 	if (!lc)
 		return 0;
-	if (lc->fl.cgrp && lc->fl.task == (__u64)prev) {
+	if (lc->fl.cgrp && lc->fl.tid == (__u32)prev->pid) {
 		if (prev->flags & PF_EXITING)
 			count_lost(LOST_FLUSH_OPEN);
 		else
 			flush_park(lc, &lc->fl, bpf_ktime_get_ns());
 		lc->fl.cgrp = 0;
 	}
-	if (flushes_parked && flush_unpark(lc, (__u64)next, 0, 0))
-		flush_resume(lc, (__u64)next, bpf_ktime_get_ns());
+	if (flushes_parked && flush_unpark(lc, next->pid, 0, 0))
+		flush_resume(lc, next->pid, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -233,16 +233,17 @@ struct slot_home {
  * there finds the record on the CPU it left, or parked (flush_parked)
  * when another flush began there meanwhile, or with timed parts when it
  * was switched out. Whoever moves a record takes it first (a
- * compare-and-swap of task to 0), so that it is moved once. Its parts are
+ * compare-and-swap of tid to 0), so that it is moved once. Its parts are
  * summed here and go to the slot's stage at its end, with its wall time:
  * a flush not recorded (its beginning unseen) adds no parts.
  */
 struct flush_state {
 	/* what every hold of it touches, first */
 	__u64 cgrp;		/* 0: none */
-	__u64 task;		/* the flushing task (a pointer); 0: taken by another CPU */
+	__u32 tid;		/* the flushing task's pid; 0: taken by another CPU */
 	__s32 last_lock_cpu;	/* the lock cpu of its last hold */
 	__u32 holds;		/* its holds so far */
+	__u32 pad0;
 	__u64 held;		/* its parts so far (enum flush_part) */
 	__u64 wait;
 	__u64 self;
