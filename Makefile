@@ -159,9 +159,11 @@ BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/rende
 	$(OUT)/bench/pingpong $(OUT)/bench/empty
 
 # Overhead benchmark (root): numbers for docs/performance.md, not a test.
+# BENCH_ARGS go to bench/run, e.g. BENCH_ARGS="--against 45bcce6".
+BENCH_ARGS ?=
 bench: $(BENCH_BINS)
 	scripts/install-deps bench
-	python3 bench/run
+	python3 bench/run $(BENCH_ARGS)
 
 # Installation: `make install`, as root, or with DESTDIR for a package.
 # PREFIX, and each directory on its own, can be set on the command line.

@@ -146,14 +146,24 @@ def v1_memory_stat_matches_ftrace():
 @test
 def whole_flushes_match_ftrace():
     """Flushes rebuilt from ftrace's events by the same definition: equal
-    count and holds; lengths compared median to median."""
+    count and holds; the medians nest, run once each way (lib.ftrace_run,
+    inner). Each tracer's probe lies inside the other's window at one end
+    (on this VM that moved the medians 20-40% apart, either way), so only
+    the nesting is exact: a median no longer than ftrace's with rstatlat's
+    windows inside, no shorter with ftrace's inside, give or take the half
+    bucket (3.125%) p50 is estimated within."""
+    return "; ".join(whole_flushes_nest(inner) for inner in (INNER_OURS, INNER_FTRACE))
+
+
+def whole_flushes_nest(inner):
     ncpus = os.cpu_count()
     with open("/sys/devices/system/cpu/possible") as f:
         last_cpu = int(f.read().strip().split("-")[-1].split(",")[-1])
     with Cgroup(MOUNTS["v2"]) as cg:
         cg.spawn(TICKER)
         cg.wait_populated(1)
-        reports, recs = ftrace_run(lambda: reader(os.path.join(cg.path, "cpu.stat"), 2000))
+        reports, recs = ftrace_run(lambda: reader(os.path.join(cg.path, "cpu.stat"), 2000),
+                                   inner=inner)
         row = find_cgroup(reports[-1], cg.id)[0]
     flushes = ftrace_flushes(recs, cg.id, last_cpu)
     check(len(flushes) == 2000, "ftrace: %d flushes for 2000 reads" % len(flushes))
@@ -167,10 +177,11 @@ def whole_flushes_match_ftrace():
           (row["flush_holds_max"], last_cpu + 1))
     ft50 = exact_quantile([d for d, _ in flushes], 0.5)
     got50 = row["flush_ns"]["p50"]
-    check(abs(got50 - ft50) <= max(0.15 * ft50, 150),
-          "flush p50 %d ns vs ftrace %d ns" % (got50, ft50))
-    return "%d flushes, %d holds (%d per flush, %d CPUs); p50 %d ns vs ftrace %d ns" % (
-        len(flushes), holds, row["flush_holds_max"], ncpus, got50, ft50)
+    slack = 0.03125 * max(got50, ft50) + 1
+    check(nest_gap(inner, got50, ft50) >= -slack,
+          "%s inside: flush p50 %d ns, ftrace's %d ns: does not nest" % (inner, got50, ft50))
+    return "%s inside: %d flushes, %d holds (%d per flush, %d CPUs); p50 %d ns vs ftrace %d ns" % (
+        inner, len(flushes), holds, row["flush_holds_max"], ncpus, got50, ft50)
 
 
 @test
@@ -463,8 +474,7 @@ def stop_at(tool):
 
 def check_peak_rss(summary):
     """rstatlat's peak RSS within 16 MiB; returns it. On failure it says
-    what the run held: churn's peak went above it (17.4-17.8 MiB) in 3 of
-    16 runs of the tier on one machine and never alone, not yet explained."""
+    what the run held (docs/limits.md: where the peak comes from)."""
     rss = summary["self"]["rss_max_bytes"]
     check(rss <= 16 << 20, "peak RSS %.1f MiB (%d rows, self %s)" % (
         rss / 2**20, len(summary["cgroups"]), summary["self"]))
