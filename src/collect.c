@@ -199,12 +199,12 @@ struct collector {
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-	return (h ^ v) * 1099511628211ULL;	/* FNV-1a step */
+	return (h ^ v) * FNV1A_PRIME;
 }
 
 static uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy)
 {
-	return mix(mix(1469598103934665603ULL, cgid), hierarchy);
+	return mix(mix(FNV1A_OFFSET, cgid), hierarchy);
 }
 
 /*
@@ -1637,12 +1637,20 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 		if (cgrec_keep(g, &s->total, &who, s->exited))
 			c->retired_dropped++;
 	}
-	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_home), &i, &empty_home, BPF_ANY);
-	if (c->src.irqoff_trace)
-		bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_irqoff), &i, &empty_irq, BPF_ANY);
-	bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY);
+	/*
+	 * Writes into arrays at an index below max_entries, and one push onto
+	 * a queue that holds every slot: they fail only on a broken kernel or
+	 * map. Then the slot is not handed back (it would come back with an
+	 * old cgroup's figures): the read fails, and rstatlat says why.
+	 */
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_home), &i, &empty_home, BPF_ANY) ||
+	    (c->src.irqoff_trace &&
+	     bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_irqoff), &i, &empty_irq, BPF_ANY)) ||
+	    bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY))
+		return -errno;
 	slot_free(s);
-	bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY);
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY))
+		return -errno;
 	if (g && !--g->live_slots && g->removed && !g->retired)
 		err = cgrec_retire(c, g);
 	return err;

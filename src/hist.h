@@ -8,9 +8,10 @@
  * its midpoint is within 3.125% of any value inside it. The last bucket
  * also takes every value beyond its nominal range (2^(HIST_HIGH_SHIFT+1) ns,
  * 4.3 s: a hold or flush that long is a stalled machine); the exact maximum
- * is kept separately. (Up to rstatlat 0.1.0 the range ran to 2^35 ns; the
- * 48 buckets above 2^32 were 5.5 MiB of homes at 10 000 entries, and
- * files written then are read with those buckets folded into the last.)
+ * is kept separately. (Builds before issue 13 (2026-12-01), also 0.1.0,
+ * ran the range to 2^35 ns; the 48 buckets above 2^32 were 5.5 MiB of
+ * homes at 10 000 entries, and files written then are read with those
+ * buckets folded into the last.)
  */
 #ifndef RSTATLAT_HIST_H
 #define RSTATLAT_HIST_H

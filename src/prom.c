@@ -304,12 +304,13 @@ static void name(struct prom_state *p, size_t track)
 	t->named = p->nnamed;
 }
 
-/* Ranks and ages every track; unseen and idle ones lose their names. */
+/* Whether a track saw no lock for the idle time (o.idle_ns). */
 static bool idle(const struct prom_state *p, const struct track *t)
 {
 	return p->now_ns - t->active_ns > p->o.idle_ns;
 }
 
+/* Ranks and ages every track; unseen and idle ones lose their names. */
 static void age_tracks(struct prom_state *p)
 {
 	for (size_t i = 0; i < p->n; i++) {

@@ -55,7 +55,7 @@ int prom_write(struct prom_state *p, const struct report *summary,
 	       const struct prom_http_counts *http, uint64_t now_mono_ns,
 	       uint64_t now_real_ns, FILE *f);
 
-/* Cgroups named / tracked after the last prom_write (for tests and -v). */
+/* Cgroups named after the last prom_write (for the unit tests). */
 size_t prom_named(const struct prom_state *p);
 
 #endif

@@ -503,13 +503,13 @@ static bool row_has_path(const struct row *r)
 
 static uint64_t row_hash(const struct row *r)
 {
-	uint64_t h = 1469598103934665603ULL ^ r->hierarchy;	/* FNV-1a */
+	uint64_t h = FNV1A_OFFSET ^ r->hierarchy;
 
 	if (row_has_path(r)) {
 		for (const unsigned char *p = (const unsigned char *)r->path; *p; p++)
-			h = (h ^ *p) * 1099511628211ULL;
+			h = (h ^ *p) * FNV1A_PRIME;
 	} else {
-		h = (h ^ r->cgid) * 1099511628211ULL;
+		h = (h ^ r->cgid) * FNV1A_PRIME;
 	}
 	return h ^ (h >> 29);
 }
@@ -528,7 +528,7 @@ static uint64_t flusher_hash(const struct row *r)
 	uint64_t h = row_hash(r);
 
 	for (const unsigned char *p = (const unsigned char *)r->comm; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
+		h = (h ^ *p) * FNV1A_PRIME;
 	return h ^ (h >> 29);
 }
 

@@ -224,7 +224,7 @@ int octave_next(int o);
 void octave_bounds(int o, uint64_t *from, uint64_t *to);
 /* Frees the buckets; d is empty again. */
 void dist_free(struct dist *d);
-/* The count in bucket index, 0 when absent. */
+/* The count in bucket index, 0 when absent. Used by the unit tests only. */
 uint64_t dist_bucket_count(const struct dist *d, unsigned int index);
 /*
  * Nearest-rank quantile, estimated as its bucket's midpoint, <= max.
@@ -239,7 +239,10 @@ int dist_rank_bucket(const struct dist *d, uint64_t rank);
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap);
 /* Frees what the row owns: strings, distributions, irqoff. r is zeroed. */
 void row_free(struct row *r);
-/* Deep copy; dst need not be initialised. Returns 0, or -1 (dst zeroed). */
+/*
+ * Deep copy; dst need not be initialised. Returns 0, or -1 (dst zeroed).
+ * Used by the unit tests only.
+ */
 int row_copy(struct row *dst, const struct row *src);
 /*
  * Adds from's figures to into (counts, distributions, irqoff, exited,

@@ -909,7 +909,7 @@ static __always_inline __u32 cause_weight(struct lock_state *lc, __u64 wall, __u
 static __noinline __u64 cause_key(void *ctx)
 {
 	struct cause_stack *buf, *known;
-	__u64 h = 14695981039346656037ULL;
+	__u64 h = FNV1A_OFFSET;
 	__u32 zero = 0;
 	long n;
 
@@ -924,7 +924,7 @@ static __noinline __u64 cause_key(void *ctx)
 	for (int i = 0; i < RSL_CAUSE_FRAMES; i++) {
 		if (i * (long)sizeof(__u64) >= n)
 			buf->ip[i] = 0;
-		h = (h ^ buf->ip[i]) * 1099511628211ULL;
+		h = (h ^ buf->ip[i]) * FNV1A_PRIME;
 	}
 	h &= ~CAUSE_KEY_ID;
 	h = h ? h : 1;

@@ -6,6 +6,9 @@
 #include "hist.h"
 
 #define RSL_COMM_LEN	16
+/* 64-bit FNV-1a, for hashes on both sides: h = (h ^ byte or word) * prime */
+#define FNV1A_OFFSET	14695981039346656037ULL
+#define FNV1A_PRIME	1099511628211ULL
 #define RSL_NAMES_LEN	256	/* the captured path: components, leaf first */
 #define RSL_NAME_LEN	64	/* bytes kept of each component */
 #define RSL_MAX_DEPTH	16	/* components captured per cgroup */
