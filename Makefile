@@ -36,7 +36,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
 	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/serve.c \
-	src/cause.c src/outfile.c
+	src/cause.c src/outfile.c src/options.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \

@@ -28,6 +28,7 @@
 #include "escape.h"
 #include "fmt.h"
 #include "ksym.h"
+#include "options.h"
 #include "outfile.h"
 #include "privilege.h"
 #include "probe.h"
@@ -126,96 +127,6 @@ static FILE *out;
 static struct outfile outfile;
 static struct command cmd = { .go_fd = -1, .err_fd = -1 };
 
-static const char usage_text[] =
-"Usage: rstatlat [OPTIONS] [INTERVAL [COUNT]]\n"
-"       rstatlat [OPTIONS] [INTERVAL] -- COMMAND [ARGS]\n"
-"       rstatlat compare [OPTIONS] BEFORE.json AFTER.json (see compare --help)\n"
-"Trace how long the cgroup rstat lock is waited for and held, per flushed\n"
-"cgroup, from the cgroup_rstat_* tracepoints.\n"
-"\n"
-"  INTERVAL              seconds between tables (default 1); with -j, -o or a\n"
-"                        COMMAND, one report per interval (default: only a\n"
-"                        summary)\n"
-"  COUNT                 stop after COUNT intervals\n"
-"  -- COMMAND [ARGS]     run COMMAND in a new cgroup of its own, trace until\n"
-"                        it exits, and exit with its status; reports go to\n"
-"                        stderr unless -o (the first -- ends the options)\n"
-"      --command-cgroup new|none|PATH  where COMMAND runs: new (default:\n"
-"                        rstatlat-PID in v2 and v1 memory, removed at the end,\n"
-"                        its directory in $RSTATLAT_CGROUP), none (rstatlat's\n"
-"                        own), or an existing cgroup PATH (as for -c)\n"
-"  -o, --output FILE     write reports to FILE, whole, when the run ends (a\n"
-"                        failed run leaves FILE as it was); - is stdout\n"
-"  -d, --duration SECS   stop after SECS seconds\n"
-"  -p, --per-process     break down by flushing process as well (processes\n"
-"                        that exited fold into one row per comm)\n"
-"  -s, --sort KEY        hold-p99 (default), hold-p50, hold-max, wait-p99,\n"
-"                        wait-max, locked (acquisitions), flush-p99,\n"
-"                        contended, path\n"
-"  -n, --rows N          rows per table (default 20, 0 = all)\n"
-"  -H, --histograms      print hold, wait, flush (and irqs-off) histograms\n"
-"                        per row\n"
-"  -T, --timestamp       timestamp each interval\n"
-"  -c, --cgroup PATH     only this cgroup subtree: /a/b (v2), memory:/a/b,\n"
-"                        or a path under a cgroup mount\n"
-"      --pid PID         only flushes by this process\n"
-"  -t, --threshold USEC  print a slow event for each hold, wait, irqs-off\n"
-"                        interval (trace) or late tick (sample) >= USEC as\n"
-"                        it happens, with the kernel stack (units ns/us/ms/s\n"
-"                        accepted)\n"
-"  -j, --json            JSON lines (schema rstatlat/1, see rstatlat(8))\n"
-"      --max-entries N   cgroups (x processes with -p) tracked at once\n"
-"                        (default 10000: about 59 MiB of kernel memory at any\n"
-"                        number of CPUs)\n"
-"      --probe           print what this kernel offers, what is chosen and why\n"
-"      --irqoff SRC      irqs-off source: auto (default: trace if the kernel has\n"
-"                        the preemptirq tracepoints, else lock), trace, lock\n"
-"                        (each hold), sample (late ticks: a timer interrupt\n"
-"                        per tick on every CPU), lock+sample, off\n"
-"      --sample-hz HZ    cpu-clock ticks per second per CPU for sample (997)\n"
-"      --source SRC      auto (default): the rstat tracepoints, else the flush\n"
-"                        functions by fentry, else kprobes; or force one of\n"
-"                        tracepoint, fentry, kprobe\n"
-"      --flush           the table shows flushes: FLUSH/s, p50, p99, where the\n"
-"                        time went (held, wait, irq, offcpu, self, other) and\n"
-"                        the top cause; implies --flush-parts timed where the\n"
-"                        kernel has its tracepoints\n"
-"      --flush-parts kernel|timed|off  how each flush's wall time is split:\n"
-"                        kernel (default) from what the kernel keeps, read at\n"
-"                        a flush's start and end (irq stays in other); timed\n"
-"                        also times every interrupt and context switch while\n"
-"                        a flush is open (a program on each of them; on is\n"
-"                        its old name)\n"
-"      --cause-sample K  name the cause of one flush in K (at random), and of\n"
-"                        every flush of 1 ms or more, from its kernel stack,\n"
-"                        shared out to all (1 = every flush; 0 = off); by\n"
-"                        default one in 64 or fewer: each CPU takes about a\n"
-"                        stack per 16384 holds, 1 to 32 a second\n"
-"\n"
-"Exporting (with neither INTERVAL nor -j, no table or summary is printed):\n"
-"      --prometheus [ADDR:]PORT  serve GET /metrics (Prometheus text format);\n"
-"                        a bare PORT listens on 127.0.0.1 only\n"
-"      --textfile PATH   rewrite PATH (node_exporter textfile) atomically\n"
-"      --textfile-interval SECS  how often (default 15)\n"
-"      --prom-buckets MIN:MAX[:FACTOR]  histogram buckets, powers of two\n"
-"                        (default 128ns:128ms:2)\n"
-"      --prom-max-cgroups N  cgroups with series of their own, the busiest by\n"
-"                        locks; the rest sum under cgroup=\"(other)\" (default 100)\n"
-"      --prom-idle SECS  a cgroup without locks this long (e.g. removed) leaves\n"
-"                        its series to (other) (default 300)\n"
-"      --user USER       once attached, run as USER; exporting or --user also\n"
-"                        drops every capability\n"
-"\n"
-"  -v, --verbose         libbpf debug output, the attach plan and the kernel\n"
-"                        memory of each map\n"
-"  -V, --version         print the version and exit\n"
-"  -h, --help            this help\n"
-"\n"
-"Exit status: 0 ok, 1 runtime error, 2 usage or bad input (also a COMMAND\n"
-"that cannot be run), 3 environment (privileges, BTF, attach points, cgroups,\n"
-"FILE); with a COMMAND that ran, its exit status (128 + N if killed by\n"
-"signal N).\n";
-
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int code, const char *fmt, ...)
 {
@@ -246,11 +157,6 @@ static uint64_t parse_count(const char *s, uint64_t max, const char *what)
 		die(EXIT_USAGE, "invalid %s '%s'", what, s);
 	return v;
 }
-
-enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ,
-       OPT_PROMETHEUS, OPT_TEXTFILE, OPT_TEXTFILE_INTERVAL, OPT_PROM_BUCKETS,
-       OPT_PROM_MAX_CGROUPS, OPT_PROM_IDLE, OPT_USER, OPT_FLUSH, OPT_FLUSH_PARTS,
-       OPT_CAUSE_SAMPLE, OPT_COMMAND_CGROUP };
 
 /* Options that shape exporting, refused without it. */
 static bool export_shaped, textfile_interval_given;
@@ -334,39 +240,8 @@ static void check_command_options(bool command_cgroup_given)
 
 static void parse_args(int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "per-process", no_argument, NULL, 'p' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "histograms", no_argument, NULL, 'H' },
-		{ "timestamp", no_argument, NULL, 'T' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
-		{ "probe", no_argument, NULL, OPT_PROBE },
-		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "irqoff", required_argument, NULL, OPT_IRQOFF },
-		{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
-		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
-		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
-		{ "textfile-interval", required_argument, NULL, OPT_TEXTFILE_INTERVAL },
-		{ "prom-buckets", required_argument, NULL, OPT_PROM_BUCKETS },
-		{ "prom-max-cgroups", required_argument, NULL, OPT_PROM_MAX_CGROUPS },
-		{ "prom-idle", required_argument, NULL, OPT_PROM_IDLE },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "flush", no_argument, NULL, OPT_FLUSH },
-		{ "flush-parts", required_argument, NULL, OPT_FLUSH_PARTS },
-		{ "cause-sample", required_argument, NULL, OPT_CAUSE_SAMPLE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "command-cgroup", required_argument, NULL, OPT_COMMAND_CGROUP },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	static struct option long_opts[CLI_MAX_OPTS + 1];
+	static char short_opts[2 * CLI_MAX_OPTS + 2];
 	bool sort_given = false, command_cgroup_given = false;
 	const char *why;
 	int c;
@@ -374,8 +249,9 @@ static void parse_args(int argc, char **argv)
 	if (prom_buckets_parse(DEFAULT_PROM_BUCKETS, &opts.prom, &why))
 		die(EXIT_RUNTIME, "internal error: default buckets: %s", why);
 	argc = split_command(argc, argv);
+	cli_getopt_tables(&rstatlat_cli, long_opts, short_opts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:ps:n:HTc:t:jo:vVh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		if (parse_export_option(c, optarg))
 			continue;
 		switch (c) {
@@ -447,7 +323,7 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'v': opts.verbose = true; break;
 		case 'V': printf("rstatlat %s\n", VERSION); exit(0);
-		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'h': cli_print_help(&rstatlat_cli, stdout); exit(0);
 		case ':': die(EXIT_USAGE, "option '%s' needs an argument", argv[optind - 1]);
 		default: die(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstatlat's options: the one table, and getopt_long's tables and --help
+ * made from it. In --help order; man/rstatlat.8 describes each entry
+ * (tests/unit/test_options.c checks that it does).
+ */
+#include <assert.h>
+#include "options.h"
+
+/* Where help text starts in --help, as in GNU tools' */
+#define HELP_COLUMN 24
+
+static const struct cli_opt rstatlat_opts[] = {
+	{ .arg = "INTERVAL",
+	  .help = "seconds between tables (default 1); with -j, -o or a\n"
+		  "COMMAND, one report per interval (default: only a\n"
+		  "summary)" },
+	{ .arg = "COUNT", .help = "stop after COUNT intervals" },
+	{ .arg = "-- COMMAND [ARGS]",
+	  .help = "run COMMAND in a new cgroup of its own, trace until\n"
+		  "it exits, and exit with its status; reports go to\n"
+		  "stderr unless -o (the first -- ends the options)" },
+	{ .name = "command-cgroup", .val = OPT_COMMAND_CGROUP, .has_arg = required_argument,
+	  .arg = "new|none|PATH",
+	  .help = "where COMMAND runs: new (default:\n"
+		  "rstatlat-PID in v2 and v1 memory, removed at the end,\n"
+		  "its directory in $RSTATLAT_CGROUP), none (rstatlat's\n"
+		  "own), or an existing cgroup PATH (as for -c)" },
+	{ .name = "output", .val = 'o', .has_arg = required_argument, .arg = "FILE",
+	  .help = "write reports to FILE, whole, when the run ends (a\n"
+		  "failed run leaves FILE as it was); - is stdout" },
+	{ .name = "duration", .val = 'd', .has_arg = required_argument, .arg = "SECS",
+	  .help = "stop after SECS seconds" },
+	{ .name = "per-process", .val = 'p',
+	  .help = "break down by flushing process as well (processes\n"
+		  "that exited fold into one row per comm)" },
+	{ .name = "sort", .val = 's', .has_arg = required_argument, .arg = "KEY",
+	  .help = "hold-p99 (default), hold-p50, hold-max, wait-p99,\n"
+		  "wait-max, locked (acquisitions), flush-p99,\n"
+		  "contended, path" },
+	{ .name = "rows", .val = 'n', .has_arg = required_argument, .arg = "N",
+	  .help = "rows per table (default 20, 0 = all)" },
+	{ .name = "histograms", .val = 'H',
+	  .help = "print hold, wait, flush (and irqs-off) histograms\n"
+		  "per row" },
+	{ .name = "timestamp", .val = 'T', .help = "timestamp each interval" },
+	{ .name = "cgroup", .val = 'c', .has_arg = required_argument, .arg = "PATH",
+	  .help = "only this cgroup subtree: /a/b (v2), memory:/a/b,\n"
+		  "or a path under a cgroup mount" },
+	{ .name = "pid", .val = OPT_PID, .has_arg = required_argument, .arg = "PID",
+	  .help = "only flushes by this process" },
+	{ .name = "threshold", .val = 't', .has_arg = required_argument, .arg = "USEC",
+	  .help = "print a slow event for each hold, wait, irqs-off\n"
+		  "interval (trace) or late tick (sample) >= USEC as\n"
+		  "it happens, with the kernel stack (units ns/us/ms/s\n"
+		  "accepted)" },
+	{ .name = "json", .val = 'j', .help = "JSON lines (schema rstatlat/1, see rstatlat(8))" },
+	{ .name = "max-entries", .val = OPT_MAX_ENTRIES, .has_arg = required_argument,
+	  .arg = "N",
+	  .help = "cgroups (x processes with -p) tracked at once\n"
+		  "(default 10000: about 59 MiB of kernel memory at any\n"
+		  "number of CPUs)" },
+	{ .name = "probe", .val = OPT_PROBE,
+	  .help = "print what this kernel offers, what is chosen and why" },
+	{ .name = "irqoff", .val = OPT_IRQOFF, .has_arg = required_argument, .arg = "SRC",
+	  .help = "irqs-off source: auto (default: trace if the kernel has\n"
+		  "the preemptirq tracepoints, else lock), trace, lock\n"
+		  "(each hold), sample (late ticks: a timer interrupt\n"
+		  "per tick on every CPU), lock+sample, off" },
+	{ .name = "sample-hz", .val = OPT_SAMPLE_HZ, .has_arg = required_argument, .arg = "HZ",
+	  .help = "cpu-clock ticks per second per CPU for sample (997)" },
+	{ .name = "source", .val = OPT_SOURCE, .has_arg = required_argument, .arg = "SRC",
+	  .help = "auto (default): the rstat tracepoints, else the flush\n"
+		  "functions by fentry, else kprobes; or force one of\n"
+		  "tracepoint, fentry, kprobe" },
+	{ .name = "flush", .val = OPT_FLUSH,
+	  .help = "the table shows flushes: FLUSH/s, p50, p99, where the\n"
+		  "time went (held, wait, irq, offcpu, self, other) and\n"
+		  "the top cause; implies --flush-parts timed where the\n"
+		  "kernel has its tracepoints" },
+	{ .name = "flush-parts", .val = OPT_FLUSH_PARTS, .has_arg = required_argument,
+	  .arg = "kernel|timed|off",
+	  .help = "how each flush's wall time is split:\n"
+		  "kernel (default) from what the kernel keeps, read at\n"
+		  "a flush's start and end (irq stays in other); timed\n"
+		  "also times every interrupt and context switch while\n"
+		  "a flush is open (a program on each of them; on is\n"
+		  "its old name)" },
+	{ .name = "cause-sample", .val = OPT_CAUSE_SAMPLE, .has_arg = required_argument,
+	  .arg = "K",
+	  .help = "name the cause of one flush in K (at random), and of\n"
+		  "every flush of 1 ms or more, from its kernel stack,\n"
+		  "shared out to all (1 = every flush; 0 = off); by\n"
+		  "default one in 64 or fewer: each CPU takes about a\n"
+		  "stack per 16384 holds, 1 to 32 a second" },
+	{ .heading = "\nExporting (with neither INTERVAL nor -j, no table or summary is printed):\n",
+	  .name = "prometheus", .val = OPT_PROMETHEUS, .has_arg = required_argument,
+	  .arg = "[ADDR:]PORT",
+	  .help = "serve GET /metrics (Prometheus text format);\n"
+		  "a bare PORT listens on 127.0.0.1 only" },
+	{ .name = "textfile", .val = OPT_TEXTFILE, .has_arg = required_argument, .arg = "PATH",
+	  .help = "rewrite PATH (node_exporter textfile) atomically" },
+	{ .name = "textfile-interval", .val = OPT_TEXTFILE_INTERVAL,
+	  .has_arg = required_argument, .arg = "SECS", .help = "how often (default 15)" },
+	{ .name = "prom-buckets", .val = OPT_PROM_BUCKETS, .has_arg = required_argument,
+	  .arg = "MIN:MAX[:FACTOR]",
+	  .help = "histogram buckets, powers of two\n"
+		  "(default 128ns:128ms:2)" },
+	{ .name = "prom-max-cgroups", .val = OPT_PROM_MAX_CGROUPS, .has_arg = required_argument,
+	  .arg = "N",
+	  .help = "cgroups with series of their own, the busiest by\n"
+		  "locks; the rest sum under cgroup=\"(other)\" (default 100)" },
+	{ .name = "prom-idle", .val = OPT_PROM_IDLE, .has_arg = required_argument, .arg = "SECS",
+	  .help = "a cgroup without locks this long (e.g. removed) leaves\n"
+		  "its series to (other) (default 300)" },
+	{ .name = "user", .val = OPT_USER, .has_arg = required_argument, .arg = "USER",
+	  .help = "once attached, run as USER; exporting or --user also\n"
+		  "drops every capability" },
+	{ .heading = "\n", .name = "verbose", .val = 'v',
+	  .help = "libbpf debug output, the attach plan and the kernel\n"
+		  "memory of each map" },
+	{ .name = "version", .val = 'V', .help = "print the version and exit" },
+	{ .name = "help", .val = 'h', .help = "this help" },
+};
+
+static_assert(sizeof(rstatlat_opts) / sizeof(*rstatlat_opts) <= CLI_MAX_OPTS,
+	      "rstatlat_opts outgrew CLI_MAX_OPTS");
+
+const struct cli_table rstatlat_cli = {
+	.head = "Usage: rstatlat [OPTIONS] [INTERVAL [COUNT]]\n"
+		"       rstatlat [OPTIONS] [INTERVAL] -- COMMAND [ARGS]\n"
+		"       rstatlat compare [OPTIONS] BEFORE.json AFTER.json (see compare --help)\n"
+		"Trace how long the cgroup rstat lock is waited for and held, per flushed\n"
+		"cgroup, from the cgroup_rstat_* tracepoints.\n"
+		"\n",
+	.opts = rstatlat_opts,
+	.n = sizeof(rstatlat_opts) / sizeof(*rstatlat_opts),
+	.tail = "\n"
+		"Exit status: 0 ok, 1 runtime error, 2 usage or bad input (also a COMMAND\n"
+		"that cannot be run), 3 environment (privileges, BTF, attach points, cgroups,\n"
+		"FILE); with a COMMAND that ran, its exit status (128 + N if killed by\n"
+		"signal N).\n",
+};
+
+void cli_getopt_tables(const struct cli_table *t, struct option *longs, char *shorts)
+{
+	size_t nl = 0;
+
+	*shorts++ = ':';
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cli_opt *o = &t->opts[i];
+
+		if (!o->name)
+			continue;
+		longs[nl++] = (struct option){ o->name, o->has_arg, NULL, o->val };
+		if (!cli_opt_short(o))
+			continue;
+		*shorts++ = (char)o->val;
+		if (o->has_arg == required_argument)
+			*shorts++ = ':';
+	}
+	longs[nl] = (struct option){ 0 };
+	*shorts = '\0';
+}
+
+/* "  -d, --duration SECS", "      --pid PID" or an operand's "  INTERVAL" */
+static int print_label(const struct cli_opt *o, FILE *f)
+{
+	int len;
+
+	if (!o->name)
+		return fprintf(f, "  %s", o->arg);
+	if (cli_opt_short(o))
+		len = fprintf(f, "  -%c, --%s", o->val, o->name);
+	else
+		len = fprintf(f, "      --%s", o->name);
+	return len + (o->arg ? fprintf(f, " %s", o->arg) : 0);
+}
+
+static void print_entry(const struct cli_opt *o, FILE *f)
+{
+	int len;
+
+	if (o->heading)
+		fputs(o->heading, f);
+	len = print_label(o, f);
+	/* a label too long for the column has its help two spaces after it */
+	fprintf(f, "%*s", len <= HELP_COLUMN - 2 ? HELP_COLUMN - len : 2, "");
+	for (const char *s = o->help; *s; s++) {
+		fputc(*s, f);
+		if (*s == '\n')
+			fprintf(f, "%*s", HELP_COLUMN, "");
+	}
+	fputc('\n', f);
+}
+
+void cli_print_help(const struct cli_table *t, FILE *f)
+{
+	fputs(t->head, f);
+	for (size_t i = 0; i < t->n; i++)
+		print_entry(&t->opts[i], f);
+	fputs(t->tail, f);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rstatlat's options, written once: getopt_long's table, the short-option
+ * string and --help are all made from one table, and a unit test holds the
+ * man page's OPTIONS to it.
+ */
+#ifndef RSTATLAT_OPTIONS_H
+#define RSTATLAT_OPTIONS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* getopt_long's values for options without a short letter: above any char */
+enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ,
+       OPT_PROMETHEUS, OPT_TEXTFILE, OPT_TEXTFILE_INTERVAL, OPT_PROM_BUCKETS,
+       OPT_PROM_MAX_CGROUPS, OPT_PROM_IDLE, OPT_USER, OPT_FLUSH, OPT_FLUSH_PARTS,
+       OPT_CAUSE_SAMPLE, OPT_COMMAND_CGROUP };
+
+struct cli_opt {
+	const char *heading;	/* --help: printed as is before this entry */
+	const char *name;	/* long name; NULL: an operand, shown in --help only */
+	int val;		/* the short letter, or an OPT_* (long only) */
+	int has_arg;		/* no_argument or required_argument */
+	const char *arg;	/* its argument in --help; an operand's whole label */
+	const char *help;	/* --help's lines, '\n' between them */
+};
+
+struct cli_table {
+	const char *head;	/* --help before the entries: usage, what it does */
+	const struct cli_opt *opts;
+	size_t n;
+	const char *tail;	/* --help after them */
+};
+
+/* Room for getopt_long's copy of a table, which is checked to fit. */
+#define CLI_MAX_OPTS 64
+
+extern const struct cli_table rstatlat_cli;
+
+static inline int cli_opt_short(const struct cli_opt *o)
+{
+	return o->val < 256 ? o->val : 0;
+}
+
+/*
+ * Fills longs (CLI_MAX_OPTS + 1 entries, NULL-terminated) and shorts
+ * (2 * CLI_MAX_OPTS + 2 bytes: ':' first, so a missing argument is told
+ * from an unknown option) for getopt_long.
+ */
+void cli_getopt_tables(const struct cli_table *t, struct option *longs, char *shorts);
+void cli_print_help(const struct cli_table *t, FILE *f);
+
+#endif

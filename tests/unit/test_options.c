@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The options table against man/rstatlat.8: every option the parser takes
+ * has an entry in OPTIONS (its long name and short letter on the .TP's tag
+ * line) with text under it, and OPTIONS names no option the parser lacks.
+ * getopt_long's tables and --help are made from the table: the man page is
+ * the one copy left to check. Run from the top of the tree, as make
+ * check-unit does.
+ */
+#include <ctype.h>
+#include "check.h"
+#include "options.h"
+
+#define MAN "man/rstatlat.8"
+#define MAX_ENTRIES 128
+#define MAX_NAMES 4
+
+/* One .TP entry of OPTIONS: the options its tag names, and whether text follows. */
+struct man_entry {
+	char longs[MAX_NAMES][32];
+	int nlong;
+	char shorts[MAX_NAMES];
+	int nshort;
+	bool has_text;
+	int line;
+};
+
+static struct man_entry entries[MAX_ENTRIES];
+static int nentries;
+
+/*
+ * Reads a long option as roff writes it (\-\-flush\-parts) into name as
+ * the table has it (flush-parts); returns what follows, NULL if s is none.
+ */
+static const char *long_name(const char *s, char *name, size_t len)
+{
+	size_t n = 0;
+
+	if (strncmp(s, "\\-\\-", 4) || !isalnum((unsigned char)s[4]))
+		return NULL;
+	for (s += 4; n + 1 < len; ) {
+		if (isalnum((unsigned char)*s))
+			name[n++] = *s++;
+		else if (!strncmp(s, "\\-", 2) && isalnum((unsigned char)s[2]))
+			name[n++] = '-', s += 2;
+		else
+			break;
+	}
+	name[n] = '\0';
+	return s;
+}
+
+/* The options a tag line names: \-\-long and \-x (a letter on its own). */
+static void parse_tag(const char *tag, struct man_entry *e)
+{
+	const char *s = tag, *next;
+
+	while ((s = strstr(s, "\\-"))) {
+		if (e->nlong < MAX_NAMES &&
+		    (next = long_name(s, e->longs[e->nlong], sizeof(*e->longs)))) {
+			e->nlong++;
+			s = next;
+		} else if (isalpha((unsigned char)s[2]) && !isalnum((unsigned char)s[3]) &&
+			   s[3] != '\\' && e->nshort < MAX_NAMES) {
+			e->shorts[e->nshort++] = s[2];
+			s += 3;
+		} else {
+			s += 2;
+		}
+	}
+}
+
+/* Text, not only a request without arguments (.PP, .RS) or a comment. */
+static bool is_text(const char *line)
+{
+	if (line[0] != '.')
+		return line[0] != '\0';
+	if (!strncmp(line, ".\\\"", 3))
+		return false;
+	line = strchr(line, ' ');
+	return line && line[strspn(line, " ")];
+}
+
+static void add_line(const char *line, int lineno, bool *tag_next)
+{
+	if (!strcmp(line, ".TP")) {
+		CHECK(nentries < MAX_ENTRIES, "more than %d entries", MAX_ENTRIES);
+		if (nentries == MAX_ENTRIES)
+			return;
+		memset(&entries[nentries], 0, sizeof(*entries));
+		entries[nentries++].line = lineno + 1;
+		*tag_next = true;
+	} else if (*tag_next) {
+		parse_tag(line, &entries[nentries - 1]);
+		*tag_next = false;
+	} else if (nentries) {
+		entries[nentries - 1].has_text |= is_text(line);
+	}
+}
+
+/* Reads OPTIONS' .TP entries, from .SH OPTIONS to the next .SH. */
+static void read_man(void)
+{
+	FILE *f = fopen(MAN, "r");
+	char line[1024];
+	bool in_options = false, tag_next = false;
+	int lineno = 0;
+
+	CHECK(f != NULL, "cannot open %s (run from the top of the tree)", MAN);
+	while (f && fgets(line, sizeof(line), f)) {
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, ".SH", 3)) {
+			if (in_options)
+				break;
+			in_options = !strcmp(line, ".SH OPTIONS");
+		} else if (in_options) {
+			add_line(line, lineno, &tag_next);
+		}
+	}
+	if (f)
+		fclose(f);
+	CHECK(nentries > 10, "only %d entries in OPTIONS", nentries);
+}
+
+static const struct man_entry *man_entry_of(const char *name)
+{
+	for (int i = 0; i < nentries; i++)
+		for (int k = 0; k < entries[i].nlong; k++)
+			if (!strcmp(entries[i].longs[k], name))
+				return &entries[i];
+	return NULL;
+}
+
+static const struct cli_opt *table_long(const char *name)
+{
+	for (size_t i = 0; i < rstatlat_cli.n; i++)
+		if (rstatlat_cli.opts[i].name && !strcmp(rstatlat_cli.opts[i].name, name))
+			return &rstatlat_cli.opts[i];
+	return NULL;
+}
+
+static const struct cli_opt *table_short(int c)
+{
+	for (size_t i = 0; i < rstatlat_cli.n; i++)
+		if (rstatlat_cli.opts[i].name && cli_opt_short(&rstatlat_cli.opts[i]) == c)
+			return &rstatlat_cli.opts[i];
+	return NULL;
+}
+
+/* Each option of the table: an entry of its own, its letter with it, and text. */
+static void test_table_options_in_man(void)
+{
+	for (size_t i = 0; i < rstatlat_cli.n; i++) {
+		const struct cli_opt *o = &rstatlat_cli.opts[i];
+		const struct man_entry *e;
+
+		if (!o->name)
+			continue;
+		e = man_entry_of(o->name);
+		CHECK(e != NULL, "--%s has no .TP entry in %s OPTIONS", o->name, MAN);
+		if (!e)
+			continue;
+		CHECK(e->nshort == !!cli_opt_short(o) &&
+		      (!e->nshort || e->shorts[0] == cli_opt_short(o)),
+		      "--%s: %s:%d names short option %c, the table %c", o->name, MAN, e->line,
+		      e->nshort ? e->shorts[0] : '-', cli_opt_short(o) ? cli_opt_short(o) : '-');
+		CHECK(e->has_text, "--%s: %s:%d has no text", o->name, MAN, e->line);
+	}
+}
+
+/* Each option OPTIONS names: one the parser takes, the letter with its name. */
+static void test_man_options_in_table(void)
+{
+	for (int i = 0; i < nentries; i++) {
+		const struct man_entry *e = &entries[i];
+
+		for (int k = 0; k < e->nlong; k++)
+			CHECK(table_long(e->longs[k]) != NULL, "%s:%d: --%s is not an option",
+			      MAN, e->line, e->longs[k]);
+		for (int k = 0; k < e->nshort; k++) {
+			const struct cli_opt *o = table_short(e->shorts[k]);
+
+			CHECK(o != NULL, "%s:%d: -%c is not an option", MAN, e->line, e->shorts[k]);
+			CHECK(!o || (e->nlong && !strcmp(o->name, e->longs[0])),
+			      "%s:%d: -%c is --%s", MAN, e->line, e->shorts[k], o ? o->name : "?");
+		}
+	}
+}
+
+/* getopt_long's tables: one entry per option, letters with ':' as they take one. */
+static void test_getopt_tables(void)
+{
+	struct option longs[CLI_MAX_OPTS + 1];
+	char shorts[2 * CLI_MAX_OPTS + 2];
+	size_t n = 0;
+
+	cli_getopt_tables(&rstatlat_cli, longs, shorts);
+	for (size_t i = 0; i < rstatlat_cli.n; i++)
+		n += rstatlat_cli.opts[i].name != NULL;
+	CHECK(longs[n].name == NULL && longs[n - 1].name != NULL, "%zu options", n);
+	CHECK(shorts[0] == ':', "[%s]: a missing argument told apart", shorts);
+	CHECK(strstr(shorts, "d:") && strstr(shorts, "o:") && !strstr(shorts, "p:") &&
+	      !strstr(shorts, "h:"), "[%s]", shorts);
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_opt *o = table_long(longs[i].name);
+
+		CHECK(o && o->val == longs[i].val && o->has_arg == longs[i].has_arg &&
+		      !longs[i].flag, "--%s", longs[i].name);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = i + 1; k < n; k++)
+			CHECK(strcmp(longs[i].name, longs[k].name) && longs[i].val != longs[k].val,
+			      "--%s and --%s clash", longs[i].name, longs[k].name);
+}
+
+int main(void)
+{
+	RUN_TEST(read_man());
+	RUN_TEST(test_table_options_in_man());
+	RUN_TEST(test_man_options_in_table());
+	RUN_TEST(test_getopt_tables());
+	return check_done("test_options");
+}
