@@ -126,16 +126,11 @@ static struct side_runs sides[2];	/* 64 runs a side: too large for the stack */
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int code, const char *fmt, ...)
 {
-	char msg[1024], safe[4096];
 	va_list ap;
 
+	/* messages quote file names and file contents: vdie keeps them inert */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* messages quote file names and file contents: keep them inert */
-	term_escape(safe, sizeof(safe), msg);
-	fprintf(stderr, "rstatlat compare: %s\n", safe);
-	exit(code);
+	vdie("rstatlat compare", code, fmt, ap);
 }
 
 static struct outfile outfile;

@@ -6,6 +6,7 @@
 #ifndef RSTATLAT_ESCAPE_H
 #define RSTATLAT_ESCAPE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,6 +30,14 @@ char *json_put_string(char *dst, const char *s);
  * Returns the length written.
  */
 size_t term_escape(char *dst, size_t dstlen, const char *s);
+
+/*
+ * Prints "who: message" as one line on stderr, the message escaped as by
+ * term_escape() (it may quote a file name, an argument or a file's
+ * contents), and exits with code: the commands' die().
+ */
+__attribute__((noreturn))
+void vdie(const char *who, int code, const char *fmt, va_list ap);
 
 /*
  * Writes s as HTML text or attribute value: term_escape()'s rendering of

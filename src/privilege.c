@@ -11,6 +11,26 @@
 #include <bpf/bpf.h>
 #include "privilege.h"
 
+static bool cap_effective(cap_t caps, cap_value_t cap)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+
+	return !cap_get_flag(caps, cap, CAP_EFFECTIVE, &v) && v == CAP_SET;
+}
+
+bool has_bpf_privileges(void)
+{
+	cap_t caps = cap_get_proc();
+	bool ok;
+
+	if (!caps)
+		return geteuid() == 0;
+	ok = cap_effective(caps, CAP_SYS_ADMIN) ||
+	     (cap_effective(caps, CAP_BPF) && cap_effective(caps, CAP_PERFMON));
+	cap_free(caps);
+	return ok;
+}
+
 int run_as_lookup(const char *user, struct run_as *as, const char **why)
 {
 	struct passwd *pw;

@@ -17,6 +17,12 @@ struct run_as {
 	char name[64];
 };
 
+/*
+ * Whether this process may load and attach rstatlat's programs: CAP_BPF
+ * and CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in its effective set.
+ */
+bool has_bpf_privileges(void);
+
 /* Looks up --user. Returns 0, or -1 with *why set. */
 int run_as_lookup(const char *user, struct run_as *as, const char **why);
 

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <sys/utsname.h>
@@ -132,12 +131,9 @@ static void die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("rstatlat: ", stderr);
+	/* messages quote arguments and paths: vdie keeps them inert */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
+	vdie("rstatlat", code, fmt, ap);
 }
 
 static double parse_seconds(const char *s, const char *what)
@@ -373,18 +369,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	exiting = 1;
-}
-
-static bool has_bpf_privileges(void)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = { 0 };
-
-	if (syscall(SYS_capget, &hdr, data))
-		return geteuid() == 0;
-#define HAS_CAP(c) (data[(c) / 32].effective & (1U << ((c) % 32)))
-	return HAS_CAP(CAP_SYS_ADMIN) || (HAS_CAP(CAP_BPF) && HAS_CAP(CAP_PERFMON));
-#undef HAS_CAP
 }
 
 static void check_environment(struct attach_plan *plan)
