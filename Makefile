@@ -38,7 +38,8 @@ LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/serve.c \
 	src/cause.c src/outfile.c src/options.c
 # Only these include the skeleton.
-SKEL_SRCS := src/rstatlat.c src/collect.c
+SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
+	src/collect_cause.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \
 	src/command.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The collector's private state and the functions its files share. */
+#ifndef RSTATLAT_COLLECT_INT_H
+#define RSTATLAT_COLLECT_INT_H
+
+/*
+ * BPF maps -> report (collect.h), in files by role:
+ *   collect.c         the collector's lifetime, its public API, the reports
+ *                     and their rows, found by identity
+ *   collect_fold.c    one read: the epoch fold of stages and homes,
+ *                     system-wide figures
+ *   collect_cgroup.c  cgroup records, slots, retirement and housekeeping
+ *   collect_cause.c   cause naming and the kallsyms lifetime
+ *
+ * Userspace state, by what it describes:
+ *   struct slot    one kernel slot: its totals, the last home counters
+ *                  seen (the kernel's wrap at 2^32), this read's change
+ *   struct cgrec   one cgroup seen in some slot: its names, whether it
+ *                  still exists, and the rows no live slot backs any more
+ *                  (flushers that exited; everything, once it is removed)
+ *   struct builder rows of a report being built, found by identity
+ */
+
+#include "collect.h"
+
+/* Removed cgroups kept with rows of their own; beyond, one aggregate row. */
+#define RETIRED_CGROUPS_MAX 1024
+
+#define NDIST SD_MAX
+/* Home records read at once, by a batch lookup where the kernel has it. */
+#define HOME_BATCH 64
+
+/* Who a row is about: the cgroup, and with -p the flusher. */
+struct ident {
+	const struct cgrec *cg;
+	uint32_t tgid;		/* 0: cgroup row, or the exited flushers of comm */
+	bool exited;		/* a row of exited flushers, keyed by comm */
+	const char *comm;
+	const char *own_cgroup;
+};
+
+struct builder {
+	struct report *r;
+	size_t cap_cg, cap_proc;
+	struct row_index cg_ix, proc_ix;	/* by cgroup id; by process too */
+};
+
+struct cgrec {
+	uint64_t cgid;
+	uint32_t hierarchy;
+	bool excluded;		/* outside the -c subtree */
+	bool removed;		/* its directory is gone */
+	bool retired;		/* removed, no live slot: in the retired list */
+	uint32_t live_slots;
+	uint64_t last_active;	/* the read in which one of its slots last changed */
+	uint64_t next_check;	/* the read at which to check it still exists */
+	uint32_t check_gap;
+	uint32_t removed_cgroups;	/* the aggregate: cgroups folded in */
+	char *path;		/* as displayed */
+	char *rel_path;		/* inside its hierarchy, to check it still exists */
+	struct row *rows;	/* rows no live slot backs */
+	size_t nrows, cap;
+	struct cgrec *next;	/* hash chain */
+};
+
+/* The home's counters as last read: changes are told from these. */
+struct snap_cell {
+	uint32_t bucket;
+	uint32_t value;
+};
+
+struct snap_hist {
+	struct snap_cell *c;	/* ascending bucket */
+	uint32_t n, cap;
+};
+
+struct home_snap {
+	uint64_t locked, contended, flush_holds;
+	uint64_t part[PART_MAX];
+	uint32_t decisions[DECISION_MAX];	/* as the home's: they wrap */
+	struct cause_way cause[CAUSE_WAYS + 1];
+	uint64_t sum[NDIST];
+	struct snap_hist hist[NDIST];
+};
+
+struct slot {
+	enum slot_state state;
+	bool retiring;		/* unhooked from BPF, freed after RETIRE_GRACE_NS */
+	uint64_t unhooked_ns;	/* CLOCK_MONOTONIC when it was unhooked */
+	bool exited;		/* -p: its process is gone */
+	bool touched;		/* changed in this read */
+	uint32_t idle_reads;	/* reads in a row without a change */
+	uint64_t next_alive_check;
+	struct cgrec *cg;
+	uint32_t tgid;
+	uint64_t start;		/* -p: the process's start, boot time ns */
+	char comm[RSL_COMM_LEN];
+	char *own_cgroup;
+	uint64_t top_votes;	/* its majority vote, folded over reads */
+	struct row total;	/* figures since load, no identity */
+	struct row delta;	/* this read's change, buffers kept between reads */
+	struct home_snap snap;
+};
+
+/* A CPU's stage of the closed epoch: the lock's figures, or irqs-off's. */
+struct stage_ref {
+	uint32_t slot;
+	const struct slot_stage *st;
+	const struct stage_dist *irqoff;
+};
+
+/* This read's change of one slot, dense while it is summed. */
+struct scratch {
+	uint64_t acc[NDIST][HIST_BUCKETS];
+	int lo[NDIST], hi[NDIST];	/* bucket range touched; lo > hi: none */
+};
+
+struct sys_fig {	/* system-wide figures, since load */
+	struct irqoff_summary irq;
+	struct lock_summary lock;
+};
+
+struct collector {
+	struct rstatlat_bpf *skel;
+	struct cg_table *cg;
+	const struct cg_filter *filter;
+	struct collect_sources src;
+	bool per_process;
+	int ncpus;
+	unsigned int max_slots;
+	/*
+	 * One past the highest slot described (slot_refresh): the rest of
+	 * c->slots was never written, and loops that stop here leave its
+	 * pages unfaulted (10 MiB of RSS at 10 000 entries).
+	 */
+	unsigned int slots_end;
+	long clk_tck;
+	uint64_t reads;
+	struct slot *slots;
+	struct cgrec **cg_hash;
+	size_t cg_hash_cap, ncgrecs;
+	struct cgrec **retired;		/* removed cgroups without live slots */
+	size_t nretired;
+	struct cgrec removed;		/* the aggregate of what the bound left out */
+	struct cgrec *graveyard;	/* unhashed cgroups, freed after housekeeping */
+	const uint64_t *seen;		/* slot_seen, mmapped */
+	size_t seen_len;
+	struct lock_state *lock_percpu;
+	struct irq_state *irq_percpu;	/* --irqoff trace */
+	__u64 *lost_percpu;
+	void *sys_percpu;		/* irq_state, tick_state or cpu_lock_state values */
+	struct slot_home *homes;	/* a batch of home records */
+	struct dist_rec *irq_homes;
+	uint32_t *dirty;		/* slots to read this read */
+	struct stage_ref *refs;
+	struct scratch *scratch;
+	uint32_t sys_snap[SYS_MAX][HIST_BUCKETS];
+	uint64_t sys_sum[SYS_MAX];
+	struct sys_fig sys_total, sys_open;	/* since load; since the last interval */
+	uint64_t lost[LOST_MAX], lost_at_interval[LOST_MAX];
+	uint64_t retired_dropped;
+	struct report open;		/* the interval being built */
+	struct builder open_bd;
+	bool batch_unsupported;
+	char **cause_ids;	/* cause names by id - 1: what the kernel's stacks were named */
+	const struct ksyms *ksyms;	/* src.ksyms, or own_ksyms once read */
+	struct ksyms *own_ksyms;
+	bool ksyms_tried;	/* in this load: do not retry a failed read each stack */
+	uint64_t ksyms_used;	/* the read that last named a stack with it */
+	size_t ncause_ids, cap_cause_ids;
+	void (*waiter)(void *arg);	/* called while a grace period passes */
+	void *waiter_arg;
+};
+
+/* ---- collect.c ---- */
+
+/* The key of the cgroup hash (cgrec_find) and of rows. */
+uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy);
+/* Whether two rows are the same process row (cgrec_keep). */
+bool process_ident_same(const struct row *a, const struct row *b);
+/* The identity of who as a row, figures empty. */
+void ident_key(struct row *key, const struct ident *who, bool process);
+/* Adds figures under who to a report being built. */
+int builder_add(struct builder *bd, const struct ident *who, const struct row *fig,
+		uint32_t newly_exited);
+/* Frees what a slot holds and clears it (retire_end, collector_free). */
+void slot_free(struct slot *s);
+
+/* ---- collect_cgroup.c ---- */
+
+/* Free a cgroup record's kept rows; the record; the buried records. */
+void cgrec_rows_free(struct cgrec *g);
+void cgrec_free(struct cgrec *g);
+void free_graveyard(struct collector *c);
+/* Reads slot i's metadata once it is complete. */
+void slot_refresh(struct collector *c, unsigned int i);
+/* Who a slot's figures are about. */
+void ident_of_slot(const struct slot *s, struct ident *who);
+/* Whether a slot's process still runs. */
+bool process_alive(struct collector *c, const struct slot *s, bool check_start);
+/* After each read: retires slots and cgroups that are gone. 0 or -errno. */
+int housekeeping(struct collector *c, unsigned int nslots);
+
+/* ---- collect_fold.c ---- */
+
+/* Whether a row holds no figures. */
+bool delta_empty(const struct row *d);
+
+/* ---- collect_cause.c ---- */
+
+/* Frees the collector's own kallsyms a few reads after their last use. */
+void drop_idle_ksyms(struct collector *c);
+/* The cause a way's key stands for, naming its stack if not named yet. */
+const char *cause_name(struct collector *c, uint64_t key);
+
+#endif
