@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The least any program on an event can cost: on sched_switch and the irq
- * points that --flush-parts timed attaches to, a program that tests a
- * global and returns. What rstatlat's programs there add is judged against
+ * points that --flush-parts timed attaches to, and on memcg_flush_stats
+ * (every memcg flush request, rstatlat's default memcg_flush), a program
+ * that tests a global and returns. What rstatlat's programs there add is judged against
  * this, measured at the same time (bpf_stats), as the trampoline and the
  * statistics' own clock reads are most of what a program costs there.
  */
@@ -37,3 +38,4 @@ EMPTY(reschedule_entry)
 EMPTY(reschedule_exit)
 EMPTY(irq_work_entry)
 EMPTY(irq_work_exit)
+EMPTY(memcg_flush_stats)

@@ -115,25 +115,37 @@ def register(test):
 
     @test
     def command_gate_in_two_lines():
-        """The CI gate: one workload run twice under -- passes compare's
-        default gates on the command's cgroup (paired though each run had its
-        own name); the same workload with a second reader (the lock becomes
-        contended) fails a contention gate there, the reverse passes, and
-        compare -o FILE writes what stdout would."""
+        """The CI gate: one workload run under -- passes compare's default
+        gates on the command's cgroup against more runs of itself, three a
+        side (paired though each run had its own name); the same workload
+        with a second reader (the lock becomes contended) fails a contention
+        gate there, the reverse passes, and compare -o FILE writes what stdout
+        would. Against more runs of itself it never fails a gate; it may be
+        inconclusive (exit 4) when one side's runs spread widely. One run
+        against one: its holds are 50-100 ns, where this VM's speed moving
+        between runs is +50%, and the default hold.p99 gate failed about 1
+        pair in 10 here (README says to give each side several runs)."""
         gate = ["--fail-on", "contended.rate>+100%"]
         with tempfile.TemporaryDirectory() as tmp:
-            files = [os.path.join(tmp, n) for n in ("one-a.json", "one-b.json", "two.json")]
-            for f, threads in zip(files, (1, 1, 2)):
+            ones = [os.path.join(tmp, "one-%d.json" % i) for i in range(6)]
+            files = [ones[0], ones[1], os.path.join(tmp, "two.json")]
+            for f, threads in [(f, 1) for f in ones] + [(files[2], 2)]:
                 rc, err, _ = run_command(f, reader_sh(threads))
                 check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
             rows = [command_row(summary_in(f)) for f in files]
             check(rows[2]["contended"] > 100, "two readers never contended: %d" %
                   rows[2]["contended"])
-            rc, res, err = compare(files[0], files[1])
-            check(rc == 0 and res["gated"][0] == "(command)" and res["gates"] and
-                  all(g["cgroup"] == "(command)" and g["outcome"] == "pass"
+            sides = [a for f in ones[:3] for a in ("--before", f)] + \
+                    [a for f in ones[3:] for a in ("--after", f)]
+            rc, res, err = compare(*sides)
+            # never a false alarm; inconclusive (exit 4) when the runs of a
+            # side spread too widely to tell, as this VM's speed moves
+            check(rc in (0, 4) and res["gated"][0] == "(command)" and res["gates"] and
+                  all(g["cgroup"] == "(command)" and g["outcome"] != "fail"
                       for g in res["gates"]),
-                  "the same workload twice: exit %d %s %s" % (rc, err, res and res["gates"]))
+                  "the same workload, 3 runs a side: exit %d %s %s" % (
+                      rc, err, res and res["gates"]))
+            same = "passed" if rc == 0 else "was inconclusive"
             rc, res, err = compare(files[0], files[2], *gate)
             check(rc == 1 and [g["outcome"] for g in res["gates"]] == ["fail"] and
                   res["gates"][0]["cgroup"] == "(command)",
@@ -151,9 +163,9 @@ def register(test):
             check(r.returncode == 1 and not r.stdout and written == shown.stdout,
                   "compare -o: exit %d, %d bytes on stdout, file %d bytes vs %d" % (
                       r.returncode, len(r.stdout), len(written), len(shown.stdout)))
-        return "contended %.2f%% -> %.2f%% failed the gate on (command); same workload passed" % (
-            100.0 * rows[0]["contended"] / rows[0]["locked"],
-            100.0 * rows[2]["contended"] / rows[2]["locked"])
+        return "contended %.2f%% -> %.2f%% failed the gate on (command); the same workload, " \
+               "3 runs a side, %s" % (100.0 * rows[0]["contended"] / rows[0]["locked"],
+                                       100.0 * rows[2]["contended"] / rows[2]["locked"], same)
 
     @test
     def command_status_and_signals():
