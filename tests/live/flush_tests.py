@@ -17,17 +17,12 @@ from harness import Skip, check
 from lib import (BIN, BUSY, INNER_FTRACE, INNER_OURS, MEMHOG, READER, TICKER, TRACEFS, Cgroup,
                  bpf_attachments,
                  Ftrace, Rstatlat, cgroup_mounts, find_cgroup, ftrace_flushes, ftrace_run,
-                 json_lines, nest_gap, pair_holds, reader, run)
+                 json_lines, last_possible_cpu, nest_gap, pair_holds, reader, run)
 
 MOUNTS = cgroup_mounts()
 PARTS = ("held_ns", "wait_ns", "irq_ns", "offcpu_ns", "self_ns", "other_ns")
 # rstatlat.h CAUSE_ALWAYS_NS: a flush this long takes a stack
 LONG_FLUSH_NS = 1000000
-
-
-def last_possible_cpu():
-    with open("/sys/devices/system/cpu/possible") as f:
-        return int(f.read().strip().split("-")[-1].split(",")[-1])
 
 
 def summary_of(out):

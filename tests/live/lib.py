@@ -24,6 +24,13 @@ TRACEFS = "/sys/kernel/tracing"
 PY = sys.executable
 
 
+def mount_tracefs():
+    """Mounts tracefs where it is not yet (ftrace's ground truth, and what
+    bpftrace resolves tracepoints through)."""
+    if not os.path.isdir(os.path.join(TRACEFS, "events")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+
+
 def cgroup_mounts():
     """{'v2': path, 'memory': path, ...} from mountinfo."""
     mounts = {}
@@ -298,6 +305,12 @@ def ftrace_flushes(recs, cgid, last_cpu):
                 walked[pid] = cg
             flushes.append((ts - f["start"], f["holds"]))
     return flushes
+
+
+def last_possible_cpu():
+    """The highest possible CPU's number: a cpu.stat flush walks to it."""
+    with open("/sys/devices/system/cpu/possible") as f:
+        return int(f.read().strip().split("-")[-1].split(",")[-1])
 
 
 def exact_quantile(values, q):

@@ -22,8 +22,8 @@ import export_tests  # noqa: E402
 import flush_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
-                 INNER_FTRACE, INNER_OURS, compare, json_lines, nest_gap, pair_holds,
-                 READER, read_stat, reader, reap, run, unique)
+                 INNER_FTRACE, INNER_OURS, compare, json_lines, last_possible_cpu, nest_gap,
+                 mount_tracefs, pair_holds, READER, read_stat, reader, reap, run, unique)
 
 MOUNTS = cgroup_mounts()
 TIER = Tier("live", after=reap)
@@ -156,9 +156,7 @@ def whole_flushes_match_ftrace():
 
 
 def whole_flushes_nest(inner):
-    ncpus = os.cpu_count()
-    with open("/sys/devices/system/cpu/possible") as f:
-        last_cpu = int(f.read().strip().split("-")[-1].split(",")[-1])
+    ncpus, last_cpu = os.cpu_count(), last_possible_cpu()
     with Cgroup(MOUNTS["v2"]) as cg:
         cg.spawn(TICKER)
         cg.wait_populated(1)
@@ -881,8 +879,7 @@ command_tests.register(test)
 def main():
     if os.geteuid() != 0:
         return TIER.skip_all("needs root to load BPF and create cgroups")
-    if not os.path.isdir(os.path.join(TRACEFS, "events")):
-        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS])
+    mount_tracefs()
     probe = run("--probe")
     if probe.returncode != 0:
         print(probe.stdout.decode(errors="replace") + probe.stderr.decode(errors="replace"))
