@@ -36,7 +36,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
 	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/serve.c \
-	src/cause.c src/outfile.c src/options.c
+	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
 	src/collect_cause.c
@@ -103,7 +103,7 @@ check: rstatlat $(UNIT_TESTS) $(OUT)/bench/reader
 # libFuzzer over the JSON reader and compare, with ASan and UBSan. Built
 # with clang from the sources, not from the gcc objects.
 FUZZ_SRCS := src/report.c src/escape.c src/fmt.c src/report_read.c src/stats.c \
-	src/compare.c src/compare_view.c src/compare_html.c src/json.c src/table.c
+	src/compare.c src/compare_view.c src/compare_html.c src/json.c src/table.c src/metrics.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 $(OUT)/fuzz/fuzz_report_read: tests/fuzz/fuzz_report_read.c $(FUZZ_SRCS) $(HEADERS)

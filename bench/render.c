@@ -31,20 +31,20 @@ static void fill(struct row *r, size_t i)
 	snprintf(path, sizeof(path), "/kubepods/pod%zu/container%zu", i / 4, i % 4);
 	r->cgid = 1000 + i;
 	r->path = strdup(path);
-	r->locked = 100 + (uint64_t)rand() % 100000;
-	r->contended = r->locked / 10;
+	r->count[COUNT_LOCKED] = 100 + (uint64_t)rand() % 100000;
+	r->count[COUNT_CONTENDED] = r->count[COUNT_LOCKED] / 10;
 	r->top_tgid = 1234;
 	snprintf(r->top_comm, sizeof(r->top_comm), "cadvisor");
 	for (int k = 0; k < 200; k++) {
-		dist_add_value(&r->hold, 200 + (uint64_t)rand() % (1 + (uint64_t)rand() % 200000));
+		dist_add_value(&r->dist[DIST_HOLD], 200 + (uint64_t)rand() % (1 + (uint64_t)rand() % 200000));
 		if (k % 10 == 0)
-			dist_add_value(&r->wait, 100 + (uint64_t)rand() % 50000);
+			dist_add_value(&r->dist[DIST_WAIT], 100 + (uint64_t)rand() % 50000);
 		/* the default output: whole flushes, their parts and causes, memcg decisions */
 		if (k % 2 == 0)
-			dist_add_value(&r->flush, 400 + (uint64_t)rand() % (1 + (uint64_t)rand() % 400000));
+			dist_add_value(&r->dist[DIST_FLUSH], 400 + (uint64_t)rand() % (1 + (uint64_t)rand() % 400000));
 	}
 	for (int p = 0; p < PART_MAX; p++)
-		r->part[p] = r->flush.sum / PART_MAX;
+		r->part[p] = r->dist[DIST_FLUSH].sum / PART_MAX;
 	for (int d = 0; d < DECISION_MAX; d++)
 		r->decisions[d] = (uint64_t)rand() % 1000;
 	row_add_cause(r, "memory.stat", 2, 128, 2000000);
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	struct view_opts o = { .sort = SORT_HOLD_P99, .rows = 0 };
 	struct report r = { .type = REPORT_INTERVAL, .duration_ns = 1000000000ULL,
 			    .attach = "tracepoint", .flush_parts = true, .cause_sample = 64,
-			    .memcg_decisions = true, .irqoff_rows = IRQOFF_ROWS_HOLDS };
+			    .memcg_decisions = true, .irqoff_rows = IRQOFF_ROWS_LOCK };
 	FILE *devnull = fopen("/dev/null", "w");
 	double best_table = 1e9, best_json = 1e9, best_prom = 1e9;
 	struct prom_opts po = { .max_cgroups = 100, .idle_ns = 300000000000ULL, .version = "bench" };

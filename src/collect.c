@@ -156,7 +156,7 @@ int builder_add(struct builder *bd, const struct ident *who, const struct row *f
 	if (!cg || row_merge(cg, fig))
 		return -ENOMEM;
 	if (p)
-		keep_top(cg, p->tgid, p->comm, p->locked);
+		keep_top(cg, p->tgid, p->comm, p->count[COUNT_LOCKED]);
 	else if (fig->top_tgid || fig->top_comm[0])
 		keep_top(cg, fig->top_tgid, fig->top_comm, fig->top_locked);
 	return 0;
@@ -258,6 +258,7 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->open.flush_parts = sources->flush_parts;
 	c->open.parts_from = sources->parts_from;
 	c->open.parts_measured = sources->parts_measured;
+	c->open.counts_unmeasured = counts_unmeasured_without(sources->parts_measured);
 	c->open.cause_sample = sources->cause_sample;
 	c->open.cause_budgeted = sources->cause_budgeted;
 	c->open.memcg_decisions = sources->memcg_decisions;
@@ -265,25 +266,18 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	return c;
 }
 
-static void snap_free(struct home_snap *h)
-{
-	for (int k = 0; k < NDIST; k++)
-		free(h->hist[k].c);
-	memset(h, 0, sizeof(*h));
-}
-
 void slot_free(struct slot *s)
 {
 	free(s->own_cgroup);
 	row_free(&s->total);
 	row_free(&s->delta);
-	snap_free(&s->snap);
+	home_snap_free(&s->snap);
 	memset(s, 0, sizeof(*s));
 }
 
 static void sys_fig_free(struct sys_fig *f)
 {
-	dist_free(&f->irq.other);
+	dist_free(&f->irq.outside);
 	dist_free(&f->irq.late);
 	dist_free(&f->lock.hold);
 	dist_free(&f->lock.wait);
@@ -338,11 +332,11 @@ static int copy_sys(struct report *r, const struct sys_fig *f)
 {
 	r->irqoff = f->irq;
 	r->cpu_lock = f->lock;
-	memset(&r->irqoff.other, 0, sizeof(r->irqoff.other));
+	memset(&r->irqoff.outside, 0, sizeof(r->irqoff.outside));
 	memset(&r->irqoff.late, 0, sizeof(r->irqoff.late));
 	memset(&r->cpu_lock.hold, 0, sizeof(r->cpu_lock.hold));
 	memset(&r->cpu_lock.wait, 0, sizeof(r->cpu_lock.wait));
-	if (dist_copy(&r->irqoff.other, &f->irq.other) || dist_copy(&r->irqoff.late, &f->irq.late) ||
+	if (dist_copy(&r->irqoff.outside, &f->irq.outside) || dist_copy(&r->irqoff.late, &f->irq.late) ||
 	    dist_copy(&r->cpu_lock.hold, &f->lock.hold) || dist_copy(&r->cpu_lock.wait, &f->lock.wait))
 		return -ENOMEM;
 	return 0;
@@ -353,11 +347,12 @@ static void report_sources(const struct collector *c, struct report *r)
 	r->flush_parts = c->src.flush_parts;
 	r->parts_from = c->src.parts_from;
 	r->parts_measured = c->src.parts_measured;
+	r->counts_unmeasured = counts_unmeasured_without(c->src.parts_measured);
 	r->cause_sample = c->src.cause_sample;
 	r->cause_budgeted = c->src.cause_budgeted;
 	r->memcg_decisions = c->src.memcg_decisions;
 	r->irqoff_rows = c->src.irqoff_trace ? IRQOFF_ROWS_TRACED :
-			 c->src.irqoff_holds ? IRQOFF_ROWS_HOLDS : IRQOFF_ROWS_NONE;
+			 c->src.irqoff_lock ? IRQOFF_ROWS_LOCK : IRQOFF_ROWS_NONE;
 }
 
 int collector_interval(struct collector *c, struct report *out)

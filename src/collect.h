@@ -14,7 +14,7 @@ struct ksyms;
 
 struct collect_sources {
 	bool irqoff_trace;	/* per slot irqs-off and "other" (preemptirq) */
-	bool irqoff_holds;	/* the holds stand for irqs-off (spin_lock_irq) */
+	bool irqoff_lock;	/* the holds stand for irqs-off (spin_lock_irq) */
 	bool irqoff_sample;	/* late cpu-clock ticks */
 	bool cpu_lock;		/* the per-CPU lock (6.10-6.16) */
 	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */

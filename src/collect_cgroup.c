@@ -200,7 +200,7 @@ static uint64_t cgrec_locked(const struct cgrec *g)
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < g->nrows; i++)
-		n += g->rows[i].locked;
+		n += g->rows[i].count[COUNT_LOCKED];
 	return n;
 }
 

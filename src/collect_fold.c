@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One read: the epoch fold of stages and homes (rstatlat.h), and system-wide figures. */
+/* One read: the maps read, each slot handed to the fold (fold.c), and system-wide figures. */
 /*
  * Every read closes an epoch (rstatlat.h: stages and homes) and folds
  * what changed into two places: the open interval and the run's totals,
@@ -51,217 +51,6 @@ static void grace_period(struct collector *c)
 	pthread_join(t, NULL);
 }
 
-static void scratch_clear(struct scratch *s)
-{
-	for (int k = 0; k < NDIST; k++) {
-		if (s->lo[k] <= s->hi[k])
-			memset(&s->acc[k][s->lo[k]], 0,
-			       (size_t)(s->hi[k] - s->lo[k] + 1) * sizeof(s->acc[k][0]));
-		s->lo[k] = HIST_BUCKETS;
-		s->hi[k] = -1;
-	}
-}
-
-static void scratch_add(struct scratch *s, int k, uint32_t b, uint64_t n)
-{
-	if (b >= HIST_BUCKETS || !n)
-		return;
-	s->acc[k][b] += n;
-	if ((int)b < s->lo[k])
-		s->lo[k] = (int)b;
-	if ((int)b > s->hi[k])
-		s->hi[k] = (int)b;
-}
-
-static struct dist *row_dist(struct row *r, int k)
-{
-	switch (k) {
-	case SD_HOLD: return &r->hold;
-	case SD_WAIT: return &r->wait;
-	case SD_FLUSH: return &r->flush;
-	default:
-		if (!r->irqoff)
-			r->irqoff = calloc(1, sizeof(*r->irqoff));
-		return r->irqoff;
-	}
-}
-
-/* A distribution's change as sparse buckets, appended in ascending order. */
-static int scratch_to_dist(struct scratch *s, int k, struct dist *d)
-{
-	for (int b = s->lo[k]; b <= s->hi[k]; b++)
-		if (s->acc[k][b] && dist_add(d, (unsigned int)b, s->acc[k][b]))
-			return -ENOMEM;
-	return 0;
-}
-
-/*
- * A change's maximum comes from the stages (exact for the epoch) and the
- * home's epoch-tagged maximum. A value evicted to the home after the
- * epoch closed can put a bucket above it; then that bucket's upper bound
- * (capped by the run's maximum) is the honest bound.
- */
-static void bound_max(struct dist *d, uint64_t run_max)
-{
-	uint32_t top;
-
-	if (!d->n)
-		return;
-	top = d->b[d->n - 1].index;
-	if (d->max >= hist_bucket_lower(top))
-		return;
-	d->max = hist_bucket_upper(top) - 1;
-	if (run_max >= hist_bucket_lower(top) && run_max < d->max)
-		d->max = run_max;
-}
-
-static void empty_dist(struct dist *d)
-{
-	if (d) {
-		d->n = 0;
-		d->count = d->sum = d->max = 0;
-	}
-}
-
-static void empty_delta(struct row *r)
-{
-	r->locked = r->contended = r->flush_holds = r->flush_holds_max = 0;
-	memset(r->part, 0, sizeof(r->part));
-	memset(r->decisions, 0, sizeof(r->decisions));
-	row_clear_causes(r);
-	r->top_tgid = 0;
-	r->top_comm[0] = '\0';
-	r->top_locked = 0;
-	empty_dist(&r->hold);
-	empty_dist(&r->wait);
-	empty_dist(&r->flush);
-	empty_dist(r->irqoff);
-}
-
-/* This read's sums and maxima per distribution, besides the buckets. */
-struct fold {
-	uint64_t sum[NDIST], max[NDIST], run_max[NDIST];
-	uint32_t top_tgid;
-	uint64_t top_votes;
-	char top_comm[RSL_COMM_LEN];
-};
-
-static void fold_vote(struct slot *s, struct fold *f, uint32_t tgid, const char *comm,
-		      uint64_t votes)
-{
-	if (!votes)
-		return;
-	if (votes > f->top_votes) {
-		f->top_votes = votes;
-		f->top_tgid = tgid;
-		memcpy(f->top_comm, comm, RSL_COMM_LEN);
-		f->top_comm[RSL_COMM_LEN - 1] = '\0';
-	}
-	/* the run's vote: Boyer-Moore over what each read saw */
-	if (s->total.top_tgid == tgid && s->top_votes) {
-		s->top_votes += votes;
-	} else if (votes > s->top_votes) {
-		s->top_votes = votes - s->top_votes;
-		s->total.top_tgid = tgid;
-		memcpy(s->total.top_comm, comm, RSL_COMM_LEN);
-		s->total.top_comm[RSL_COMM_LEN - 1] = '\0';
-	} else {
-		s->top_votes -= votes;
-	}
-}
-
-static void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct stage_dist *sd)
-{
-	for (int i = 0; i < STAGE_CELLS; i++)
-		if (sd->cell[i].count)
-			scratch_add(sc, k, sd->cell[i].bucket, sd->cell[i].count);
-	f->sum[k] += sd->sum;
-	if (sd->max > f->max[k])
-		f->max[k] = sd->max;
-	if (sd->max > f->run_max[k])
-		f->run_max[k] = sd->max;
-}
-
-static void fold_stage(struct collector *c, struct slot *s, struct fold *f,
-		       const struct slot_stage *st)
-{
-	struct row *d = &s->delta;
-
-	d->locked += st->n.locked;
-	d->contended += st->n.contended;
-	d->flush_holds += st->n.flush_holds;
-	if (st->n.flush_holds_max > d->flush_holds_max)
-		d->flush_holds_max = st->n.flush_holds_max;
-	for (int k = 0; k < PART_MAX; k++)
-		d->part[k] += st->n.part[k];
-	for (int k = 0; k < DECISION_MAX; k++)
-		d->decisions[k] += st->n.decisions[k];
-	fold_vote(s, f, st->n.top_tgid, st->n.top_comm, st->n.top_votes);
-	for (int k = 0; k < SLOT_HOME_DISTS; k++)
-		fold_stage_dist(c->scratch, f, k, &st->d[k]);
-}
-
-/* The buckets that changed in a home's histogram since the snapshot. */
-static int fold_hist(struct snap_hist *sn, const uint32_t *hist, struct scratch *sc, int k)
-{
-	uint32_t j = 0;
-
-	for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
-		bool have = j < sn->n && sn->c[j].bucket == b;
-		uint32_t last = have ? sn->c[j].value : 0;
-
-		if (hist[b] != last) {
-			scratch_add(sc, k, b, (uint32_t)(hist[b] - last));	/* wraps */
-			if (!have) {
-				if (sn->n == sn->cap) {
-					uint32_t ncap = sn->cap ? sn->cap * 2 : 8;
-					struct snap_cell *nc = realloc(sn->c, ncap * sizeof(*nc));
-
-					if (!nc)
-						return -ENOMEM;
-					sn->c = nc;
-					sn->cap = ncap;
-				}
-				memmove(&sn->c[j + 1], &sn->c[j], (sn->n - j) * sizeof(sn->c[0]));
-				sn->c[j].bucket = b;
-				sn->n++;
-				have = true;
-			}
-			sn->c[j].value = hist[b];
-		}
-		j += have;
-	}
-	return 0;
-}
-
-static uint64_t imax_of(const __u64 imax[2], uint64_t epoch)
-{
-	__u64 m = imax[epoch & 1];
-
-	return (m & ~IMAX_VALUE_MASK) == IMAX_TAG(epoch) ? (m & IMAX_VALUE_MASK) : 0;
-}
-
-/* A home's sum, epoch maximum and run maximum into distribution k of the fold. */
-static void fold_rec_figures(struct fold *f, int k, const struct dist_rec *h, uint64_t *last_sum,
-			     uint64_t epoch)
-{
-	uint64_t m = imax_of(h->imax, epoch);
-
-	f->sum[k] += h->sum - *last_sum;
-	*last_sum = h->sum;
-	if (m > f->max[k])
-		f->max[k] = m;
-	if (h->max > f->run_max[k])
-		f->run_max[k] = h->max;
-}
-
-static int fold_dist_rec(struct slot *s, struct fold *f, struct scratch *sc, int k,
-			 const struct dist_rec *h, uint64_t epoch)
-{
-	fold_rec_figures(f, k, h, &s->snap.sum[k], epoch);
-	return fold_hist(&s->snap.hist[k], h->hist, sc, k);
-}
-
 /* The sampled flushes of each cause way since the snapshot. */
 static int fold_causes(struct collector *c, struct slot *s, const struct slot_home *h)
 {
@@ -280,93 +69,20 @@ static int fold_causes(struct collector *c, struct slot *s, const struct slot_ho
 	return 0;
 }
 
-static int fold_home(struct collector *c, struct slot *s, struct fold *f,
-		     const struct slot_home *h, const struct dist_rec *irq, uint64_t epoch)
+/* What the fold reads and writes of slot s (fold.h). */
+static struct fold_slot fold_slot_of(struct slot *s)
 {
-	struct row *d = &s->delta;
-	int err = 0;
-
-	d->locked += h->n.locked - s->snap.locked;
-	d->contended += h->n.contended - s->snap.contended;
-	d->flush_holds += h->n.flush_holds - s->snap.flush_holds;
-	if (h->n.flush_holds_max > d->flush_holds_max)
-		d->flush_holds_max = h->n.flush_holds_max;
-	if (h->n.locked != s->snap.locked)
-		fold_vote(s, f, h->n.top_tgid, h->n.top_comm, h->n.locked - s->snap.locked);
-	s->snap.locked = h->n.locked;
-	s->snap.contended = h->n.contended;
-	s->snap.flush_holds = h->n.flush_holds;
-	for (int k = 0; k < PART_MAX; k++) {
-		d->part[k] += h->n.part[k] - s->snap.part[k];
-		s->snap.part[k] = h->n.part[k];
-	}
-	for (int k = 0; k < DECISION_MAX; k++) {
-		d->decisions[k] += (uint32_t)(h->n.decisions[k] - s->snap.decisions[k]);
-		s->snap.decisions[k] = h->n.decisions[k];
-	}
-	err = fold_causes(c, s, h);
-	for (int k = 0; k < SLOT_HOME_DISTS && !err; k++)
-		err = fold_dist_rec(s, f, c->scratch, k, &h->d[k], epoch);
-	if (!err && irq)
-		err = fold_dist_rec(s, f, c->scratch, SD_IRQOFF, irq, epoch);
-	return err;
-}
-
-/*
- * What no part covers of the wall time this read's flushes took: BPF keeps
- * the rest, each flush's at its end. self is an estimate (rstatlat.h,
- * SELF_SAMPLE): when the parts come to more than the wall time, self gives
- * way, so that they add up.
- */
-static void flush_other(struct row *d)
-{
-	uint64_t known = 0, over;
-
-	for (int k = 0; k < PART_MAX; k++)
-		if (k != PART_OTHER)
-			known += d->part[k];
-	d->part[PART_OTHER] = known < d->flush.sum ? d->flush.sum - known : 0;
-	over = known > d->flush.sum ? known - d->flush.sum : 0;
-	d->part[PART_SELF] -= over < d->part[PART_SELF] ? over : d->part[PART_SELF];
-}
-
-/* The scratch and the fold into this read's change of s. */
-static int finish_delta(struct collector *c, struct slot *s, struct fold *f)
-{
-	struct row *d = &s->delta;
-
-	for (int k = 0; k < NDIST; k++) {
-		struct dist *dd;
-
-		if (k == SD_IRQOFF && !c->src.irqoff_trace)
-			continue;
-		dd = row_dist(d, k);
-		if (!dd || scratch_to_dist(c->scratch, k, dd))
-			return -ENOMEM;
-		dd->sum += f->sum[k];
-		if (f->max[k] > dd->max)
-			dd->max = f->max[k];
-		bound_max(dd, f->run_max[k]);
-	}
-	flush_other(d);
-	d->top_tgid = f->top_tgid;
-	d->top_locked = f->top_votes;
-	memcpy(d->top_comm, f->top_comm, sizeof(d->top_comm));
-	return 0;
-}
-
-bool delta_empty(const struct row *d)
-{
-	return !d->locked && !d->hold.count && !d->wait.count && !d->flush.count &&
-	       !(d->irqoff && d->irqoff->count) && !d->decisions[DECISION_ASKED] && !d->ncauses;
+	return (struct fold_slot){ .delta = &s->delta, .total = &s->total,
+				   .top_votes = &s->top_votes, .snap = &s->snap };
 }
 
 /* A slot's change of this read goes to the open interval and its totals. */
-static int slot_changed(struct collector *c, struct slot *s, struct fold *f)
+static int slot_changed(struct collector *c, struct slot *s, const struct fold *f)
 {
+	struct fold_slot fs = fold_slot_of(s);
 	uint32_t newly_exited = 0;
 	struct ident who;
-	int err = finish_delta(c, s, f);
+	int err = fold_finish(c->scratch, f, &fs, c->src.irqoff_trace);
 
 	if (err || delta_empty(&s->delta))
 		goto out;
@@ -382,7 +98,7 @@ static int slot_changed(struct collector *c, struct slot *s, struct fold *f)
 	if (!err)
 		err = row_merge(&s->total, &s->delta) ? -ENOMEM : 0;
 out:
-	empty_delta(&s->delta);
+	delta_clear(&s->delta);
 	return err;
 }
 
@@ -407,12 +123,13 @@ static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		const struct slot_stage *st = &c->lock_percpu[cpu].stage[epoch & 1];
 		const struct slot_dist_stage *irq = &c->irq_percpu[cpu].slot[epoch & 1];
+		long slot = stage_slot(st->epoch, st->slot, epoch, c->max_slots);
 
-		if (st->epoch == (__u32)epoch && st->slot && st->slot <= c->max_slots)
-			c->refs[n++] = (struct stage_ref){ .slot = st->slot - 1, .st = st };
-		if (c->src.irqoff_trace && irq->epoch == (__u32)epoch && irq->slot &&
-		    irq->slot <= c->max_slots)
-			c->refs[n++] = (struct stage_ref){ .slot = irq->slot - 1, .irqoff = &irq->d };
+		if (slot >= 0)
+			c->refs[n++] = (struct stage_ref){ .slot = (uint32_t)slot, .st = st };
+		slot = c->src.irqoff_trace ? stage_slot(irq->epoch, irq->slot, epoch, c->max_slots) : -1;
+		if (slot >= 0)
+			c->refs[n++] = (struct stage_ref){ .slot = (uint32_t)slot, .irqoff = &irq->d };
 	}
 	qsort(c->refs, n, sizeof(c->refs[0]), stage_ref_cmp);
 	*nrefs = n;
@@ -487,18 +204,19 @@ static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t 
 		uint32_t slot = r < nrefs && (d >= ndirty || c->refs[r].slot <= c->dirty[d]) ?
 				c->refs[r].slot : c->dirty[d];
 		struct slot *s = &c->slots[slot];
-		struct fold f = { 0 };
+		struct fold_slot fs = fold_slot_of(s);
+		struct fold f;
 		bool have_home = d < ndirty && c->dirty[d] == slot;
 
 		slot_refresh(c, slot);
-		scratch_clear(c->scratch);
+		fold_start(c->scratch, &f);
 		for (; r < nrefs && c->refs[r].slot == slot; r++) {
 			if (s->state != SLOT_READY || !s->cg)
 				continue;
 			if (c->refs[r].st)
-				fold_stage(c, s, &f, c->refs[r].st);
+				fold_stage(c->scratch, &f, &fs, c->refs[r].st);
 			else
-				fold_stage_dist(c->scratch, &f, SD_IRQOFF, c->refs[r].irqoff);
+				fold_stage_dist(c->scratch, &f, DIST_IRQOFF, c->refs[r].irqoff);
 		}
 		if (have_home && s->state == SLOT_READY && s->cg) {
 			if (d >= win_first + win_n) {
@@ -509,8 +227,10 @@ static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t 
 			if (!err && c->src.irqoff_trace)
 				err = read_irq_home(c, slot, c->irq_homes);
 			if (!err)
-				err = fold_home(c, s, &f, &c->homes[d - win_first],
+				err = fold_home(c->scratch, &f, &fs, &c->homes[d - win_first],
 						c->src.irqoff_trace ? c->irq_homes : NULL, epoch);
+			if (!err)
+				err = fold_causes(c, s, &c->homes[d - win_first]);
 		}
 		d += have_home;
 		if (!err && s->state == SLOT_READY && s->cg)
@@ -550,7 +270,7 @@ static int fold_sys_stages(struct collector *c, uint64_t epoch, struct sys_chang
 	int err;
 
 	for (int cpu = 0; c->src.irqoff_trace && cpu < c->ncpus; cpu++)
-		fold_sys_stage(c, &c->irq_percpu[cpu].other[epoch & 1], SYS_IRQ_OTHER, epoch,
+		fold_sys_stage(c, &c->irq_percpu[cpu].outside[epoch & 1], SYS_IRQ_OUTSIDE, epoch,
 			       &unused, &ch->f);
 	if (c->src.irqoff_sample) {
 		const struct tick_state *tc = c->sys_percpu;
@@ -631,7 +351,7 @@ static int read_system(struct collector *c, uint64_t epoch)
 	c->sys_open.lock.locked += ch.locked;
 	c->sys_total.lock.contended += ch.contended;
 	c->sys_open.lock.contended += ch.contended;
-	err = sys_add(c, SYS_IRQ_OTHER, &ch.f, &c->sys_total.irq.other, &c->sys_open.irq.other);
+	err = sys_add(c, SYS_IRQ_OUTSIDE, &ch.f, &c->sys_total.irq.outside, &c->sys_open.irq.outside);
 	if (!err)
 		err = sys_add(c, SYS_TICK_LATE, &ch.f, &c->sys_total.irq.late, &c->sys_open.irq.late);
 	if (!err)

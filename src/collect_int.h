@@ -7,8 +7,9 @@
  * BPF maps -> report (collect.h), in files by role:
  *   collect.c         the collector's lifetime, its public API, the reports
  *                     and their rows, found by identity
- *   collect_fold.c    one read: the epoch fold of stages and homes,
- *                     system-wide figures
+ *   collect_fold.c    one read: the maps read, each slot's stages and home
+ *                     folded (fold.c, the epoch protocol's userspace half,
+ *                     from map contents), system-wide figures
  *   collect_cgroup.c  cgroup records, slots, retirement and housekeeping
  *   collect_cause.c   cause naming and the kallsyms lifetime
  *
@@ -22,11 +23,11 @@
  */
 
 #include "collect.h"
+#include "fold.h"
 
 /* Removed cgroups kept with rows of their own; beyond, one aggregate row. */
 #define RETIRED_CGROUPS_MAX 1024
 
-#define NDIST SD_MAX
 /* Home records read at once, by a batch lookup where the kernel has it. */
 #define HOME_BATCH 64
 
@@ -63,26 +64,6 @@ struct cgrec {
 	struct cgrec *next;	/* hash chain */
 };
 
-/* The home's counters as last read: changes are told from these. */
-struct snap_cell {
-	uint32_t bucket;
-	uint32_t value;
-};
-
-struct snap_hist {
-	struct snap_cell *c;	/* ascending bucket */
-	uint32_t n, cap;
-};
-
-struct home_snap {
-	uint64_t locked, contended, flush_holds;
-	uint64_t part[PART_MAX];
-	uint32_t decisions[DECISION_MAX];	/* as the home's: they wrap */
-	struct cause_way cause[CAUSE_WAYS + 1];
-	uint64_t sum[NDIST];
-	struct snap_hist hist[NDIST];
-};
-
 struct slot {
 	enum slot_state state;
 	bool retiring;		/* unhooked from BPF, freed after RETIRE_GRACE_NS */
@@ -107,12 +88,6 @@ struct stage_ref {
 	uint32_t slot;
 	const struct slot_stage *st;
 	const struct stage_dist *irqoff;
-};
-
-/* This read's change of one slot, dense while it is summed. */
-struct scratch {
-	uint64_t acc[NDIST][HIST_BUCKETS];
-	int lo[NDIST], hi[NDIST];	/* bucket range touched; lo > hi: none */
 };
 
 struct sys_fig {	/* system-wide figures, since load */
@@ -200,11 +175,6 @@ void ident_of_slot(const struct slot *s, struct ident *who);
 bool process_alive(struct collector *c, const struct slot *s, bool check_start);
 /* After each read: retires slots and cgroups that are gone. 0 or -errno. */
 int housekeeping(struct collector *c, unsigned int nslots);
-
-/* ---- collect_fold.c ---- */
-
-/* Whether a row holds no figures. */
-bool delta_empty(const struct row *d);
 
 /* ---- collect_cause.c ---- */
 

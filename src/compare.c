@@ -13,51 +13,126 @@
 #include "fmt.h"
 #include "stats.h"
 
-#define DIST_METRICS(d, n) \
-	{ n ".p50", n " p50", MK_QUANTILE, d, 0.50, 0 }, \
-	{ n ".p90", n " p90", MK_QUANTILE, d, 0.90, 0 }, \
-	{ n ".p99", n " p99", MK_QUANTILE, d, 0.99, 0 }, \
-	{ n ".max", n " max", MK_MAX, d, 1.0, 0 }
+static struct metric_def metric_table[METRICS_MAX];
+const struct metric_def *const metrics = metric_table;
+int nmetrics;
 
-const struct metric_def metrics[NMETRICS] = {
-	{ "locked", "locked", MK_COUNT, DK_HOLD, 0, 0 },
-	{ "locked.rate", "locked/s", MK_RATE, DK_HOLD, 0, 0 },
-	{ "contended.rate", "contended", MK_SHARE, DK_HOLD, 0, 0 },
-	DIST_METRICS(DK_HOLD, "hold"),
-	DIST_METRICS(DK_WAIT, "wait"),
-	DIST_METRICS(DK_IRQOFF, "irqoff"),
-	DIST_METRICS(DK_FLUSH, "flush"),
-	{ "flush.holds", "holds/flush", MK_MEAN_HOLDS, DK_FLUSH, 0, 0 },
-	/* where a flush's time goes, ns per flush (docs/flushes.md) */
-	{ "flush.held", "held/flush", MK_PART, DK_FLUSH, 0, PART_HELD },
-	{ "flush.wait", "wait/flush", MK_PART, DK_FLUSH, 0, PART_WAIT },
-	{ "flush.irq", "irq/flush", MK_PART, DK_FLUSH, 0, PART_IRQ },
-	{ "flush.offcpu", "offcpu/flush", MK_PART, DK_FLUSH, 0, PART_OFFCPU },
-	{ "flush.self", "self/flush", MK_PART, DK_FLUSH, 0, PART_SELF },
-	{ "flush.other", "other/flush", MK_PART, DK_FLUSH, 0, PART_OTHER },
+static struct metric_def *metric_new(const char *name, const char *label, enum metric_kind kind)
+{
+	struct metric_def *m = &metric_table[nmetrics++];
+
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->label, sizeof(m->label), "%s", label);
+	m->kind = kind;
+	m->of = -1;
+	return m;
+}
+
+static void dist_metrics(enum dist_id d)
+{
+	static const struct { const char *suffix; enum metric_kind kind; double q; } of[] = {
+		{ "p50", MK_QUANTILE, 0.50 }, { "p90", MK_QUANTILE, 0.90 },
+		{ "p99", MK_QUANTILE, 0.99 }, { "max", MK_MAX, 1.0 },
+	};
+
+	for (size_t i = 0; i < sizeof(of) / sizeof(of[0]); i++) {
+		char name[32], label[32];
+		struct metric_def *m;
+
+		snprintf(name, sizeof(name), "%s.%s", dist_defs[d].name, of[i].suffix);
+		snprintf(label, sizeof(label), "%s %s", dist_defs[d].name, of[i].suffix);
+		m = metric_new(name, label, of[i].kind);
+		m->dist = d;
+		m->q = of[i].q;
+	}
+}
+
+/* The metrics of the counters JSON lists after distribution after (-1: first). */
+static void count_metrics(int after)
+{
+	for (int k = 0; k < COUNT_MAX; k++) {
+		const struct count_def *cd = &count_defs[k];
+
+		for (size_t i = 0; cd->after == after && i < 2 && cd->compare[i].name; i++) {
+			struct metric_def *m = metric_new(cd->compare[i].name, cd->compare[i].label,
+							  cd->compare[i].kind);
+
+			m->count = (enum count_id)k;
+			m->of = cd->of;
+			if (cd->per >= 0)
+				m->dist = (enum dist_id)cd->per;
+		}
+	}
+}
+
+/* where a flush's time goes, ns per flush (docs/flushes.md) */
+static void part_metrics(void)
+{
+	for (int k = 0; k < PART_MAX; k++) {
+		char name[32], label[32];
+		struct metric_def *m;
+
+		snprintf(name, sizeof(name), "flush.%s", part_names[k]);
+		snprintf(label, sizeof(label), "%s/flush", part_names[k]);
+		m = metric_new(name, label, MK_PART);
+		m->dist = DIST_FLUSH;
+		m->part = (enum flush_part)k;
+	}
+}
+
+/* Before main: gates are parsed from the command line. */
+__attribute__((constructor)) static void metrics_build(void)
+{
+	count_metrics(-1);
+	for (int i = 0; i < DIST_ROW_MAX; i++) {
+		dist_metrics(dist_shown[i]);
+		count_metrics(dist_shown[i]);
+		if (dist_shown[i] == DIST_FLUSH)
+			part_metrics();
+	}
 	/* system-wide, on the total: irqs-off outside rstat (trace), tick lateness (sample) */
-	DIST_METRICS(DK_OUTSIDE, "irqoff_outside"),
-	DIST_METRICS(DK_LATE, "tick_late"),
-};
+	for (int d = DIST_ROW_MAX; d < DIST_MAX; d++)
+		dist_metrics((enum dist_id)d);
+}
 
 const char *const verdict_names[] = {
 	[V_NA] = "n/a",
 	[V_TOO_FEW] = "too_few",
-	[V_SAME] = "unchanged",
-	[V_NOISE] = "within_noise",
+	[V_SAME] = "same",
+	[V_NOISE] = "noise",
 	[V_HIGHER] = "higher",
 	[V_LOWER] = "lower",
 };
+
+/* Whether a metric is made of a counter that files may lack (count_def.json_optional). */
+static bool optional_count(const struct metric_def *m)
+{
+	switch (m->kind) {
+	case MK_COUNT:
+	case MK_RATE:
+	case MK_SHARE:
+	case MK_PER_VALUE:
+		return count_defs[m->count].json_optional;
+	default:
+		return false;
+	}
+}
+
+/* irqoff_outside.* and tick_late.*: measured for the whole system, on the total only. */
+static bool system_dist(enum dist_id k)
+{
+	return k >= DIST_ROW_MAX;
+}
 
 bool metric_shown(const struct cmp_row *row, int i)
 {
 	const struct cell *c = &row->cells[i];
 
-	if (metrics[i].dist != DK_OUTSIDE && metrics[i].dist != DK_LATE &&
-	    metrics[i].kind != MK_PART)
-		return true;
-	if (metrics[i].kind == MK_PART)
+	/* a part or an optional counter neither side measured is left out */
+	if (metrics[i].kind == MK_PART || optional_count(&metrics[i]))
 		return c->has_before || c->has_after;
+	if (!system_dist(metrics[i].dist))
+		return true;
 	return row->total && (c->has_before || c->has_after);
 }
 
@@ -68,33 +143,27 @@ int metric_find(const char *s)
 		s = "locked";
 	else if (!strcmp(s, "events.rate"))
 		s = "locked.rate";
-	for (int i = 0; i < NMETRICS; i++)
+	for (int i = 0; i < nmetrics; i++)
 		if (!strcmp(s, metrics[i].name))
 			return i;
 	return -1;
 }
 
-/* A row's distribution of kind k; irqs-off as the report has them, or NULL. */
+/* A row's distribution k; irqs-off as the report has them, or NULL. */
 static const struct dist *dist_of(const struct report *r, const struct row *row,
-				  enum dist_kind k)
+				  enum dist_id k)
 {
 	switch (k) {
-	case DK_OUTSIDE:
+	case DIST_OUTSIDE:
 		/* build_total()'s rows, and only they, have no path */
-		return !row->path && r->irqoff.trace ? &r->irqoff.other : NULL;
-	case DK_LATE:
+		return !row->path && r->irqoff.trace ? &r->irqoff.outside : NULL;
+	case DIST_LATE:
 		return !row->path && r->irqoff.sample ? &r->irqoff.late : NULL;
-	case DK_WAIT:
-		return &row->wait;
-	case DK_FLUSH:
-		return &row->flush;
-	case DK_IRQOFF:
+	case DIST_IRQOFF:
 		return row_irqoff(r, row);
-	case DK_HOLD:
-	case DK_MAX:
-		break;
+	default:
+		return k < DIST_ROW_MAX ? &row->dist[k] : NULL;
 	}
-	return &row->hold;
 }
 
 static double seconds(const struct report *r)
@@ -102,24 +171,54 @@ static double seconds(const struct report *r)
 	return (double)r->duration_ns / 1e9;
 }
 
+/* A row's counter of metric m, and what it is taken over: a share's whole, a mean's values. */
+static uint64_t numerator(const struct metric_def *m, const struct row *row)
+{
+	return row->count[m->count];
+}
+
+static uint64_t denominator(const struct metric_def *m, const struct row *row)
+{
+	if (m->kind == MK_SHARE && m->of >= 0)
+		return row->count[m->of];
+	return row->dist[m->dist].count;	/* per value: MK_PER_VALUE, MK_PART, a share of them */
+}
+
+/* Whether a report measured the counter a metric is made of. */
+static bool count_measured(const struct metric_def *m, const struct report *r)
+{
+	switch (m->kind) {
+	case MK_COUNT:
+	case MK_RATE:
+	case MK_SHARE:
+	case MK_PER_VALUE:
+		return report_count_measured(r, m->count);
+	default:
+		return true;
+	}
+}
+
 /* The metric's value for one side; false when that side has no data. */
 static bool metric_value(const struct metric_def *m, const struct row *row,
 			 const struct report *r, double *v)
 {
 	const struct dist *d;
+	uint64_t whole;
 
-	if (!row)
+	if (!row || !count_measured(m, r))
 		return false;
 	switch (m->kind) {
 	case MK_COUNT:
-		*v = (double)row->locked;
+		*v = (double)numerator(m, row);
 		return true;
 	case MK_RATE:
-		*v = seconds(r) > 0 ? (double)row->locked / seconds(r) : 0;
+		*v = seconds(r) > 0 ? (double)numerator(m, row) / seconds(r) : 0;
 		return seconds(r) > 0;
 	case MK_SHARE:
-		*v = row->locked ? (double)row->contended / (double)row->locked : 0;
-		return row->locked > 0;
+	case MK_PER_VALUE:
+		whole = denominator(m, row);
+		*v = whole ? (double)numerator(m, row) / (double)whole : 0;
+		return whole > 0;
 	case MK_QUANTILE:
 	case MK_MAX:
 		d = dist_of(r, row, m->dist);
@@ -127,12 +226,10 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 			return false;
 		*v = m->kind == MK_MAX ? (double)d->max : (double)dist_quantile(d, m->q);
 		return d->count > 0;
-	case MK_MEAN_HOLDS:
-		*v = row->flush.count ? (double)row->flush_holds / (double)row->flush.count : 0;
-		return row->flush.count > 0;
 	case MK_PART:
-		*v = row->flush.count ? (double)row->part[m->part] / (double)row->flush.count : 0;
-		return report_part_measured(r, m->part) && row->flush.count > 0;
+		whole = denominator(m, row);
+		*v = whole ? (double)row->part[m->part] / (double)whole : 0;
+		return report_part_measured(r, m->part) && whole > 0;
 	}
 	return false;
 }
@@ -154,10 +251,25 @@ static bool parts_comparable(const struct report *a, const struct report *b, int
  * number of holds on a given kernel and machine; what moves it is the
  * kernel, which is what a gate on it asks about.)
  */
-static double holds_per_flush_p(const struct row *b, const struct row *a)
+static double per_value_p(const struct metric_def *m, const struct row *b, const struct row *a)
 {
-	return poisson_rate_p(b->flush_holds, (double)b->flush.count, a->flush_holds,
-			      (double)a->flush.count);
+	return poisson_rate_p(numerator(m, b), (double)denominator(m, b), numerator(m, a),
+			      (double)denominator(m, a));
+}
+
+/* A rate per second: counts as events over the window as exposure. */
+static double rate_p(const struct metric_def *m, const struct comparison *c, const struct row *b,
+		     const struct row *a)
+{
+	return poisson_rate_p(numerator(m, b), seconds(c->before.r), numerator(m, a),
+			      seconds(c->after.r));
+}
+
+/* A share: two proportions, its count out of its whole on each side. */
+static double share_p(const struct metric_def *m, const struct row *b, const struct row *a)
+{
+	return two_proportion_p(numerator(m, b), denominator(m, b), numerator(m, a),
+				denominator(m, a));
 }
 
 static enum verdict by_p(double p, double alpha)
@@ -237,16 +349,14 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 	case MK_PART:
 		/* sums only, no spread of single flushes: replicated runs test them */
 		return V_TOO_FEW;
-	case MK_MEAN_HOLDS:
-		return by_p(holds_per_flush_p(b, a), alpha);
+	case MK_PER_VALUE:
+		return by_p(per_value_p(m, b, a), alpha);
 	case MK_RATE:
-		return by_p(poisson_rate_p(b->locked, seconds(c->before.r), a->locked,
-					   seconds(c->after.r)), alpha);
+		return by_p(rate_p(m, c, b, a), alpha);
 	case MK_SHARE:
-		if (!b->contended && !a->contended)
+		if (!numerator(m, b) && !numerator(m, a))
 			return V_SAME;
-		return by_p(two_proportion_p(b->contended, b->locked, a->contended, a->locked),
-			    alpha);
+		return by_p(share_p(m, b, a), alpha);
 	case MK_QUANTILE:
 		return db && da ? quantile_test(db, da, m->q, alpha) : V_NA;
 	case MK_MAX:
@@ -350,7 +460,7 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 {
 	row->worst = 1;
 	row->worst_metric = -1;
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < nmetrics; i++) {
 		struct cell *cell = &row->cells[i];
 
 		cell->has_before = metric_value(&metrics[i], row->before, c->before.r,
@@ -364,7 +474,7 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 			cell->verdict = V_NA;
 		/* more acquisitions is not a regression; everything else is */
 		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE ||
-		    metrics[i].kind == MK_MEAN_HOLDS || metrics[i].kind == MK_PART)
+		    metrics[i].kind == MK_PER_VALUE || metrics[i].kind == MK_PART)
 			continue;
 		if (cell->verdict == V_HIGHER && cell->ratio > row->worst) {
 			row->worst = cell->ratio;
@@ -463,25 +573,27 @@ static bool crosses(const struct gate *g, double v)
 static bool after_bounds(const struct metric_def *m, const struct comparison *c,
 			 const struct row *a, double v, double *lo, double *hi)
 {
-	double z = z_two_sided(2 * c->gate_alpha), n = (double)a->locked;
+	double z = z_two_sided(2 * c->gate_alpha), n = (double)numerator(m, a);
 
-	if (m->kind == MK_MEAN_HOLDS) {
-		double h = (double)a->flush_holds, fl = (double)a->flush.count;
+	if (m->kind == MK_PER_VALUE) {
+		double values = (double)denominator(m, a);
 
-		if (a->flush_holds < 5 || !a->flush.count)
+		if (numerator(m, a) < 5 || !values)
 			return false;
-		*lo = (h - z * sqrt(h)) / fl;
-		*hi = (h + z * sqrt(h)) / fl;
+		*lo = (n - z * sqrt(n)) / values;
+		*hi = (n + z * sqrt(n)) / values;
 		return true;
 	}
 	if (m->kind == MK_SHARE) {
-		if (n * fmin(v, 1 - v) < 5)
+		double whole = (double)denominator(m, a);
+
+		if (whole * fmin(v, 1 - v) < 5)
 			return false;
-		*lo = v - z * sqrt(v * (1 - v) / n);
-		*hi = v + z * sqrt(v * (1 - v) / n);
+		*lo = v - z * sqrt(v * (1 - v) / whole);
+		*hi = v + z * sqrt(v * (1 - v) / whole);
 		return true;
 	}
-	if (a->locked < 5)
+	if (numerator(m, a) < 5)
 		return false;
 	*lo = (n - z * sqrt(n)) / seconds(c->after.r);
 	*hi = (n + z * sqrt(n)) / seconds(c->after.r);
@@ -546,7 +658,7 @@ static enum gate_outcome absolute_gate(const struct gate *g, const struct compar
 		       (double)bound < g->limit ? G_FAIL : G_INCONCLUSIVE;
 	case MK_SHARE:
 	case MK_RATE:
-	case MK_MEAN_HOLDS:
+	case MK_PER_VALUE:
 		if (!after_bounds(m, c, row->after, v, &lo, &hi))
 			return G_INCONCLUSIVE;
 		return (g->above ? lo > g->limit : hi < g->limit) ? G_FAIL : G_INCONCLUSIVE;
@@ -575,13 +687,13 @@ static bool shift_confirmed(const struct gate *g, const struct comparison *c,
 	case MK_MAX:
 		return db && da && max_test(db, da, c->gate_alpha) == (g->above ? V_HIGHER : V_LOWER);
 	case MK_RATE:
-		p = poisson_rate_p(b->locked, seconds(c->before.r), a->locked, seconds(c->after.r));
+		p = rate_p(m, c, b, a);
 		break;
 	case MK_SHARE:
-		p = two_proportion_p(b->contended, b->locked, a->contended, a->locked);
+		p = share_p(m, b, a);
 		break;
-	case MK_MEAN_HOLDS:
-		p = holds_per_flush_p(b, a);
+	case MK_PER_VALUE:
+		p = per_value_p(m, b, a);
 		break;
 	default:
 		return false;
@@ -603,10 +715,16 @@ static enum gate_outcome relative_gate(const struct gate *g, const struct compar
 	return shift_confirmed(g, c, row) ? G_FAIL : G_INCONCLUSIVE;
 }
 
-/* irqoff_outside.* and tick_late.*: measured for the whole system, on the total only. */
 static bool system_wide(const struct gate *g)
 {
-	return metrics[g->metric].dist == DK_OUTSIDE || metrics[g->metric].dist == DK_LATE;
+	return system_dist(metrics[g->metric].dist);
+}
+
+/* Whether a side did not measure the counter a gate's metric is made of. */
+static bool count_unmeasured(const struct comparison *c, const struct gate *g)
+{
+	return !count_measured(&metrics[g->metric], c->before.r) ||
+	       !count_measured(&metrics[g->metric], c->after.r);
 }
 
 /* Whether a side did not measure what the gate asks: system-wide figures, flush parts. */
@@ -616,7 +734,7 @@ static bool unmeasured(const struct comparison *c, const struct gate *g)
 
 	if (metrics[g->metric].kind == MK_PART)
 		return !parts_comparable(c->before.r, c->after.r, part);
-	return system_wide(g);
+	return system_wide(g) || count_unmeasured(c, g);
 }
 
 static void run_gate(struct comparison *c, const struct gate *g, const struct cmp_row *row)
@@ -626,7 +744,7 @@ static void run_gate(struct comparison *c, const struct gate *g, const struct cm
 
 	res->gate = g;
 	res->row = row;
-	if (!cell->has_before || !cell->has_after ||
+	if (!cell->has_before || !cell->has_after || count_unmeasured(c, g) ||
 	    (metrics[g->metric].kind == MK_PART && unmeasured(c, g)))
 		/* a figure a side did not measure (or not alike): asked, and not answerable */
 		res->outcome = unmeasured(c, g) ? G_INCONCLUSIVE : G_NA;
@@ -737,10 +855,10 @@ static int lock_row(const struct report *r, struct row *out)
 	if (!r->cpu_lock.present)
 		return 0;
 	out->path = strdup("(per-CPU lock)");
-	out->locked = r->cpu_lock.locked;
-	out->contended = r->cpu_lock.contended;
-	return !out->path || dist_copy(&out->hold, &r->cpu_lock.hold) ||
-	       dist_copy(&out->wait, &r->cpu_lock.wait) ? -1 : 0;
+	out->count[COUNT_LOCKED] = r->cpu_lock.locked;
+	out->count[COUNT_CONTENDED] = r->cpu_lock.contended;
+	return !out->path || dist_copy(&out->dist[DIST_HOLD], &r->cpu_lock.hold) ||
+	       dist_copy(&out->dist[DIST_WAIT], &r->cpu_lock.wait) ? -1 : 0;
 }
 
 /* Each run's rows by cgroup, its total and per-CPU lock, for the between-run test. */
@@ -965,7 +1083,7 @@ static int parse_limit(const char *s, const struct metric_def *m, struct gate *g
 	case MK_SHARE:
 		return parse_percent(s, &g->limit) || g->limit > 1 ? -1 : 0;
 	case MK_RATE:
-	case MK_MEAN_HOLDS:
+	case MK_PER_VALUE:
 		return parse_number(s, "", &g->limit) || g->limit < 0 ? -1 : 0;
 	default:
 		return -1;
@@ -980,9 +1098,9 @@ static const char *limit_help(const struct metric_def *m)
 	case MK_PART:
 		return "+N% or -N% (relative) or a time with a unit: 500ns, 100us, 5ms, 1s";
 	case MK_SHARE:
-		return "+N% or -N% (relative) or N% (absolute share of acquisitions)";
-	case MK_MEAN_HOLDS:
-		return "+N% or -N% (relative) or holds per flush";
+		return "+N% or -N% (relative) or N% (an absolute share)";
+	case MK_PER_VALUE:
+		return "+N% or -N% (relative) or a number per value (holds per flush)";
 	default:
 		return "+N% or -N% (relative) or acquisitions per second";
 	}

@@ -11,30 +11,26 @@
 #include <stdio.h>
 #include "report.h"
 
-enum metric_kind {
-	MK_COUNT,	/* locked: shown, not tested (depends on the duration) */
-	MK_RATE,	/* locked per second */
-	MK_SHARE,	/* contended / locked */
-	MK_QUANTILE,
-	MK_MAX,
-	MK_MEAN_HOLDS,	/* holds per flush: tested as a rate of holds over flushes */
-	MK_PART,	/* a flush part's mean per flush, ns: tested between replicated runs */
-};
-
-/* DK_OUTSIDE and DK_LATE are system-wide: the total row's only. */
-enum dist_kind { DK_HOLD, DK_WAIT, DK_IRQOFF, DK_FLUSH, DK_OUTSIDE, DK_LATE, DK_MAX };
-
+/*
+ * compare's metrics, built from the tables of metrics.h: the counters'
+ * (count_defs[].compare) and four of each distribution (p50, p90, p99,
+ * max), in the order JSON lists the figures; a flush's parts after the
+ * flush distribution; the system-wide distributions last.
+ */
 struct metric_def {
-	const char *name;	/* as gates spell it: "hold.p99" */
-	const char *label;	/* as tables show it: "hold p99" */
+	char name[32];		/* as gates spell it: "hold.p99" */
+	char label[32];		/* as tables show it: "hold p99" */
 	enum metric_kind kind;
-	enum dist_kind dist;
+	enum dist_id dist;	/* MK_QUANTILE, MK_MAX; per its values: MK_PER_VALUE, MK_PART */
+	enum count_id count;	/* MK_COUNT, MK_RATE, MK_SHARE, MK_PER_VALUE */
+	int of;			/* MK_SHARE: the counter it is a share of; -1: of dist's values */
 	double q;
 	enum flush_part part;	/* MK_PART */
 };
 
-#define NMETRICS 34
-extern const struct metric_def metrics[NMETRICS];
+#define METRICS_MAX (2 * COUNT_MAX + 4 * DIST_MAX + PART_MAX)
+extern const struct metric_def *const metrics;
+extern int nmetrics;		/* built before main (compare.c) */
 
 enum verdict {
 	V_NA,		/* no data on one side */
@@ -63,7 +59,7 @@ struct cmp_row {
 	bool process;		/* a -p row: a flusher (by comm) of a cgroup */
 	char *label;		/* process rows: "comm on /path" */
 	enum presence presence;
-	struct cell cells[NMETRICS];
+	struct cell cells[METRICS_MAX];
 	double worst;		/* largest significant regression ratio, or 1 */
 	int worst_metric;	/* -1: none */
 };

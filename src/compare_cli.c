@@ -13,6 +13,7 @@
 #include "compare_cli.h"
 #include "escape.h"
 #include "fmt.h"
+#include "options.h"
 #include "outfile.h"
 #include "report_read.h"
 
@@ -48,53 +49,6 @@ static const char *const replicated_gates[] = {
 	"hold.p99>+20%", "irqoff.p99>+20%",
 };
 #define REPLICATED_MIN_RUNS 3
-
-static const char usage_text[] =
-"Usage: rstatlat compare [OPTIONS] BEFORE.json AFTER.json\n"
-"       rstatlat compare [OPTIONS] --before B1.json --before B2.json ...\n"
-"                                  --after A1.json --after A2.json ...\n"
-"Compare runs of `rstatlat -j` (a summary, or intervals which are merged)\n"
-"side by side, and fail when a gate finds a significant regression. With 2\n"
-"or more runs on each side, changes are tested between runs (Welch's t on\n"
-"the per-run values), so state that lasts a run is not taken for a change.\n"
-"\n"
-"      --before FILE     a run of the baseline, repeatable (up to 64)\n"
-"      --after FILE      a run of the candidate, repeatable (up to 64)\n"
-"  --fail-on EXPR        gate, repeatable: METRIC>+N% or METRIC<-N% (relative\n"
-"                        to BEFORE), METRIC>LIMIT (absolute, in AFTER); 'none'\n"
-"                        for no gates. Default: hold.p99>+50%\n"
-"                        irqoff.p99>+50%, with 3+ runs a side +20% each\n"
-"                        METRIC: locked.rate (acquisitions/s), contended.rate,\n"
-"                        flush.holds (holds per flush), and\n"
-"                        hold|wait|irqoff|flush . p50|p90|p99|max; on the\n"
-"                        total also irqoff_outside|tick_late . p50|...|max\n"
-"                        LIMIT: 100us, 5ms (times), 5% (contended.rate), a\n"
-"                        number (locked.rate, flush.holds)\n"
-"  -c, --cgroup PATH     gate only this cgroup (its path as in the JSON);\n"
-"                        when every file ran a command (rstatlat -- CMD), the\n"
-"                        command's cgroups are gated by default, paired as\n"
-"                        (command) whatever their names\n"
-"  -f, --format FMT      text (default), md (Markdown), json, or html (one\n"
-"                        self-contained file with SVG histograms)\n"
-"  -n, --rows N          cgroups (and flushers) shown in text, md and html\n"
-"                        (default 20, 0 = all)\n"
-"  -o, --output FILE     write the comparison to FILE, whole, also when a\n"
-"                        gate fails (exit 1 or 4); nothing on bad input\n"
-"  -H, --histograms      text: BEFORE and AFTER log2 histograms of hold,\n"
-"                        flush and irqs-off side by side, per row\n"
-"      --alpha A         significance level per value (default 0.01)\n"
-"      --noise PCT       changes within PCT% count as noise (default 5)\n"
-"      --allow-inconclusive  exit 0, not 4, when a check crossed its gate but\n"
-"                        the data could not confirm it\n"
-"  -h, --help            this help\n"
-"\n"
-"Gates are one-sided and fail closed: a check passes when its observed value\n"
-"does not cross the gate, fails when it does and a test confirms it, and is\n"
-"inconclusive when the data cannot.\n"
-"\n"
-"Exit status: 0 every gate passed, 1 a gate failed, 2 usage or bad input\n"
-"(or out of memory while reading a file), 3 out of memory while comparing,\n"
-"4 a check was inconclusive (and none failed; see --allow-inconclusive).\n";
 
 struct cmp_opts {
 	struct gate gates[MAX_GATES];
@@ -179,7 +133,6 @@ static double parse_fraction(const char *s, const char *what, double scale)
 	return v / scale;
 }
 
-enum { OPT_FAIL_ON = 256, OPT_ALPHA, OPT_NOISE, OPT_ALLOW_INCONCLUSIVE, OPT_BEFORE, OPT_AFTER };
 
 static void add_file(struct file_list *l, const char *name, const char *what)
 {
@@ -190,27 +143,15 @@ static void add_file(struct file_list *l, const char *name, const char *what)
 
 static void parse_args(int argc, char **argv, struct cmp_opts *o)
 {
-	static const struct option long_opts[] = {
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "noise", required_argument, NULL, OPT_NOISE },
-		{ "allow-inconclusive", no_argument, NULL, OPT_ALLOW_INCONCLUSIVE },
-		{ "before", required_argument, NULL, OPT_BEFORE },
-		{ "after", required_argument, NULL, OPT_AFTER },
-		{ "histograms", no_argument, NULL, 'H' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct option long_opts[CLI_MAX_OPTS + 1];
+	char short_opts[2 * CLI_MAX_OPTS + 2];
 	uint64_t rows;
 	int c;
 
+	cli_getopt_tables(&compare_cli, long_opts, short_opts);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:f:n:o:Hh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FAIL_ON: add_gate(o, optarg); break;
 		case 'c': o->cgroup = optarg; break;
@@ -246,7 +187,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 				die(EXIT_INPUT, "-o needs a file name");
 			o->output = optarg;
 			break;
-		case 'h': fputs(usage_text, stdout); exit(EXIT_PASS);
+		case 'h': cli_print_help(&compare_cli, stdout); exit(EXIT_PASS);
 		case ':': die(EXIT_INPUT, "option '%s' needs an argument", argv[optind - 1]);
 		default: die(EXIT_INPUT, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}

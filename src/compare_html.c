@@ -68,7 +68,7 @@ static void metrics_table(FILE *f, const struct cmp_row *row)
 
 	fputs("<table><tr><th>metric</th><th>before</th><th>after</th><th>change</th>"
 	      "<th>verdict</th></tr>\n", f);
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < nmetrics; i++) {
 		const struct cell *c = &row->cells[i];
 		const char *verdict = cmp_verdict_text[c->verdict];
 
@@ -142,8 +142,8 @@ static void row_section(FILE *f, const struct comparison *c, const struct cmp_ro
 	fprintf(f, "%s</h2>\n", row->presence == ONLY_BEFORE ? " (only in BEFORE)" :
 		row->presence == ONLY_AFTER ? " (only in AFTER)" : "");
 	metrics_table(f, row);
-	histogram(f, "hold", b ? &b->hold : NULL, a ? &a->hold : NULL);
-	histogram(f, "flush", b ? &b->flush : NULL, a ? &a->flush : NULL);
+	histogram(f, "hold", b ? &b->dist[DIST_HOLD] : NULL, a ? &a->dist[DIST_HOLD] : NULL);
+	histogram(f, "flush", b ? &b->dist[DIST_FLUSH] : NULL, a ? &a->dist[DIST_FLUSH] : NULL);
 	histogram(f, "irqs-off", b ? row_irqoff(c->before.r, b) : NULL,
 		  a ? row_irqoff(c->after.r, a) : NULL);
 	fputs("</section>\n", f);

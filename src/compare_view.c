@@ -34,7 +34,7 @@ const char *cmp_fmt_value(char *buf, size_t len, const struct metric_def *m, boo
 		snprintf(buf, len, "%.1f", v);
 	else if (m->kind == MK_SHARE)
 		snprintf(buf, len, "%.2f%%", v * 100);
-	else if (m->kind == MK_MEAN_HOLDS)
+	else if (m->kind == MK_PER_VALUE)
 		snprintf(buf, len, "%.2f", v);
 	else
 		fmt_duration(buf, len, (uint64_t)v);
@@ -197,7 +197,7 @@ static void print_row(FILE *f, const struct cmp_row *row, bool md)
 			row->presence == ONLY_BEFORE ? "  (only in BEFORE)" :
 			row->presence == ONLY_AFTER ? "  (only in AFTER)" : "",
 			"metric", "before", "after", "change", "verdict");
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < nmetrics; i++) {
 		const struct cell *c = &row->cells[i];
 		const struct metric_def *m = &metrics[i];
 
@@ -324,8 +324,8 @@ static void print_row_hists(FILE *f, const struct comparison *c, const struct cm
 	const struct report *rb = c->before.r, *ra = c->after.r;
 
 	fputc('\n', f);
-	print_hist_pair(f, "hold (ns)", b ? &b->hold : NULL, a ? &a->hold : NULL);
-	print_hist_pair(f, "flush (ns)", b ? &b->flush : NULL, a ? &a->flush : NULL);
+	print_hist_pair(f, "hold (ns)", b ? &b->dist[DIST_HOLD] : NULL, a ? &a->dist[DIST_HOLD] : NULL);
+	print_hist_pair(f, "flush (ns)", b ? &b->dist[DIST_FLUSH] : NULL, a ? &a->dist[DIST_FLUSH] : NULL);
 	print_hist_pair(f, "irqs-off (ns)", b ? row_irqoff(rb, b) : NULL, a ? row_irqoff(ra, a) : NULL);
 }
 
@@ -440,7 +440,7 @@ static void json_row(FILE *f, const struct cmp_row *row)
 	fputc('{', f);
 	json_cgroup(f, row);
 	fputs(",\"metrics\":{", f);
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < nmetrics; i++) {
 		const struct cell *c = &row->cells[i];
 
 		fprintf(f, "%s\"%s\":{\"before\":", i ? "," : "", metrics[i].name);
@@ -476,7 +476,7 @@ static void json_gated(FILE *f, const struct comparison *c)
 
 static void print_json(FILE *f, const struct comparison *c)
 {
-	fputs("{\"schema\":\"rstatlat-compare/1\",", f);
+	fputs("{\"schema\":\"rstatlat-compare/2\",", f);
 	json_side(f, "before", &c->before);
 	fputc(',', f);
 	json_side(f, "after", &c->after);

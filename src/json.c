@@ -11,6 +11,7 @@
 #include <string.h>
 #include "escape.h"
 #include "fmt.h"
+#include "metrics.h"
 #include "view.h"
 
 #define OUT_SIZE (256 * 1024)	/* stays in L2 while it fills */
@@ -214,8 +215,8 @@ static void put_dist(struct out *o, const char *key, const struct dist *d)
 static void put_flush_parts(struct out *o, const struct row *row)
 {
 	put_lit(o, ",\"flush_parts\":{\"flushes\":");
-	put_u64_lit(o, row->flush.count, ",\"wall_ns\":");
-	put_num(o, row->flush.sum);
+	put_u64_lit(o, row->dist[DIST_FLUSH].count, ",\"wall_ns\":");
+	put_num(o, row->dist[DIST_FLUSH].sum);
 	for (int k = 0; k < PART_MAX; k++) {
 		put_lit(o, ",\"");
 		put_cstr(o, part_names[k]);
@@ -235,15 +236,15 @@ static void put_flush_causes(struct out *o, const struct row *row)
 		samples += row->causes[i].samples;
 	put_lit(o, ",\"flush_causes\":[");
 	/* flushes of which none was sampled still add up: under a cause of their own */
-	if (!samples && row->flush.count) {
+	if (!samples && row->dist[DIST_FLUSH].count) {
 		put_lit(o, "{\"cause\":\"" NOT_SAMPLED "\",\"flushes\":");
-		put_u64_lit(o, row->flush.count, ",\"flush_ns\":");
-		put_u64_lit(o, row->flush.sum, ",\"samples\":0}");
+		put_u64_lit(o, row->dist[DIST_FLUSH].count, ",\"flush_ns\":");
+		put_u64_lit(o, row->dist[DIST_FLUSH].sum, ",\"samples\":0}");
 	}
 	for (size_t i = 0; i < row->ncauses; i++) {
 		const struct cause *c = &row->causes[order ? order[i] : i];
 
-		if (i || (!samples && row->flush.count))
+		if (i || (!samples && row->dist[DIST_FLUSH].count))
 			put_lit(o, ",");
 		put_lit(o, "{\"cause\":");
 		put_str(o, c->name);
@@ -280,7 +281,7 @@ struct written {
 static void put_dist_again(struct out *o, const char *key, const struct dist *d,
 			   const struct written *w)
 {
-	if (w->flushes != o->flushes || (size_t)(o->end - o->p) < w->len + 64) {
+	if (!w->at || w->flushes != o->flushes || (size_t)(o->end - o->p) < w->len + 64) {
 		put_dist(o, key, d);
 		return;
 	}
@@ -291,33 +292,57 @@ static void put_dist_again(struct out *o, const char *key, const struct dist *d,
 	o->p += w->len;
 }
 
+/* The counters listed after distribution after (-1: before them all), each after a comma but the first. */
+static void put_counts_after(struct out *o, const struct report *r, const struct row *row,
+			     int after, bool *first)
+{
+	for (int k = 0; k < COUNT_MAX; k++) {
+		if (count_defs[k].after != after || !report_count_measured(r, k))
+			continue;
+		if (*first)
+			put_lit(o, "\"");
+		else
+			put_lit(o, ",\"");
+		*first = false;
+		put_cstr(o, count_defs[k].json);
+		put_lit(o, "\":");
+		put_num(o, row->count[k]);
+	}
+}
+
+/* The row's counters and distributions (metrics.h), then its flush parts, causes, decisions. */
 static void put_counts(struct out *o, const struct report *r, const struct row *row)
 {
 	const struct dist *irqoff = row_irqoff(r, row);
-	struct written hold;
+	struct written hold = { 0 };
+	bool first = true;
 
-	put_lit(o, "\"locked\":");
-	put_u64_lit(o, row->locked, ",\"contended\":");
-	put_u64_lit(o, row->contended, ",\"hold_ns\":");
-	/* irqs-off per row are often the holds themselves: their text is copied */
-	hold.at = out_room(o, 1);
-	hold.flushes = o->flushes;
-	put_dist_value(o, &row->hold);
-	hold.len = (size_t)(o->p - hold.at);
-	put_lit(o, ",");
-	put_dist(o, "wait_ns", &row->wait);
-	if (irqoff == &row->hold) {
-		put_lit(o, ",");
-		put_dist_again(o, "irqoff_ns", irqoff, &hold);
-	} else if (irqoff) {
-		put_lit(o, ",");
-		put_dist(o, "irqoff_ns", irqoff);
+	put_counts_after(o, r, row, -1, &first);
+	for (int i = 0; i < DIST_ROW_MAX; i++) {
+		enum dist_id k = dist_shown[i];
+		const struct dist *d = k == DIST_IRQOFF ? irqoff : &row->dist[k];
+
+		if (!d)
+			continue;
+		if (!first)
+			put_lit(o, ",");
+		first = false;
+		if (k == DIST_HOLD) {
+			/* irqs-off per row are often the holds themselves: their text is copied */
+			put_lit(o, "\"");
+			put_cstr(o, dist_defs[k].json);
+			put_lit(o, "\":");
+			hold.at = out_room(o, 1);
+			hold.flushes = o->flushes;
+			put_dist_value(o, d);
+			hold.len = (size_t)(o->p - hold.at);
+		} else if (d == &row->dist[DIST_HOLD]) {
+			put_dist_again(o, dist_defs[k].json, d, &hold);
+		} else {
+			put_dist(o, dist_defs[k].json, d);
+		}
+		put_counts_after(o, r, row, k, &first);
 	}
-	put_lit(o, ",");
-	put_dist(o, "flush_ns", &row->flush);
-	put_lit(o, ",\"flush_holds\":");
-	put_u64_lit(o, row->flush_holds, ",\"flush_holds_max\":");
-	put_num(o, row->flush_holds_max);
 	if (r->flush_parts)
 		put_flush_parts(o, row);
 	if (r->cause_sample)
@@ -333,11 +358,11 @@ static void put_irqoff(struct out *o, const struct irqoff_summary *q)
 	put_lit(o, ",\"irqoff\":{\"source\":");
 	put_str(o, q->source ? q->source : "off");
 	if (q->virtual_machine)
-		put_lit(o, ",\"virtual_machine\":true,\"other_ns\":");
+		put_lit(o, ",\"virtual_machine\":true,\"outside_ns\":");
 	else
-		put_lit(o, ",\"virtual_machine\":false,\"other_ns\":");
+		put_lit(o, ",\"virtual_machine\":false,\"outside_ns\":");
 	if (q->trace)
-		put_dist_value(o, &q->other);
+		put_dist_value(o, &q->outside);
 	else
 		put_lit(o, "null");
 	put_lit(o, ",\"late_ns\":");

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rstatlat's options: the one table, and getopt_long's tables and --help
- * made from it. In --help order; man/rstatlat.8 describes each entry
- * (tests/unit/test_options.c checks that it does).
+ * rstatlat's options and compare's: one table each, and getopt_long's
+ * tables and --help made from it. In --help order; man/rstatlat.8
+ * describes each entry, in OPTIONS and COMPARE (tests/unit/test_options.c
+ * checks that it does).
  */
 #include <assert.h>
 #include "options.h"
@@ -64,15 +65,18 @@ static const struct cli_opt rstatlat_opts[] = {
 	  .help = "print what this kernel offers, what is chosen and why" },
 	{ .name = "irqoff", .val = OPT_IRQOFF, .has_arg = required_argument, .arg = "SRC",
 	  .help = "irqs-off source: auto (default: trace if the kernel has\n"
-		  "the preemptirq tracepoints, else lock), trace, lock\n"
+		  "the preemptirq tracepoints, else lock; off on\n"
+		  "PREEMPT_RT, where holds leave irqs on), trace, lock\n"
 		  "(each hold), sample (late ticks: a timer interrupt\n"
 		  "per tick on every CPU), lock+sample, off" },
 	{ .name = "sample-hz", .val = OPT_SAMPLE_HZ, .has_arg = required_argument, .arg = "HZ",
 	  .help = "cpu-clock ticks per second per CPU for sample (997)" },
-	{ .name = "source", .val = OPT_SOURCE, .has_arg = required_argument, .arg = "SRC",
+	{ .name = "attach", .old_name = "source", .val = OPT_ATTACH, .has_arg = required_argument,
+	  .arg = "HOW",
 	  .help = "auto (default): the rstat tracepoints, else the flush\n"
 		  "functions by fentry, else kprobes; or force one of\n"
-		  "tracepoint, fentry, kprobe" },
+		  "tracepoint, fentry, kprobe (JSON's attach says which;\n"
+		  "--source is its old spelling)" },
 	{ .name = "flush", .val = OPT_FLUSH,
 	  .help = "the table shows flushes: FLUSH/s, p50, p99, where the\n"
 		  "time went (held, wait, irq, offcpu, self, other) and\n"
@@ -142,6 +146,75 @@ const struct cli_table rstatlat_cli = {
 		"signal N).\n",
 };
 
+static const struct cli_opt compare_opts[] = {
+	{ .name = "before", .val = OPT_BEFORE, .has_arg = required_argument, .arg = "FILE",
+	  .help = "a run of the baseline, repeatable (up to 64)" },
+	{ .name = "after", .val = OPT_AFTER, .has_arg = required_argument, .arg = "FILE",
+	  .help = "a run of the candidate, repeatable (up to 64)" },
+	{ .name = "fail-on", .val = OPT_FAIL_ON, .has_arg = required_argument, .arg = "EXPR",
+	  .help = "gate, repeatable: METRIC>+N% or METRIC<-N% (relative\n"
+		  "to BEFORE), METRIC>LIMIT (absolute, in AFTER); 'none'\n"
+		  "for no gates. Default: hold.p99>+50%\n"
+		  "irqoff.p99>+50%, with 3+ runs a side +20% each\n"
+		  "METRIC: locked.rate (acquisitions/s), contended.rate,\n"
+		  "flush.holds (holds per flush), flush.offcpu_share\n"
+		  "(flushes with offcpu time), flush.PART (ns per\n"
+		  "flush: held|wait|irq|offcpu|self|other), and\n"
+		  "hold|wait|irqoff|flush . p50|p90|p99|max; on the\n"
+		  "total also irqoff_outside|tick_late . p50|...|max\n"
+		  "LIMIT: 100us, 5ms (times), 5% (shares), a\n"
+		  "number (locked.rate, flush.holds)" },
+	{ .name = "cgroup", .val = 'c', .has_arg = required_argument, .arg = "PATH",
+	  .help = "gate only this cgroup (its path as in the JSON);\n"
+		  "when every file ran a command (rstatlat -- CMD), the\n"
+		  "command's cgroups are gated by default, paired as\n"
+		  "(command) whatever their names" },
+	{ .name = "format", .val = 'f', .has_arg = required_argument, .arg = "FMT",
+	  .help = "text (default), md (Markdown), json, or html (one\n"
+		  "self-contained file with SVG histograms)" },
+	{ .name = "rows", .val = 'n', .has_arg = required_argument, .arg = "N",
+	  .help = "cgroups (and flushers) shown in text, md and html\n"
+		  "(default 20, 0 = all)" },
+	{ .name = "output", .val = 'o', .has_arg = required_argument, .arg = "FILE",
+	  .help = "write the comparison to FILE, whole, also when a\n"
+		  "gate fails (exit 1 or 4); nothing on bad input" },
+	{ .name = "histograms", .val = 'H',
+	  .help = "text: BEFORE and AFTER log2 histograms of hold,\n"
+		  "flush and irqs-off side by side, per row" },
+	{ .name = "alpha", .val = OPT_ALPHA, .has_arg = required_argument, .arg = "A",
+	  .help = "significance level per value (default 0.01)" },
+	{ .name = "noise", .val = OPT_NOISE, .has_arg = required_argument, .arg = "PCT",
+	  .help = "changes within PCT% count as noise (default 5)" },
+	{ .name = "allow-inconclusive", .val = OPT_ALLOW_INCONCLUSIVE,
+	  .help = "exit 0, not 4, when a check crossed its gate but\n"
+		  "the data could not confirm it" },
+	{ .name = "help", .val = 'h', .help = "this help" },
+};
+
+static_assert(sizeof(compare_opts) / sizeof(*compare_opts) <= CLI_MAX_OPTS,
+	      "compare_opts outgrew CLI_MAX_OPTS");
+
+const struct cli_table compare_cli = {
+	.head = "Usage: rstatlat compare [OPTIONS] BEFORE.json AFTER.json\n"
+		"       rstatlat compare [OPTIONS] --before B1.json --before B2.json ...\n"
+		"                                  --after A1.json --after A2.json ...\n"
+		"Compare runs of `rstatlat -j` (a summary, or intervals which are merged)\n"
+		"side by side, and fail when a gate finds a significant regression. With 2\n"
+		"or more runs on each side, changes are tested between runs (Welch's t on\n"
+		"the per-run values), so state that lasts a run is not taken for a change.\n"
+		"\n",
+	.opts = compare_opts,
+	.n = sizeof(compare_opts) / sizeof(*compare_opts),
+	.tail = "\n"
+		"Gates are one-sided and fail closed: a check passes when its observed value\n"
+		"does not cross the gate, fails when it does and a test confirms it, and is\n"
+		"inconclusive when the data cannot.\n"
+		"\n"
+		"Exit status: 0 every gate passed, 1 a gate failed, 2 usage or bad input\n"
+		"(or out of memory while reading a file), 3 out of memory while comparing,\n"
+		"4 a check was inconclusive (and none failed; see --allow-inconclusive).\n",
+};
+
 void cli_getopt_tables(const struct cli_table *t, struct option *longs, char *shorts)
 {
 	size_t nl = 0;
@@ -153,12 +226,15 @@ void cli_getopt_tables(const struct cli_table *t, struct option *longs, char *sh
 		if (!o->name)
 			continue;
 		longs[nl++] = (struct option){ o->name, o->has_arg, NULL, o->val };
+		if (o->old_name)
+			longs[nl++] = (struct option){ o->old_name, o->has_arg, NULL, o->val };
 		if (!cli_opt_short(o))
 			continue;
 		*shorts++ = (char)o->val;
 		if (o->has_arg == required_argument)
 			*shorts++ = ':';
 	}
+	assert(nl <= CLI_MAX_OPTS);
 	longs[nl] = (struct option){ 0 };
 	*shorts = '\0';
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rstatlat's options, written once: getopt_long's table, the short-option
- * string and --help are all made from one table, and a unit test holds the
- * man page's OPTIONS to it.
+ * rstatlat's options and compare's, each written once: getopt_long's
+ * table, the short-option string and --help are all made from one table,
+ * and a unit test holds the man page's OPTIONS (and COMPARE) to it.
  */
 #ifndef RSTATLAT_OPTIONS_H
 #define RSTATLAT_OPTIONS_H
@@ -12,14 +12,17 @@
 #include <stdio.h>
 
 /* getopt_long's values for options without a short letter: above any char */
-enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_SOURCE, OPT_IRQOFF, OPT_SAMPLE_HZ,
+enum { OPT_PID = 256, OPT_MAX_ENTRIES, OPT_PROBE, OPT_ATTACH, OPT_IRQOFF, OPT_SAMPLE_HZ,
        OPT_PROMETHEUS, OPT_TEXTFILE, OPT_TEXTFILE_INTERVAL, OPT_PROM_BUCKETS,
        OPT_PROM_MAX_CGROUPS, OPT_PROM_IDLE, OPT_USER, OPT_FLUSH, OPT_FLUSH_PARTS,
        OPT_CAUSE_SAMPLE, OPT_COMMAND_CGROUP };
+/* ... and compare's */
+enum { OPT_FAIL_ON = 256, OPT_ALPHA, OPT_NOISE, OPT_ALLOW_INCONCLUSIVE, OPT_BEFORE, OPT_AFTER };
 
 struct cli_opt {
 	const char *heading;	/* --help: printed as is before this entry */
 	const char *name;	/* long name; NULL: an operand, shown in --help only */
+	const char *old_name;	/* an older spelling the parser still takes, or NULL */
 	int val;		/* the short letter, or an OPT_* (long only) */
 	int has_arg;		/* no_argument or required_argument */
 	const char *arg;	/* its argument in --help; an operand's whole label */
@@ -33,10 +36,11 @@ struct cli_table {
 	const char *tail;	/* --help after them */
 };
 
-/* Room for getopt_long's copy of a table, which is checked to fit. */
+/* Room for getopt_long's copy of a table (old spellings too), which is checked to fit. */
 #define CLI_MAX_OPTS 64
 
 extern const struct cli_table rstatlat_cli;
+extern const struct cli_table compare_cli;
 
 static inline int cli_opt_short(const struct cli_opt *o)
 {

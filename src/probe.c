@@ -331,21 +331,52 @@ static void choose_functions(struct attach_plan *plan, const struct btf *btf,
 }
 
 /*
- * Irqs-off: exact from the preemptirq tracepoints when the kernel has them
- * (debug configs), else the holds (spin_lock_irq). Sampling (late cpu-clock
- * ticks) only when asked: it adds a timer interrupt per tick on every CPU,
- * which the defaults must not.
+ * Whether spinlock_t sleeps: on PREEMPT_RT it is an rt_mutex (struct
+ * spinlock { struct rt_mutex_base lock; }, rt_mutex in older RT patches),
+ * and spin_lock_irq leaves interrupts on. Elsewhere it wraps a
+ * raw_spinlock. From BTF, not the release string: RT is a build option.
  */
-static void choose_irqoff(struct attach_plan *plan, enum irqoff_pref pref)
+static bool spinlock_is_rt_mutex(const struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, "spinlock", BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_type *mt = btf__type_by_id(btf, m[i].type);
+
+		while (mt && (btf_is_typedef(mt) || btf_is_mod(mt)))
+			mt = btf__type_by_id(btf, mt->type);
+		if (mt && btf_is_struct(mt) &&
+		    !strncmp(btf__name_by_offset(btf, mt->name_off), "rt_mutex", 8))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Irqs-off: exact from the preemptirq tracepoints when the kernel has them
+ * (debug configs), else the holds (spin_lock_irq), but not on PREEMPT_RT,
+ * where holds leave interrupts on. Sampling (late cpu-clock ticks) only
+ * when asked: it adds a timer interrupt per tick on every CPU, which the
+ * defaults must not.
+ */
+static void choose_irqoff(struct attach_plan *plan, const struct btf *btf,
+			  enum irqoff_pref pref)
 {
 	bool have = true;
 
+	plan->holds_irqs_off = !spinlock_is_rt_mutex(btf);
 	for (int i = 0; i < plan->n; i++)
 		if (plan->points[i].role == ROLE_IRQS)
 			have &= plan->points[i].present;
 	plan->irqoff_trace = have && (pref == IRQOFF_AUTO || pref == IRQOFF_TRACE);
 	plan->irqoff_lock = pref == IRQOFF_LOCK || pref == IRQOFF_LOCK_SAMPLE ||
-			    (pref == IRQOFF_AUTO && !have);
+			    (pref == IRQOFF_AUTO && !have && plan->holds_irqs_off);
+	if (plan->irqoff_lock && !plan->holds_irqs_off)
+		unusable(plan, "%s", "--irqoff lock: this kernel is PREEMPT_RT (spinlock_t is an "
+			 "rt_mutex), where spin_lock_irq leaves interrupts on and a hold is not "
+			 "irqs-off; --irqoff trace or sample measure them");
 	plan->irqoff_sample = pref == IRQOFF_SAMPLE || pref == IRQOFF_LOCK_SAMPLE;
 	if (pref == IRQOFF_TRACE && !have)
 		unusable(plan, "%s", "--irqoff trace needs the preemptirq:irq_disable/irq_enable "
@@ -506,7 +537,7 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	else
 		choose_functions(plan, btf, pref, privileged);
 	plan->source_name = source_names[plan->source];
-	choose_irqoff(plan, irqoff);
+	choose_irqoff(plan, btf, irqoff);
 	choose_parts(plan, btf, parts);
 	btf__free(btf);
 	return 0;
@@ -625,6 +656,9 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 	}
 	if (plan->usable) {
 		fprintf(f, "plan: %s, irqs-off from %s\n", plan->source_name, plan->irqoff_source);
+		fprintf(f, "holds are irqs-off: %s\n", plan->holds_irqs_off ? "yes (spin_lock_irq)" :
+			"no: PREEMPT_RT, spinlock_t is an rt_mutex and spin_lock_irq leaves "
+			"interrupts on");
 		fprintf(f, "flush parts: %s%s\n", plan->flush_parts ? "yes, " : "no: ",
 			plan->parts_why);
 		fprintf(f, "flush causes: %s%s\n", plan->flush_causes ? "yes" : "no: ",

@@ -76,6 +76,11 @@ struct attach_plan {
 	bool irqoff_trace;	/* preemptirq tracepoints, per cgroup and "other" */
 	bool irqoff_lock;	/* the holds stand for them, per cgroup */
 	bool irqoff_sample;	/* late cpu-clock ticks, system-wide */
+	/*
+	 * spin_lock_irq disables interrupts, so a hold is an irqs-off interval:
+	 * false on PREEMPT_RT, where spinlock_t is an rt_mutex (from BTF)
+	 */
+	bool holds_irqs_off;
 	const char *irqoff_source;	/* "trace", "lock", "sample", "lock+sample", "off" */
 	bool flush_parts;	/* flush parts measured (parts_from) */
 	enum parts_source parts_from;	/* kernel, or timed: irq and sched_switch attached */

@@ -10,8 +10,7 @@
 #include "escape.h"
 #include "fmt.h"
 #include "hist.h"
-
-enum prom_kind { PK_HOLD, PK_WAIT, PK_FLUSH, PK_IRQOFF, PK_MAX };
+#include "metrics.h"
 
 /* A distribution folded to the bounds: bin[i] < bound[i], bin[nbounds] the rest. */
 struct phist {
@@ -19,11 +18,11 @@ struct phist {
 	uint64_t sum_ns, count;
 };
 
-/* What a cgroup (or "(other)") exports. */
+/* What a cgroup (or "(other)") exports: the summed counters, parts, decisions, histograms. */
 struct pfig {
-	uint64_t locked, contended, flushes, flush_holds;
+	uint64_t count[COUNT_MAX];	/* maxima (>= COUNT_SUMS) stay 0: no counters */
 	uint64_t part[PART_MAX], decisions[DECISION_MAX];
-	struct phist h[PK_MAX];
+	struct phist h[DIST_ROW_MAX];
 };
 
 /* One label set (hierarchy, cgroup) of the summary's rows. */
@@ -247,7 +246,7 @@ static int see_rows(struct prom_state *p, const struct report *r, long *pos)
 			t->gen = p->gen;
 			t->locked = 0;
 		}
-		t->locked += row->locked;
+		t->locked += row->count[COUNT_LOCKED];
 	}
 	return 0;
 }
@@ -460,26 +459,24 @@ static void fold(const struct prom_state *p, struct phist *h, const struct dist 
 static void fold_row(const struct prom_state *p, const struct report *r, struct pfig *f,
 		     const struct row *row)
 {
-	f->locked += row->locked;
-	f->contended += row->contended;
-	f->flushes += row->flush.count;
-	f->flush_holds += row->flush_holds;
+	for (int k = 0; k < COUNT_SUMS; k++)
+		f->count[k] += row->count[k];
 	for (int k = 0; k < PART_MAX; k++)
 		f->part[k] += row->part[k];
 	for (int k = 0; k < DECISION_MAX; k++)
 		f->decisions[k] += row->decisions[k];
-	fold(p, &f->h[PK_HOLD], &row->hold);
-	fold(p, &f->h[PK_WAIT], &row->wait);
-	fold(p, &f->h[PK_FLUSH], &row->flush);
-	if (!report_irqoff_is_holds(r))
-		fold(p, &f->h[PK_IRQOFF], row_irqoff(r, row));
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		if (k != DIST_IRQOFF)
+			fold(p, &f->h[k], &row->dist[k]);
+	if (!report_irqoff_is_lock(r))
+		fold(p, &f->h[DIST_IRQOFF], row_irqoff(r, row));
 }
 
 /* irqs-off per row are the holds themselves: copied once, not folded twice */
 static void copy_holds_to_irqoff(const struct report *r, struct pfig *f)
 {
-	if (report_irqoff_is_holds(r))
-		f->h[PK_IRQOFF] = f->h[PK_HOLD];
+	if (report_irqoff_is_lock(r))
+		f->h[DIST_IRQOFF] = f->h[DIST_HOLD];
 }
 
 static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
@@ -633,45 +630,65 @@ static const char *row_labels(const struct prom_state *p, size_t k, char **buf, 
 
 struct row_family {
 	const char *name, *type, *help;
-	int kind;		/* a histogram of enum prom_kind, or -1 */
+	int dist;		/* a histogram of the distribution, or -1 */
 	size_t counter;		/* offset in struct pfig */
 };
 
-static const struct row_family row_families[] = {
-	{ "rstatlat_lock_hold_seconds", "histogram",
-	  "How long the cgroup rstat lock was held, per flushed cgroup.", PK_HOLD, 0 },
-	{ "rstatlat_lock_wait_seconds", "histogram",
-	  "How long a flusher waited for the contended rstat lock.", PK_WAIT, 0 },
-	{ "rstatlat_flush_seconds", "histogram",
-	  "Whole flushes: first acquisition (or wait) to last release.", PK_FLUSH, 0 },
-	{ "rstatlat_irqoff_seconds", "histogram",
-	  "Irqs-off intervals of rstat flushes (the holds, or traced).", PK_IRQOFF, 0 },
-	{ "rstatlat_locks_total", "counter", "Acquisitions of the rstat lock.", -1,
-	  offsetof(struct pfig, locked) },
-	{ "rstatlat_locks_contended_total", "counter",
-	  "Acquisitions that found the lock taken.", -1, offsetof(struct pfig, contended) },
-	{ "rstatlat_flushes_total", "counter", "Whole flushes.", -1,
-	  offsetof(struct pfig, flushes) },
-	{ "rstatlat_flush_holds_total", "counter", "Lock holds taken by whole flushes.", -1,
-	  offsetof(struct pfig, flush_holds) },
-};
+#define PFIG_COUNT(k) (offsetof(struct pfig, count) + (size_t)(k) * sizeof(uint64_t))
+#define PFIG_VALUES(k) (offsetof(struct pfig, h) + (size_t)(k) * sizeof(struct phist) + \
+			offsetof(struct phist, count))
+
+static void add_counters_after(const struct report *r, struct row_family *out, size_t *n,
+			       int after)
+{
+	for (int k = 0; k < COUNT_MAX; k++)
+		if (count_defs[k].after == after && count_defs[k].prom && k < COUNT_SUMS &&
+		    report_count_measured(r, k))
+			out[(*n)++] = (struct row_family){ count_defs[k].prom, "counter",
+							   count_defs[k].prom_help, -1,
+							   PFIG_COUNT(k) };
+}
+
+/*
+ * The per-row families, from the tables of metrics.h: a histogram of
+ * each distribution, then the counters (those of a distribution after
+ * it, its values counted first).
+ */
+static size_t row_families(const struct report *r,
+			   struct row_family out[2 * DIST_ROW_MAX + COUNT_MAX])
+{
+	size_t n = 0;
+
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		out[n++] = (struct row_family){ dist_defs[k].prom, "histogram",
+						dist_defs[k].prom_help, k, 0 };
+	add_counters_after(r, out, &n, -1);
+	for (int k = 0; k < DIST_ROW_MAX; k++) {
+		if (dist_defs[k].prom_count)
+			out[n++] = (struct row_family){ dist_defs[k].prom_count, "counter",
+							dist_defs[k].prom_count_help, -1,
+							PFIG_VALUES(k) };
+		add_counters_after(r, out, &n, k);
+	}
+	return n;
+}
 
 static int put_row_family(const struct prom_state *p, FILE *f, const struct row_family *rf,
 			  const struct pfig *figs, char **labels, size_t n)
 {
-	bool any = rf->kind < 0;
+	bool any = rf->dist < 0;
 
 	for (size_t k = 0; k <= n && !any; k++)
-		any = figs[k].h[rf->kind].count > 0;
+		any = figs[k].h[rf->dist].count > 0;
 	if (!any)
 		return 0;
 	family(f, rf->name, rf->type, rf->help);
 	for (size_t k = 0; k <= n; k++) {
 		const char *lab = k < n ? labels[k] : other_labels;
 
-		if (rf->kind >= 0) {
-			if (figs[k].h[rf->kind].count &&
-			    put_hist(p, f, rf->name, lab, &figs[k].h[rf->kind]))
+		if (rf->dist >= 0) {
+			if (figs[k].h[rf->dist].count &&
+			    put_hist(p, f, rf->name, lab, &figs[k].h[rf->dist]))
 				return -1;
 		} else {
 			fprintf(f, "%s{%s} %" PRIu64 "\n", rf->name, lab,
@@ -725,10 +742,13 @@ static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 			err = -1;
 	}
 	if (!err) {
+		struct row_family rf[2 * DIST_ROW_MAX + COUNT_MAX];
+		size_t nrf = row_families(r, rf);
+
 		figs[n] = p->other;
-		for (size_t i = 0; i < sizeof(row_families) / sizeof(row_families[0]) && !err; i++)
-			if (row_families[i].kind != PK_IRQOFF || r->irqoff_rows != IRQOFF_ROWS_NONE)
-				err = put_row_family(p, f, &row_families[i], figs, labels, n);
+		for (size_t i = 0; i < nrf && !err; i++)
+			if (rf[i].dist != DIST_IRQOFF || r->irqoff_rows != IRQOFF_ROWS_NONE)
+				err = put_row_family(p, f, &rf[i], figs, labels, n);
 	}
 	if (!err) {
 		if (r->flush_parts)
@@ -832,7 +852,7 @@ static void put_system(const struct prom_state *p, const struct report *r, FILE 
 	if (r->irqoff.trace)
 		put_dist_family(p, f, "rstatlat_irqoff_outside_seconds",
 				"Irqs-off intervals with no rstat hold inside, system-wide.",
-				&r->irqoff.other);
+				&r->irqoff.outside);
 	if (r->irqoff.sample) {
 		put_dist_family(p, f, "rstatlat_tick_late_seconds",
 				"How late cpu-clock ticks came: irqs-off as sampled.", &r->irqoff.late);

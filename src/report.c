@@ -6,7 +6,7 @@
 #include "report.h"
 
 const char *const lost_names[LOST_MAX] = {
-	[LOST_SLOTS_FULL] = "slots_full",
+	[LOST_ENTRIES_FULL] = "entries_full",
 	[LOST_RINGBUF_FULL] = "ringbuf_full",
 	[LOST_UNPAIRED_UNLOCK] = "unpaired_unlock",
 	[LOST_RELOCKED] = "relocked",
@@ -292,6 +292,11 @@ bool report_part_measured(const struct report *r, int k)
 	return r->flush_parts && k >= 0 && k < PART_MAX && (r->parts_measured >> k & 1);
 }
 
+bool report_count_measured(const struct report *r, int k)
+{
+	return k >= 0 && k < COUNT_MAX && !(r->counts_unmeasured >> k & 1);
+}
+
 const char *const decision_names[DECISION_MAX] = {
 	[DECISION_ASKED] = "asked", [DECISION_FORCED] = "forced", [DECISION_SKIPPED] = "skipped",
 };
@@ -354,7 +359,7 @@ uint64_t cause_flushes(const struct row *r, const struct cause *c)
 
 	for (size_t i = 0; i < r->ncauses; i++)
 		whole += r->causes[i].weight;
-	return share_of(r->flush.count, c->weight, whole);
+	return share_of(r->dist[DIST_FLUSH].count, c->weight, whole);
 }
 
 uint64_t cause_flush_ns(const struct row *r, const struct cause *c)
@@ -363,7 +368,7 @@ uint64_t cause_flush_ns(const struct row *r, const struct cause *c)
 
 	for (size_t i = 0; i < r->ncauses; i++)
 		whole += r->causes[i].weight_ns;
-	return share_of(r->flush.sum, c->weight_ns, whole);
+	return share_of(r->dist[DIST_FLUSH].sum, c->weight_ns, whole);
 }
 
 /* The flush order: the most flushes (weight) first, names breaking ties. */
@@ -408,12 +413,8 @@ void row_free(struct row *r)
 	row_clear_causes(r);
 	free(r->path);
 	free(r->own_cgroup);
-	dist_free(&r->hold);
-	dist_free(&r->wait);
-	dist_free(&r->flush);
-	if (r->irqoff)
-		dist_free(r->irqoff);
-	free(r->irqoff);
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		dist_free(&r->dist[k]);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -427,21 +428,16 @@ int row_copy(struct row *dst, const struct row *src)
 {
 	*dst = *src;
 	dst->path = dst->own_cgroup = NULL;
-	dst->hold = dst->wait = dst->flush = (struct dist){ 0 };
-	dst->irqoff = NULL;
+	memset(dst->dist, 0, sizeof(dst->dist));
 	dst->causes = NULL;
 	dst->ncauses = 0;
 	if (row_add_causes(dst, src))
 		goto oom;
-	if (copy_str(&dst->path, src->path) || copy_str(&dst->own_cgroup, src->own_cgroup) ||
-	    dist_copy(&dst->hold, &src->hold) || dist_copy(&dst->wait, &src->wait) ||
-	    dist_copy(&dst->flush, &src->flush))
+	if (copy_str(&dst->path, src->path) || copy_str(&dst->own_cgroup, src->own_cgroup))
 		goto oom;
-	if (src->irqoff) {
-		dst->irqoff = calloc(1, sizeof(*dst->irqoff));
-		if (!dst->irqoff || dist_copy(dst->irqoff, src->irqoff))
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		if (dist_copy(&dst->dist[k], &src->dist[k]))
 			goto oom;
-	}
 	return 0;
 oom:
 	row_free(dst);
@@ -450,46 +446,33 @@ oom:
 
 int row_merge(struct row *into, const struct row *from)
 {
-	into->locked += from->locked;
-	into->contended += from->contended;
-	if (dist_merge(&into->hold, &from->hold) || dist_merge(&into->wait, &from->wait) ||
-	    dist_merge(&into->flush, &from->flush))
-		return -1;
-	into->flush_holds += from->flush_holds;
-	if (from->flush_holds_max > into->flush_holds_max)
-		into->flush_holds_max = from->flush_holds_max;
+	for (int k = 0; k < COUNT_MAX; k++)
+		count_merge(k, &into->count[k], from->count[k]);
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		if (dist_merge(&into->dist[k], &from->dist[k]))
+			return -1;
 	into->exited += from->exited;
 	into->removed_cgroups += from->removed_cgroups;
 	for (int k = 0; k < PART_MAX; k++)
 		into->part[k] += from->part[k];
 	for (int k = 0; k < DECISION_MAX; k++)
 		into->decisions[k] += from->decisions[k];
-	if (row_add_causes(into, from))
-		return -1;
-	if (from->irqoff) {
-		if (!into->irqoff)
-			into->irqoff = calloc(1, sizeof(*into->irqoff));
-		if (!into->irqoff || dist_merge(into->irqoff, from->irqoff))
-			return -1;
-	}
-	return 0;
+	return row_add_causes(into, from);
 }
 
 /* The one place that knows a hold under spin_lock_irq is an irqs-off interval. */
-bool report_irqoff_is_holds(const struct report *r)
+bool report_irqoff_is_lock(const struct report *r)
 {
-	return r->irqoff_rows == IRQOFF_ROWS_HOLDS;
+	return r->irqoff_rows == IRQOFF_ROWS_LOCK;
 }
 
 const struct dist *row_irqoff(const struct report *r, const struct row *row)
 {
-	static const struct dist none;
-
 	switch (r->irqoff_rows) {
-	case IRQOFF_ROWS_HOLDS:
-		return &row->hold;
+	case IRQOFF_ROWS_LOCK:
+		return &row->dist[DIST_HOLD];
 	case IRQOFF_ROWS_TRACED:
-		return row->irqoff ? row->irqoff : &none;
+		return &row->dist[DIST_IRQOFF];
 	case IRQOFF_ROWS_NONE:
 		break;
 	}
@@ -610,7 +593,7 @@ void report_free(struct report *r)
 	rows_free(r->processes, r->nprocesses);
 	dist_free(&r->cpu_lock.hold);
 	dist_free(&r->cpu_lock.wait);
-	dist_free(&r->irqoff.other);
+	dist_free(&r->irqoff.outside);
 	dist_free(&r->irqoff.late);
 	free(r->owned);
 	r->owned = NULL;
@@ -703,6 +686,8 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		p->r.memcg_decisions = run->memcg_decisions;
 	}
 	p->r.duration_ns += run->duration_ns;
+	/* a counter one run did not measure is not the pool's */
+	p->r.counts_unmeasured |= run->counts_unmeasured;
 	if (run->cpu_lock.present) {
 		p->r.cpu_lock.present = true;
 		p->r.cpu_lock.locked += run->cpu_lock.locked;
@@ -713,7 +698,7 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 	}
 	p->r.irqoff.trace |= run->irqoff.trace;
 	p->r.irqoff.sample |= run->irqoff.sample;
-	if (dist_merge(&p->r.irqoff.other, &run->irqoff.other) ||
+	if (dist_merge(&p->r.irqoff.outside, &run->irqoff.outside) ||
 	    dist_merge(&p->r.irqoff.late, &run->irqoff.late))
 		return -1;
 	p->pix.identity = &row_by_flusher;

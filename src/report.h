@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "metrics.h"
 #include "rstatlat.h"
 
 /* One non-empty bucket of a distribution (hist.h layout). */
@@ -48,8 +49,8 @@ struct cause {
 
 /*
  * A row: one flushed cgroup, or with -p one (flushing process, flushed
- * cgroup) pair. Strings, distributions and irqoff are owned by the row
- * (row_free, row_copy); strings are raw kernel text: views escape them.
+ * cgroup) pair. Strings and distributions are owned by the row (row_free,
+ * row_copy); strings are raw kernel text: views escape them.
  */
 struct row {
 	uint64_t cgid;
@@ -58,19 +59,14 @@ struct row {
 	char *path;		/* "/a/b" for v2, "memory:/a/b" for v1 */
 	char *own_cgroup;	/* process rows: the flusher's v2 cgroup */
 	char comm[RSL_COMM_LEN];	/* process rows */
-	uint64_t locked;
-	uint64_t contended;
-	struct dist hold;
-	struct dist wait;
+	uint64_t count[COUNT_MAX];	/* metrics.h count_defs */
 	/*
-	 * Measured irqs-off intervals (IRQOFF_ROWS_TRACED), allocated on its
-	 * own, never an alias; or NULL. Views read it through row_irqoff().
+	 * metrics.h dist_defs. dist[DIST_FLUSH] is whole flush calls, first
+	 * acquisition (or wait) to last release. dist[DIST_IRQOFF] is the
+	 * measured irqs-off intervals (IRQOFF_ROWS_TRACED), else empty: views
+	 * read it through row_irqoff().
 	 */
-	struct dist *irqoff;
-	/* whole flush calls: first acquisition (or wait) to last release */
-	struct dist flush;
-	uint64_t flush_holds;	/* lock holds taken by those flushes */
-	uint64_t flush_holds_max;
+	struct dist dist[DIST_ROW_MAX];
 	uint64_t part[PART_MAX];	/* their wall time's parts, ns (report.flush_parts) */
 	struct cause *causes;	/* owned; report.cause_sample > 0 */
 	size_t ncauses;
@@ -105,9 +101,9 @@ struct lock_summary {
 /* Irqs-off beyond the per-cgroup rows. */
 struct irqoff_summary {
 	const char *source;	/* "trace", "lock", "sample", "lock+sample", "off" */
-	bool trace;		/* other: irqs-off intervals with no rstat hold inside */
+	bool trace;		/* outside: irqs-off intervals with no rstat hold inside */
 	bool sample;		/* late: how late cpu-clock ticks came */
-	struct dist other;
+	struct dist outside;
 	struct dist late;
 	uint64_t ticks;
 	unsigned int sample_hz;
@@ -118,8 +114,8 @@ struct irqoff_summary {
 /* Where rows' irqs-off intervals come from. */
 enum irqoff_rows {
 	IRQOFF_ROWS_NONE,	/* none per row (sources off, sample) */
-	IRQOFF_ROWS_HOLDS,	/* the holds themselves: spin_lock_irq keeps irqs off while held */
-	IRQOFF_ROWS_TRACED,	/* row->irqoff, measured (NULL = none seen) */
+	IRQOFF_ROWS_LOCK,	/* the holds themselves: spin_lock_irq keeps irqs off while held */
+	IRQOFF_ROWS_TRACED,	/* row->dist[DIST_IRQOFF], measured */
 };
 
 /* rstatlat's own costs. */
@@ -182,6 +178,11 @@ struct report {
 	bool flush_parts;	/* rows' part[] measured */
 	enum parts_source parts_from;	/* kernel or timed (flush_parts) */
 	unsigned int parts_measured;	/* 1 << PART_*: the rest of the wall time is in other */
+	/*
+	 * 1 << COUNT_*: counters not measured (their flush part was not, or a
+	 * file from before them): views leave them out, compare says "-"
+	 */
+	unsigned int counts_unmeasured;
 	uint32_t cause_sample;	/* one flush in this many (at random) named a cause; 0: off */
 	bool cause_budgeted;	/* ... at most: fewer where flushes came fast (rstatlat.h) */
 	bool memcg_decisions;	/* rows' decisions[] measured */
@@ -237,7 +238,7 @@ void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out
 int dist_rank_bucket(const struct dist *d, uint64_t rank);
 
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap);
-/* Frees what the row owns: strings, distributions, irqoff. r is zeroed. */
+/* Frees what the row owns: strings, distributions, causes. r is zeroed. */
 void row_free(struct row *r);
 /*
  * Deep copy; dst need not be initialised. Returns 0, or -1 (dst zeroed).
@@ -245,23 +246,25 @@ void row_free(struct row *r);
  */
 int row_copy(struct row *dst, const struct row *src);
 /*
- * Adds from's figures to into (counts, distributions, irqoff, exited,
- * removed_cgroups), copying: into never shares memory with from. Identity
+ * Adds from's figures to into (counts, distributions, parts, decisions,
+ * causes, exited, removed_cgroups), copying: into never shares memory with from. Identity
  * and top flusher are left alone. Returns 0, or -1 out of memory.
  */
 int row_merge(struct row *into, const struct row *from);
 /*
- * The irqs-off distribution of a row, or NULL under IRQOFF_ROWS_NONE.
- * Under TRACED a NULL row->irqoff gives an empty distribution.
+ * The irqs-off distribution of a row, or NULL under IRQOFF_ROWS_NONE:
+ * under HOLDS its holds, under TRACED dist[DIST_IRQOFF].
  */
 const struct dist *row_irqoff(const struct report *r, const struct row *row);
 /* Whether every row's irqs-off distribution is its holds (views copy them). */
-bool report_irqoff_is_holds(const struct report *r);
+bool report_irqoff_is_lock(const struct report *r);
 
 extern const char *const part_names[PART_MAX];	/* "held", "wait", ... */
 extern const char *const parts_from_names[];	/* "", "kernel", "timed" */
 /* Whether a report's rows measured part k (false: its time is in other). */
 bool report_part_measured(const struct report *r, int k);
+/* Whether a report's rows measured counter k (metrics.h count_defs). */
+bool report_count_measured(const struct report *r, int k);
 extern const char *const decision_names[DECISION_MAX];	/* "asked", "forced", "skipped" */
 /*
  * samples standing for weight flushes of weight_ns under the cause name in

@@ -36,6 +36,9 @@ struct reader {
 	struct kernel_info kernel;
 	char attach[64];
 	struct read_info *info;
+	bool irqoff_rows;	/* a row had irqoff_ns: measured per row (IRQOFF_ROWS_TRACED) */
+	/* 1 << COUNT_*: optional counters some row had, and some row lacked */
+	unsigned int counts_seen, counts_missing;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -229,7 +232,7 @@ static int read_flush_parts(struct reader *rd, json_t *obj, const char *ctx, str
 	snprintf(sub, sizeof(sub), "%s.flush_parts", ctx);
 	if (get_u64(rd, fp, sub, "wall_ns", &wall))
 		return -1;
-	if (wall != row->flush.sum)
+	if (wall != row->dist[DIST_FLUSH].sum)
 		return fail(rd, "%s.wall_ns: not the flush_ns sum", sub);
 	for (int k = 0; k < PART_MAX; k++) {
 		snprintf(key, sizeof(key), "%s_ns", part_names[k]);
@@ -299,28 +302,56 @@ static int read_flush_extras(struct reader *rd, json_t *obj, const char *ctx, st
 	return 0;
 }
 
-/* What cgroup and process rows both carry: counts and distributions. */
+/* Counters files may lack (count_def.json_optional): 1 << COUNT_* each. */
+static unsigned int optional_counts(void)
+{
+	unsigned int m = 0;
+
+	for (int k = 0; k < COUNT_MAX; k++)
+		m |= (unsigned int)count_defs[k].json_optional << k;
+	return m;
+}
+
+/*
+ * The counters listed after distribution after (-1: before them all). An
+ * optional one a row lacks was not measured (a file from before it, its
+ * part off): the report says so (counts_unmeasured).
+ */
+static int read_counts_after(struct reader *rd, json_t *obj, const char *ctx, struct row *row,
+			     int after)
+{
+	for (int k = 0; k < COUNT_MAX; k++) {
+		const struct count_def *cd = &count_defs[k];
+
+		if (cd->after != after)
+			continue;
+		if (cd->json_optional && !json_object_get(obj, cd->json)) {
+			rd->counts_missing |= 1U << k;
+			continue;
+		}
+		rd->counts_seen |= 1U << k;
+		if (get_u64(rd, obj, ctx, cd->json, &row->count[k]))
+			return -1;
+	}
+	return 0;
+}
+
+/* What cgroup and process rows both carry: counters and distributions (metrics.h). */
 static int read_figures(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
 {
-	json_t *irq;
+	if (read_counts_after(rd, obj, ctx, row, -1))
+		return -1;
+	for (int i = 0; i < DIST_ROW_MAX; i++) {
+		enum dist_id k = dist_shown[i];
+		json_t *v = json_object_get(obj, dist_defs[k].json);
+		bool absent = !v || json_is_null(v);
 
-	if (get_u64(rd, obj, ctx, "locked", &row->locked) ||
-	    get_u64(rd, obj, ctx, "contended", &row->contended) ||
-	    read_dist(rd, obj, ctx, "hold_ns", &row->hold) ||
-	    read_dist(rd, obj, ctx, "wait_ns", &row->wait))
-		return -1;
-	/* flush figures arrived within rstatlat/1: older files lack them */
-	if (json_object_get(obj, "flush_ns") &&
-	    (read_dist(rd, obj, ctx, "flush_ns", &row->flush) ||
-	     get_u64(rd, obj, ctx, "flush_holds", &row->flush_holds) ||
-	     get_u64(rd, obj, ctx, "flush_holds_max", &row->flush_holds_max)))
-		return -1;
-	irq = json_object_get(obj, "irqoff_ns");
-	if (irq && !json_is_null(irq)) {
-		row->irqoff = calloc(1, sizeof(*row->irqoff));
-		if (!row->irqoff)
-			return fail(rd, "out of memory");
-		if (read_dist(rd, obj, ctx, "irqoff_ns", row->irqoff))
+		if (absent && dist_defs[k].json_optional)
+			continue;
+		/* rows that have irqoff_ns measured them (IRQOFF_ROWS_TRACED) */
+		rd->irqoff_rows |= k == DIST_IRQOFF;
+		if (read_dist(rd, obj, ctx, dist_defs[k].json, &row->dist[k]) ||
+		    read_counts_after(rd, obj, ctx, row, k))
 			return -1;
 	}
 	return read_flush_extras(rd, obj, ctx, row);
@@ -441,9 +472,13 @@ static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
 		return -1;
 	/* counters a newer rstatlat/1 adds are not known here: skipped */
 	for (int i = 0; i < LOST_MAX; i++) {
-		if (!json_object_get(lost, lost_names[i]))
+		/* files written before "entry" was the one word say slots_full */
+		const char *key = i == LOST_ENTRIES_FULL && !json_object_get(lost, lost_names[i]) ?
+				  "slots_full" : lost_names[i];
+
+		if (!json_object_get(lost, key))
 			continue;
-		if (get_u64(rd, lost, "lost", lost_names[i], &v))
+		if (get_u64(rd, lost, "lost", key, &v))
 			return -1;
 		a->r.lost[i] += v;
 	}
@@ -613,10 +648,13 @@ static int read_system_dist(struct reader *rd, json_t *irq, const char *key, str
 static int read_irqoff_system(struct reader *rd, json_t *obj, struct acc *a)
 {
 	json_t *irq = json_object_get(obj, "irqoff");
+	const char *outside;
 
 	if (!irq || !json_is_object(irq))
 		return 0;
-	return read_system_dist(rd, irq, "other_ns", &a->r.irqoff.other, &a->r.irqoff.trace) ||
+	/* files written before "outside" was the one word for them say other_ns */
+	outside = json_object_get(irq, "outside_ns") ? "outside_ns" : "other_ns";
+	return read_system_dist(rd, irq, outside, &a->r.irqoff.outside, &a->r.irqoff.trace) ||
 	       read_system_dist(rd, irq, "late_ns", &a->r.irqoff.late, &a->r.irqoff.sample);
 }
 
@@ -900,10 +938,8 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	*r = use->r;
 	memset(&use->r, 0, sizeof(use->r));
 	/* rows without irqoff_ns: the holds, which are irqs-off under spin_lock_irq */
-	r->irqoff_rows = IRQOFF_ROWS_HOLDS;
-	for (size_t i = 0; i < r->ncgroups; i++)
-		if (r->cgroups[i].irqoff)
-			r->irqoff_rows = IRQOFF_ROWS_TRACED;
+	r->irqoff_rows = rd.irqoff_rows ? IRQOFF_ROWS_TRACED : IRQOFF_ROWS_LOCK;
+	r->counts_unmeasured = optional_counts() & (~rd.counts_seen | rd.counts_missing);
 	/* costs of part of the window only would mislead */
 	if (use->self_objects != use->objects)
 		memset(&r->self, 0, sizeof(r->self));

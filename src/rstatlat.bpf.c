@@ -358,12 +358,12 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 		 * wrap around and hand out live slots again.
 		 */
 		if (next_slot >= max_slots) {
-			count_lost(LOST_SLOTS_FULL);
+			count_lost(LOST_ENTRIES_FULL);
 			return -1;
 		}
 		n = __sync_fetch_and_add(&next_slot, 1);
 		if (n >= max_slots) {
-			count_lost(LOST_SLOTS_FULL);
+			count_lost(LOST_ENTRIES_FULL);
 			return -1;
 		}
 	}
@@ -387,7 +387,7 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 	touch(n);
 	existing = bpf_map_lookup_elem(&slot_ids, key);
 	if (!existing) {
-		count_lost(LOST_SLOTS_FULL);
+		count_lost(LOST_ENTRIES_FULL);
 		return -1;
 	}
 	return *existing;
@@ -534,18 +534,11 @@ __noinline int dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
 	return 0;
 }
 
-/* Majority vote (Boyer-Moore), one vote per flush: the top flusher of the slot. */
+/* One vote per flush (rstatlat.h, VOTE_MERGE): the top flusher of the slot. */
 static __always_inline void vote(struct slot_counts *n, __u32 tgid)
 {
-	if (n->top_tgid == tgid) {
-		n->top_votes++;
-	} else if (n->top_votes == 0) {
-		n->top_tgid = tgid;
-		n->top_votes = 1;
+	if (VOTE_MERGE(n->top_tgid, n->top_votes, tgid, 1U))
 		bpf_get_current_comm(n->top_comm, sizeof(n->top_comm));
-	} else {
-		n->top_votes--;
-	}
 }
 
 /*
@@ -554,17 +547,9 @@ static __always_inline void vote(struct slot_counts *n, __u32 tgid)
  */
 static __always_inline void vote_merge(struct slot_counts *into, const struct slot_counts *from)
 {
-	if (!from->top_votes)
-		return;
-	if (into->top_tgid == from->top_tgid) {
-		into->top_votes += from->top_votes;
-	} else if (from->top_votes > into->top_votes) {
-		into->top_votes = from->top_votes - into->top_votes;
-		into->top_tgid = from->top_tgid;
+	if (from->top_votes &&
+	    VOTE_MERGE(into->top_tgid, into->top_votes, from->top_tgid, from->top_votes))
 		__builtin_memcpy(into->top_comm, from->top_comm, RSL_COMM_LEN);
-	} else {
-		into->top_votes -= from->top_votes;
-	}
 }
 
 /* The stage's figures move to its slot's home: this CPU moved to another slot. */
@@ -575,10 +560,10 @@ static __noinline void stage_evict(struct slot_stage *st)
 
 	if (!h)
 		return;
-	__sync_fetch_and_add(&h->n.locked, st->n.locked);
-	__sync_fetch_and_add(&h->n.contended, st->n.contended);
-	__sync_fetch_and_add(&h->n.flush_holds, st->n.flush_holds);
-	atomic_max(&h->n.flush_holds_max, st->n.flush_holds_max);
+	for (int k = 0; k < COUNT_SUMS; k++)
+		__sync_fetch_and_add(&h->n.count[k], st->n.count[k]);
+	for (int k = COUNT_SUMS; k < COUNT_MAX; k++)
+		atomic_max(&h->n.count[k], st->n.count[k]);
 	for (int k = 0; k < PART_MAX; k++)
 		if (st->n.part[k])
 			__sync_fetch_and_add(&h->n.part[k], st->n.part[k]);
@@ -586,9 +571,9 @@ static __noinline void stage_evict(struct slot_stage *st)
 		if (st->n.decisions[k])
 			__sync_fetch_and_add(&h->n.decisions[k], st->n.decisions[k]);
 	vote_merge(&h->n, &st->n);
-	dist_evict(&st->d[SD_HOLD], &h->d[SD_HOLD], st->epoch);
-	dist_evict(&st->d[SD_WAIT], &h->d[SD_WAIT], st->epoch);
-	dist_evict(&st->d[SD_FLUSH], &h->d[SD_FLUSH], st->epoch);
+	dist_evict(&st->d[DIST_HOLD], &h->d[DIST_HOLD], st->epoch);
+	dist_evict(&st->d[DIST_WAIT], &h->d[DIST_WAIT], st->epoch);
+	dist_evict(&st->d[DIST_FLUSH], &h->d[DIST_FLUSH], st->epoch);
 }
 
 /* ---- the stage: this CPU's, plain ---- */
@@ -606,6 +591,12 @@ static __noinline void dist_reset(struct stage_dist *sd)
  * This CPU's stage for the slot in the current epoch. A stage of an older
  * epoch was read by userspace when that epoch closed: it is reset, not
  * evicted. A stage of another slot in this epoch goes home first.
+ *
+ * Four stages keep this rule, each with the body its contents need: the
+ * slot's (here) and the irqs-off slot stage (irqoff_record), which make
+ * way for another slot by evicting to their homes, and the system-wide
+ * ones (sys_stage_of, cpu_lock_stage_of), which have no other slot and are
+ * only reset. Userspace's side of the rule is fold.c's stage_slot().
  */
 static __noinline void stage_claim(struct slot_stage *st, __u32 e, __u32 slot)
 {
@@ -656,7 +647,7 @@ static __noinline void spill(__u32 slot, __u32 k, __u32 b)
 }
 
 /* Records v in distribution k (hold, wait, flush) of the slot staged on this CPU. */
-static __always_inline void record(struct slot_stage *st, enum slot_dist k, __u64 v)
+static __always_inline void record(struct slot_stage *st, enum dist_id k, __u64 v)
 {
 	__u32 b = hist_bucket(v);
 
@@ -943,9 +934,9 @@ static __noinline __u64 cause_key(void *ctx)
 /* A whole flush into a stage: its wall time, and the most holds one took. */
 static __always_inline void stage_flush(struct slot_stage *st, __u64 wall, __u32 holds)
 {
-	record(st, SD_FLUSH, wall);
-	if (holds > st->n.flush_holds_max)
-		st->n.flush_holds_max = holds;
+	record(st, DIST_FLUSH, wall);
+	if (holds > st->n.count[COUNT_FLUSH_HOLDS_MAX])
+		st->n.count[COUNT_FLUSH_HOLDS_MAX] = holds;
 }
 
 /*
@@ -1189,7 +1180,7 @@ __noinline int flush_record(struct lock_state *lc, struct slot_stage *st, __u64 
 	if (fl->slot + 1 != st->slot)
 		st = stage_of(lc, fl->slot);
 	stage_flush(st, wall, fl->holds);
-	st->n.flush_holds += fl->holds;
+	st->n.count[COUNT_FLUSH_HOLDS] += fl->holds;
 	if (parts_from) {
 		st->n.part[PART_HELD] += fl->held;
 		st->n.part[PART_WAIT] += fl->wait;
@@ -1198,9 +1189,11 @@ __noinline int flush_record(struct lock_state *lc, struct slot_stage *st, __u64 
 	if (parts_from == PARTS_FROM_KERNEL) {
 		d = run_delay - fl->run_delay;
 		st->n.part[PART_OFFCPU] += d < wall ? d : wall;
+		st->n.count[COUNT_FLUSHES_OFFCPU] += d != 0;
 	} else if (parts_from == PARTS_FROM_TIMED) {
 		st->n.part[PART_IRQ] += flush_irq(lc, fl);
 		st->n.part[PART_OFFCPU] += fl->offcpu;
+		st->n.count[COUNT_FLUSHES_OFFCPU] += fl->offcpu != 0;
 	}
 	return cause_sample ? cause_weight(lc, wall, fl->holds, now) : 0;
 }
@@ -1313,13 +1306,13 @@ __noinline __u64 contended_wait(struct lock_state *lc, struct slot_stage *st, __
 
 	if (!lc || !st || !lc->locked_contended)
 		return 0;
-	st->n.contended++;
+	st->n.count[COUNT_CONTENDED]++;
 	if (!lc->contended_ts) {
 		count_lost(LOST_WAIT_MIGRATED);
 		return 0;
 	}
 	wait = locked_ts - lc->contended_ts;
-	record(st, SD_WAIT, wait);
+	record(st, DIST_WAIT, wait);
 	return wait;
 }
 
@@ -1402,12 +1395,12 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	slot = n;
 	hold = now - start;
 	st = stage_of(lc, slot);
-	st->n.locked++;
+	st->n.count[COUNT_LOCKED]++;
 	wait = contended_wait(lc, st, start);
 	if (threshold_ns && wait >= threshold_ns)
 		slow_emit(ctx, SLOW_WAIT, start, wait, slot, lc->locked_lock_cpu, true);
 	lc->contended_ts = 0;
-	record(st, SD_HOLD, hold);
+	record(st, DIST_HOLD, hold);
 	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
 		lc->hold_start = start;
 		lc->hold_slot = slot;
@@ -1727,9 +1720,9 @@ static __always_inline void outer_exit(void)
 	f->outer = 0;
 	h = f->slot != (__u32)-1 && f->start ? home_of(f->slot) : NULL;
 	if (h) {
-		home_record(&h->d[SD_FLUSH], now - f->start);
-		__sync_fetch_and_add(&h->n.flush_holds, f->holds);
-		atomic_max(&h->n.flush_holds_max, f->holds);
+		home_record(&h->d[DIST_FLUSH], now - f->start);
+		__sync_fetch_and_add(&h->n.count[COUNT_FLUSH_HOLDS], f->holds);
+		atomic_max(&h->n.count[COUNT_FLUSH_HOLDS_MAX], f->holds);
 	}
 	f->start = 0;
 }
@@ -1762,11 +1755,11 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	} else {
 		__u64 wait = now - f->start;
 
-		record(st, SD_WAIT, wait);
+		record(st, DIST_WAIT, wait);
 		if (threshold_ns && wait >= threshold_ns)
 			slow_emit(ctx, SLOW_WAIT, now, wait, slot, -1, false);
 	}
-	st->n.locked++;
+	st->n.count[COUNT_LOCKED]++;
 	vote(&st->n, id >> 32);
 	f->slot = slot;
 	f->cgrp = (__u64)cgrp;
@@ -1793,7 +1786,7 @@ static __always_inline void inner_exit(void *ctx)
 	f->hold_start = 0;
 	lc->hold_end = now;
 	/* the lock is still held here: the stage is safe */
-	record(stage_of(lc, f->slot), SD_HOLD, hold);
+	record(stage_of(lc, f->slot), DIST_HOLD, hold);
 	if (threshold_ns && hold >= threshold_ns)
 		slow_emit(ctx, SLOW_HOLD, now, hold, f->slot, -1, false);
 	f->holds++;
@@ -1801,7 +1794,7 @@ static __always_inline void inner_exit(void *ctx)
 		struct slot_stage *st = stage_of(lc, f->slot);
 
 		stage_flush(st, now - f->start, f->holds);
-		st->n.flush_holds += f->holds;
+		st->n.count[COUNT_FLUSH_HOLDS] += f->holds;
 		f->start = 0;
 	}
 }
@@ -1964,7 +1957,7 @@ int irqs_on(__u64 *ctx)
 		if (threshold_ns && duration >= threshold_ns)
 			slow_irqoff(ctx, ic, now, duration, lc->hold_slot);
 	} else {
-		sys_record(&sys_stage_of(ic->other)->d, SYS_IRQ_OTHER, duration);
+		sys_record(&sys_stage_of(ic->outside)->d, SYS_IRQ_OUTSIDE, duration);
 	}
 	ic->off_ts = 0;
 	return 0;

@@ -289,9 +289,9 @@ static void parse_args(int argc, char **argv)
 			if (!opts.sample_hz)
 				die(EXIT_USAGE, "--sample-hz must be at least 1");
 			break;
-		case OPT_SOURCE:
+		case OPT_ATTACH:
 			if (source_pref_parse(optarg, &opts.source))
-				die(EXIT_USAGE, "unknown source '%s': auto, tracepoint, fentry or "
+				die(EXIT_USAGE, "invalid --attach '%s': auto, tracepoint, fentry or "
 				    "kprobe", optarg);
 			break;
 		case OPT_FLUSH: opts.view.flush = true; break;
@@ -1069,7 +1069,7 @@ int main(int argc, char **argv)
 
 	sources = (struct collect_sources){
 		.irqoff_trace = plan.irqoff_trace,
-		.irqoff_holds = plan.irqoff_lock,
+		.irqoff_lock = plan.irqoff_lock,
 		.irqoff_sample = plan.irqoff_sample,
 		.cpu_lock = plan_has_cpu_lock(&plan),
 		.irqoff_source = plan.irqoff_source,

@@ -105,11 +105,19 @@ struct dist_rec {
 };
 
 /*
- * The distributions of a slot. Irqs-off (--irqoff trace) is staged by its
- * own source and has its own home map, which only that source sizes.
+ * The distributions: the one enum of BPF, the report and every view
+ * (metrics.c describes each). A slot has the first DIST_ROW_MAX; irqs-off
+ * (--irqoff trace) is staged by its own source and has its own home map,
+ * which only that source sizes. The system-wide ones after them are the
+ * total's only (compare).
  */
-enum slot_dist { SD_HOLD, SD_WAIT, SD_FLUSH, SD_IRQOFF, SD_MAX };
-#define SLOT_HOME_DISTS	SD_IRQOFF
+enum dist_id {
+	DIST_HOLD, DIST_WAIT, DIST_FLUSH, DIST_IRQOFF, DIST_ROW_MAX,
+	DIST_OUTSIDE = DIST_ROW_MAX,	/* irqs-off with no rstat hold inside (--irqoff trace) */
+	DIST_LATE,		/* how late cpu-clock ticks came (--irqoff sample) */
+	DIST_MAX,
+};
+#define SLOT_HOME_DISTS	DIST_IRQOFF
 
 /*
  * Where a whole flush's wall time went (docs/flushes.md): the sum of its
@@ -146,12 +154,47 @@ enum parts_source { PARTS_FROM_NONE, PARTS_FROM_KERNEL, PARTS_FROM_TIMED };
 /* What memcg:memcg_flush_stats (Linux 6.13+) said of a memcg's flush requests. */
 enum memcg_decision { DECISION_ASKED, DECISION_FORCED, DECISION_SKIPPED, DECISION_MAX };
 
+/*
+ * The counters of a slot and of a row (metrics.c count_defs names each in
+ * every view). Those before COUNT_SUMS are summed over CPUs, intervals and
+ * runs; those after it are maxima. Flush parts and memcg decisions are
+ * arrays of their own, by enum flush_part and enum memcg_decision.
+ */
+enum count_id {
+	COUNT_LOCKED,		/* lock acquisitions */
+	COUNT_CONTENDED,	/* acquisitions that had to wait */
+	COUNT_FLUSH_HOLDS,	/* lock holds taken by whole flushes */
+	COUNT_FLUSHES_OFFCPU,	/* whole flushes with offcpu time (PART_OFFCPU measured) */
+	COUNT_SUMS,
+	COUNT_FLUSH_HOLDS_MAX = COUNT_SUMS,	/* the most one flush took */
+	COUNT_MAX,
+};
+
+/*
+ * The top flusher, by a Boyer-Moore majority vote: votes for tgid merge
+ * into the running (top, margin). True when tgid takes the lead, so that
+ * the caller copies its comm. One vote per flush into a stage, a stage's
+ * vote into its home (BPF), each read's into the run's (fold.c): a macro,
+ * as the margins' types differ.
+ */
+#define VOTE_MERGE(top, margin, tgid, votes)					\
+	({									\
+		int lead_ = 0;							\
+		if ((top) == (tgid) && (margin)) {				\
+			(margin) += (votes);					\
+		} else if ((votes) > (margin)) {				\
+			(margin) = (votes) - (margin);				\
+			(top) = (tgid);						\
+			lead_ = 1;						\
+		} else {							\
+			(margin) -= (votes);					\
+		}								\
+		lead_;								\
+	})
+
 /* Counts of a slot, in the stage and the home alike. */
 struct slot_counts {
-	__u64 locked;		/* lock acquisitions */
-	__u64 contended;	/* acquisitions that had to wait */
-	__u64 flush_holds;	/* lock holds taken by whole flushes */
-	__u64 flush_holds_max;
+	__u64 count[COUNT_MAX];	/* enum count_id */
 	__u64 part[PART_MAX];	/* ns, summed over the slot's whole flushes */
 	__u32 decisions[DECISION_MAX];	/* wrap at 2^32: userspace folds the change */
 	__u32 pad_decisions;
@@ -324,7 +367,7 @@ struct irq_state {
 	__u64 off_ts;		/* 0: irqs on (as far as we saw) */
 	__u64 off_ip;
 	__u64 off_parent;
-	struct sys_stage other[2];	/* intervals with no rstat hold inside */
+	struct sys_stage outside[2];	/* intervals with no rstat hold inside */
 	struct slot_dist_stage slot[2];	/* intervals with one: their slot's */
 };
 
@@ -354,7 +397,7 @@ struct cpu_lock_state {
 };
 
 /* Homes of the system-wide distributions: what spilled from the stages. */
-enum sys_dist { SYS_IRQ_OTHER, SYS_TICK_LATE, SYS_CPU_LOCK_HOLD, SYS_CPU_LOCK_WAIT, SYS_MAX };
+enum sys_dist { SYS_IRQ_OUTSIDE, SYS_TICK_LATE, SYS_CPU_LOCK_HOLD, SYS_CPU_LOCK_WAIT, SYS_MAX };
 
 struct sys_home {
 	struct dist_rec d[SYS_MAX];
@@ -368,7 +411,7 @@ enum rsl_source {
 };
 
 enum lost_kind {
-	LOST_SLOTS_FULL,	/* no slot left for a new cgroup/process */
+	LOST_ENTRIES_FULL,	/* no entry (slot) left for a new cgroup/process */
 	LOST_RINGBUF_FULL,	/* slow event dropped */
 	LOST_UNPAIRED_UNLOCK,	/* unlock with no matching locked */
 	LOST_RELOCKED,		/* locked while this CPU already held one */

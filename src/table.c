@@ -49,12 +49,12 @@ static uint64_t sort_value(const struct sorted_row *s, enum sort_key key)
 	switch (key) {
 	case SORT_HOLD_P99: return s->hold_p99;
 	case SORT_HOLD_P50: return s->hold_p50;
-	case SORT_HOLD_MAX: return s->row->hold.max;
+	case SORT_HOLD_MAX: return s->row->dist[DIST_HOLD].max;
 	case SORT_WAIT_P99: return s->wait_p99;
-	case SORT_WAIT_MAX: return s->row->wait.max;
-	case SORT_LOCKED: return s->row->locked;
+	case SORT_WAIT_MAX: return s->row->dist[DIST_WAIT].max;
+	case SORT_LOCKED: return s->row->count[COUNT_LOCKED];
 	case SORT_FLUSH_P99: return s->flush_p99;
-	case SORT_CONTENDED: return s->row->contended;
+	case SORT_CONTENDED: return s->row->count[COUNT_CONTENDED];
 	case SORT_PATH: break;
 	case SORT_MAX_KEY: break;
 	}
@@ -88,11 +88,11 @@ static struct sorted_row *sort_rows(const struct report *r, const struct row *ro
 		uint64_t hold[2];
 
 		s[i].row = &rows[i];
-		dist_quantiles(&rows[i].hold, qs, 2, hold);
+		dist_quantiles(&rows[i].dist[DIST_HOLD], qs, 2, hold);
 		s[i].hold_p50 = hold[0];
 		s[i].hold_p99 = hold[1];
-		s[i].wait_p99 = dist_quantile(&rows[i].wait, 0.99);
-		s[i].flush_p99 = dist_quantile(&rows[i].flush, 0.99);
+		s[i].wait_p99 = dist_quantile(&rows[i].dist[DIST_WAIT], 0.99);
+		s[i].flush_p99 = dist_quantile(&rows[i].dist[DIST_FLUSH], 0.99);
 		if (irq_columns(r))
 			s[i].irq_p99 = dist_quantile(row_irqoff(r, &rows[i]), 0.99);
 		s[i].path = rows[i].path ? rows[i].path : "";
@@ -239,20 +239,20 @@ static char *put_left(char *p, const char *s, size_t n, size_t width)
 /* H/FL: lock holds per whole flush, or "-" without flushes. */
 static char *put_holds_per_flush_col(char *p, const struct row *row)
 {
-	if (!row->flush.count)
+	if (!row->dist[DIST_FLUSH].count)
 		return put_col(p, "-", 1, 5);
-	return put_tenths_col(p, ratio_tenths(row->flush_holds, row->flush.count, 10), 5);
+	return put_tenths_col(p, ratio_tenths(row->count[COUNT_FLUSH_HOLDS], row->dist[DIST_FLUSH].count, 10), 5);
 }
 
 /* The figures of a row, each followed by a space. */
 static char *put_stat_cols(char *p, const struct report *r, const struct sorted_row *s)
 {
 	const struct row *row = s->row;
-	const uint64_t durations[] = { s->hold_p50, s->hold_p99, row->hold.max, s->wait_p99,
-				       row->wait.max, s->flush_p99 };
+	const uint64_t durations[] = { s->hold_p50, s->hold_p99, row->dist[DIST_HOLD].max, s->wait_p99,
+				       row->dist[DIST_WAIT].max, s->flush_p99 };
 
-	p = put_tenths_col(p, rate_tenths(row->locked, r->duration_ns), 10);
-	p = put_tenths_col(p, ratio_tenths(row->contended, row->locked, 1000), 6);
+	p = put_tenths_col(p, rate_tenths(row->count[COUNT_LOCKED], r->duration_ns), 10);
+	p = put_tenths_col(p, ratio_tenths(row->count[COUNT_CONTENDED], row->count[COUNT_LOCKED], 1000), 6);
 	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++)
 		p = put_duration_col(p, durations[i]);
 	p = put_holds_per_flush_col(p, row);
@@ -279,13 +279,13 @@ static char *put_flush_cols(char *p, const struct report *r, const struct sorted
 {
 	const struct row *row = s->row;
 
-	p = put_tenths_col(p, rate_tenths(row->flush.count, r->duration_ns), 9);
-	p = put_duration_col(p, dist_quantile(&row->flush, 0.50));
+	p = put_tenths_col(p, rate_tenths(row->dist[DIST_FLUSH].count, r->duration_ns), 9);
+	p = put_duration_col(p, dist_quantile(&row->dist[DIST_FLUSH], 0.50));
 	p = put_duration_col(p, s->flush_p99);
 	p = put_holds_per_flush_col(p, row);
 	/* a part this run did not measure is in %OTHER: "-" says so */
 	for (int k = 0; r->flush_parts && k < PART_MAX; k++)
-		p = report_part_measured(r, k) ? put_share_col(p, row->part[k], row->flush.sum) :
+		p = report_part_measured(r, k) ? put_share_col(p, row->part[k], row->dist[DIST_FLUSH].sum) :
 		    put_col(p, "-", 1, 7);
 	for (int k = 0; r->memcg_decisions && k < DECISION_MAX; k++) {
 		char num[24];
@@ -301,13 +301,13 @@ static size_t cause_label(char *buf, const struct row *row)
 	const struct cause *top = row_top_cause(row);
 	char *p = buf;
 
-	if (!top || !row->flush.count) {
+	if (!top || !row->dist[DIST_FLUSH].count) {
 		strcpy(buf, "-");
 		return 1;
 	}
 	p += term_escape(p, LABEL_LEN - 8, top->name);
 	*p++ = ' ';
-	p = fmt_put_uint(p, ratio_tenths(cause_flushes(row, top), row->flush.count, 100));
+	p = fmt_put_uint(p, ratio_tenths(cause_flushes(row, top), row->dist[DIST_FLUSH].count, 100));
 	*p++ = '%';
 	*p = '\0';
 	return (size_t)(p - buf);
@@ -455,9 +455,9 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 
 		print_row(f, r, &s[i], process_rows, o->flush);
 		if (o->histograms) {
-			print_dist_hist(f, "hold (ns)", &row->hold);
-			print_dist_hist(f, "wait (ns)", &row->wait);
-			print_dist_hist(f, "flush (ns)", &row->flush);
+			print_dist_hist(f, "hold (ns)", &row->dist[DIST_HOLD]);
+			print_dist_hist(f, "wait (ns)", &row->dist[DIST_WAIT]);
+			print_dist_hist(f, "flush (ns)", &row->dist[DIST_FLUSH]);
 			if (irq_columns(r))
 				print_dist_hist(f, "irqs-off (ns)", row_irqoff(r, row));
 		}
@@ -491,9 +491,9 @@ static void print_irqoff(FILE *f, const struct report *r)
 
 	if (q->trace)
 		fprintf(f, "irqs-off outside rstat: %llu intervals, p99 %s, max %s\n",
-			(unsigned long long)q->other.count,
-			fmt_duration(a, sizeof(a), dist_quantile(&q->other, 0.99)),
-			fmt_duration(b, sizeof(b), q->other.max));
+			(unsigned long long)q->outside.count,
+			fmt_duration(a, sizeof(a), dist_quantile(&q->outside, 0.99)),
+			fmt_duration(b, sizeof(b), q->outside.max));
 	if (q->sample)
 		fprintf(f, "tick lateness: %llu ticks at %u Hz, p99 %s, max %s%s\n",
 			(unsigned long long)q->ticks, q->sample_hz,

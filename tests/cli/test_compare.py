@@ -63,7 +63,7 @@ def identical_files_are_unchanged():
     res = json.loads(out)
     verdicts = {m["verdict"] for row in [res["total"]] + res["cgroups"]
                 for m in row["metrics"].values()}
-    check(verdicts <= {"unchanged", "n/a", "too_few"}, "verdicts %s" % verdicts)
+    check(verdicts <= {"same", "n/a", "too_few"}, "verdicts %s" % verdicts)
     check(all(m["ratio"] in (1, None) for m in res["total"]["metrics"].values()), "ratios")
     check(res["result"] == "pass" and res["failed"] == 0, "result")
     return "%d rows, verdicts %s" % (len(res["cgroups"]) + 1, sorted(verdicts))

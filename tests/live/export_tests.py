@@ -1319,7 +1319,10 @@ def register(test):
             "rstatlat_cpu_lock_hold_seconds": summary["cpu_lock"] is not None,
             "rstatlat_cpu_locks_total": summary["cpu_lock"] is not None,
             "rstatlat_tick_late_seconds": sampling, "rstatlat_ticks_total": sampling,
-            "rstatlat_irqoff_outside_seconds": q["source"] == "trace" and q["other_ns"] is not None,
+            "rstatlat_irqoff_outside_seconds": q["source"] == "trace" and q["outside_ns"] is not None,
+            # a counter of the table measured only with its flush part
+            "rstatlat_flushes_offcpu_total": summary["flush_parts"] and
+            "offcpu" not in summary["flush_parts_unmeasured"],
         }
         wrong = ["%s %s" % (f, "missing" if want else "present")
                  for f, want in states.items() if has(f) != want]
@@ -1368,6 +1371,10 @@ def register(test):
         mine = s.value("rstatlat_locks_total", hierarchy="v2", cgroup="/" + cg.name)
         check(mine == one_row(summary, cg)["locked"], "locks %s, JSON %d" % (
             mine, one_row(summary, cg)["locked"]))
+        if states["rstatlat_flushes_offcpu_total"]:
+            offcpu = s.value("rstatlat_flushes_offcpu_total", hierarchy="v2", cgroup="/" + cg.name)
+            check(offcpu == one_row(summary, cg)["flushes_offcpu"], "flushes_offcpu %s, JSON %d" %
+                  (offcpu, one_row(summary, cg)["flushes_offcpu"]))
         info = s.samples[-1][1]
         version = subprocess.run([BIN, "-V"], capture_output=True,
                                  timeout=10).stdout.decode().split()

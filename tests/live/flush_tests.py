@@ -16,7 +16,8 @@ import time
 from harness import Skip, check
 from lib import (BIN, BUSY, INNER_FTRACE, INNER_OURS, MEMHOG, READER, TICKER, TRACEFS, Cgroup,
                  bpf_attachments,
-                 Ftrace, Rstatlat, cgroup_mounts, find_cgroup, ftrace_flushes, ftrace_run,
+                 Ftrace, Rstatlat, cgroup_mounts, find_cgroup, ftrace_flushes,
+                 ftrace_flush_windows, ftrace_run,
                  json_lines, last_possible_cpu, nest_gap, pair_holds, reader, run)
 
 MOUNTS = cgroup_mounts()
@@ -113,6 +114,69 @@ def register(test):
         return "%d flushes, offcpu %.2f ms in all (%.2f%% of wall), irq %.2f%%" % (
             p["flushes"], p["offcpu_ns"] / 1e6, 100.0 * p["offcpu_ns"] / p["wall_ns"],
             100.0 * p["irq_ns"] / p["wall_ns"])
+
+    SWITCH = re.compile(r"prev_pid=(\d+) .*prev_state=(\S+)")
+
+    def switched_out(lines):
+        """{pid: [ts of each sched_switch away from it]}."""
+        out = {}
+        for _, _, ts, t in lines:
+            m = SWITCH.search(t)
+            if m:
+                out.setdefault(int(m.group(1)), []).append(ts)
+        return out
+
+    @test
+    def flushes_offcpu_match_ftrace():
+        """flushes_offcpu counts the flushes switched out between their
+        holds: beside two busy processes on its CPU, as many as ftrace's
+        flushes with a sched_switch away from the flusher inside them
+        (cpu.stat's flush does not sleep, so every such switch leaves it
+        runnable, waiting), with the kernel's accounting and with timed
+        parts. A switch cannot fall between a hold's two probes (irqs are
+        off), so the windows need no allowance."""
+        out = []
+        for parts in ("kernel", "timed"):
+            out.append(offcpu_flushes_of(parts))
+        return "; ".join(out)
+
+    def offcpu_flushes_of(parts):
+        with Cgroup(MOUNTS["v2"]) as cg, Cgroup(MOUNTS["v2"]) as hog:
+            cg.spawn(TICKER)
+            hog.spawn(BUSY)
+            hog.spawn(BUSY)
+            cg.wait_populated(1)
+            hog.wait_populated(2)
+            for p in hog.procs:
+                os.sched_setaffinity(p.pid, {0})
+            with Ftrace(events=Ftrace.RSTAT + ("sched/sched_switch",), buffer_kb=65536) as ft:
+                with Rstatlat("-j", "--flush-parts", parts).start() as tool:
+                    subprocess.run(["taskset", "-c", "0", READER,
+                                    os.path.join(cg.path, "cpu.stat"), "1", "-n", "40000"],
+                                   check=True, capture_output=True, timeout=60)
+                    time.sleep(0.2)
+                    rc, out, err = tool.stop()
+                lines = ft.stop_lines()
+                check(ft.overrun == 0, "ftrace overran its buffer")
+            check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+            report = summary_of(out)
+            row = find_cgroup(report, cg.id)[0]
+        check(report["flush_parts_from"] == parts, "parts from %s" % report["flush_parts_from"])
+        switches = switched_out(lines)
+        windows = ftrace_flush_windows(Ftrace.rstat_recs(lines), cg.id, last_possible_cpu())
+        theirs = sum(1 for pid, start, end, _ in windows
+                     if any(start < ts < end for ts in switches.get(pid, ())))
+        ours = row.get("flushes_offcpu")
+        check(ours is not None, "no flushes_offcpu with %s parts" % parts)
+        check(row["flush_ns"]["count"] == len(windows), "flushes: rstatlat %d, ftrace %d" % (
+            row["flush_ns"]["count"], len(windows)))
+        check(theirs > 0, "%s: no flush of %d was switched out beside two busy processes" % (
+            parts, len(windows)))
+        check(ours == theirs, "%s: flushes_offcpu %d, ftrace's switched-out flushes %d (of %d)" %
+              (parts, ours, theirs, len(windows)))
+        return "%s: %d of %d flushes switched out, as ftrace (offcpu %.1f%% of wall)" % (
+            parts, ours, len(windows),
+            100.0 * row["flush_parts"]["offcpu_ns"] / max(1, row["flush_parts"]["wall_ns"]))
 
     @test
     def defaults_attach_nothing_outside_the_lock():

@@ -194,9 +194,14 @@ class Ftrace:
 
     def stop(self):
         """Stops recording; returns rstat records (pid, cpu, ts, event, cgid, lock_cpu)."""
+        return self.rstat_recs(self.stop_lines())
+
+    @classmethod
+    def rstat_recs(cls, lines):
+        """The rstat records among stop_lines()'s."""
         recs = []
-        for pid, cpu, ts, t in self.stop_lines():
-            m = self.FIELDS.search(t)
+        for pid, cpu, ts, t in lines:
+            m = cls.FIELDS.search(t)
             if m:
                 recs.append((pid, cpu, ts, m.group(1), int(m.group(3)), int(m.group(4))))
         return recs
@@ -270,13 +275,20 @@ def pair_holds(recs, cgid, walks_only=False):
 
 
 def ftrace_flushes(recs, cgid, last_cpu):
+    """Whole flushes from ftrace's events: [(duration_ns, holds)] (below)."""
+    return [(end - start, holds) for _, start, end, holds in ftrace_flush_windows(recs, cgid,
+                                                                                    last_cpu)]
+
+
+def ftrace_flush_windows(recs, cgid, last_cpu):
     """Whole flushes from ftrace's events, by rstatlat's definition (man
     page, FLUSHp99): per task, from the first acquisition (or the contended
     event before it) to the last release. A flush that began with lock cpu
     -1 ends at the release of -1 (one lock, dropped between CPUs only to
     breathe); one that began with a cpu ends at the release of the last
     possible CPU, and lock cpu -1 right after it, on the same cgroup, is
-    cpu.stat reading its totals, not a flush. Returns [(duration_ns, holds)]."""
+    cpu.stat reading its totals, not a flush. Returns [(pid, start_ns,
+    end_ns, holds)]."""
     open_, walked, flushes, waiting = {}, {}, [], {}
     for pid, _, ts, ev, cg, lock_cpu in recs:
         if cg != cgid:
@@ -303,7 +315,7 @@ def ftrace_flushes(recs, cgid, last_cpu):
                 continue
             if lock_cpu >= 0:
                 walked[pid] = cg
-            flushes.append((ts - f["start"], f["holds"]))
+            flushes.append((pid, f["start"], ts, f["holds"]))
     return flushes
 
 

@@ -360,7 +360,7 @@ def attaching_under_load_loses_nothing():
         check(worst["relocked"] == 0, "relocked %d" % worst["relocked"])
         check(worst["unpaired_unlock"] <= os.cpu_count(),
               "unpaired_unlock %d" % worst["unpaired_unlock"])
-        check(worst["slots_full"] == 0 and worst["ringbuf_full"] == 0, "lost %s" % worst)
+        check(worst["entries_full"] == 0 and worst["ringbuf_full"] == 0, "lost %s" % worst)
         return "3 attaches under load, worst lost %s" % worst
 
 
@@ -379,15 +379,15 @@ def full_slot_table_is_counted_and_shown():
         report = json_lines(out)[-1]
         ours = [c for c in report["cgroups"] if c["id"] in {cg.id for cg in cgs}]
         check(len(report["cgroups"]) <= 2, "more rows than entries: %d" % len(report["cgroups"]))
-        check(report["lost"]["slots_full"] > 0, "overflow not counted: %s" % report["lost"])
+        check(report["lost"]["entries_full"] > 0, "overflow not counted: %s" % report["lost"])
         check(len(ours) >= 1, "none of the test cgroups measured")
         table = Rstatlat("--max-entries", "1", "0.2").start()
         for cg in cgs:
             read_stat(cg.path + "/cpu.stat", 5)
         time.sleep(0.3)
         rc, out, err = table.stop()
-        check(b"LOST: slots_full=" in out, "no LOST line in the table")
-        return "slots_full=%d with 2 entries" % report["lost"]["slots_full"]
+        check(b"LOST: entries_full=" in out, "no LOST line in the table")
+        return "entries_full=%d with 2 entries" % report["lost"]["entries_full"]
     finally:
         for cg in reversed(cgs):
             cg.__exit__()
@@ -400,7 +400,7 @@ def removed_cgroups_free_their_slots():
     cgroups flushed by anything else on the host (the memcg worker, an
     agent, an earlier test's cgroup freed late) kept entries of their own,
     and on a busier machine took enough of the 6 to lose this test's reads
-    (slots_full 53-61 in 2 of 9 runs). Each removed cgroup holds its entry
+    (entries_full 53-61 in 2 of 9 runs). Each removed cgroup holds its entry
     about 5 s (two idle reads, unhooked, freed 2 s later), so 2 s apart
     about 3 are held at once. Slots of removed cgroups are recycled, nothing
     is lost, and the summary still lists every one of them with its own
@@ -414,7 +414,7 @@ def removed_cgroups_free_their_slots():
         time.sleep(2.0)  # idle for two reads, then unhooked, then freed
     rc, out, err = tool.stop()
     report = json_lines(out)[-1]
-    check(report["lost"]["slots_full"] == 0, "lost %s" % report["lost"])
+    check(report["lost"]["entries_full"] == 0, "lost %s" % report["lost"])
     per_read = None
     for cgid, path, reads in made:
         rows = find_cgroup(report, cgid)
@@ -650,8 +650,11 @@ def exit_codes():
           not r.stdout, "--max-entries beyond the kernel: %d %r" % (r.returncode, r.stderr))
     r = run("--help")
     check(r.returncode == 0 and b"Usage: rstatlat" in r.stdout, "--help")
-    r = run("--source", "bogus")
-    check(r.returncode == 2 and one_line(r.stderr), "--source bogus: %r" % r.stderr)
+    # --source is --attach's old spelling: parsed as it, not an unknown option
+    for spelling in ("--attach", "--source"):
+        r = run(spelling, "bogus")
+        check(r.returncode == 2 and one_line(r.stderr) and b"invalid --attach" in r.stderr,
+              "%s bogus: %r" % (spelling, r.stderr))
     return "%d usage errors -> 2; unprivileged, no BTF, no tracepoint, maps too large -> 3" % \
         len(bad_usage)
 
@@ -659,25 +662,31 @@ def exit_codes():
 @test
 def probe_table_reads_prototypes_not_versions():
     """--probe on BTF of kernels that are not this one, bind-mounted over
-    /sys/kernel/btf/vmlinux in a private mount namespace."""
+    /sys/kernel/btf/vmlinux in a private mount namespace; on this one,
+    against tracefs and (PREEMPT_RT or not) /sys/kernel/realtime."""
     hide = 'mount --bind "$1" /sys/kernel/btf/vmlinux && shift 2 && exec "$0" "$@"'
     seen = []
     cases = [
-        ("btf_two_arg_rstat.c", 0, [b"(cgrp@0, contended@1), no cpu", b"plan: tracepoint"]),
-        ("btf_four_arg_rstat.c", 0, [b"(cgrp@1, cpu@2, contended@3)", b"plan: tracepoint"]),
-        ("btf_no_bool_rstat.c", 3, [b"no struct cgroup * or bool argument", b"plan: none"]),
+        ("btf_two_arg_rstat.c", (), 0, [b"(cgrp@0, contended@1), no cpu", b"plan: tracepoint"]),
+        ("btf_four_arg_rstat.c", (), 0, [b"(cgrp@1, cpu@2, contended@3)", b"plan: tracepoint"]),
+        ("btf_no_bool_rstat.c", (), 3, [b"no struct cgroup * or bool argument", b"plan: none"]),
         # no tracepoints: the functions are found; this host refuses fentry and kprobes
-        ("btf_flush_functions.c", 3, [b"function cgroup_rstat_flush_locked", b"plan: none",
-                                      b"refuses"]),
+        ("btf_flush_functions.c", (), 3, [b"function cgroup_rstat_flush_locked", b"plan: none",
+                                          b"refuses"]),
+        # PREEMPT_RT: no irqs-off claim from the holds, and --irqoff lock refused
+        ("btf_preempt_rt.c", (), 0, [b"holds are irqs-off: no", b"irqs-off from off"]),
+        ("btf_preempt_rt.c", ("--irqoff", "lock"), 3, [b"plan: none: --irqoff lock: this "
+                                                       b"kernel is PREEMPT_RT"]),
     ]
-    for name, rc, wants in cases:
+    for name, args, rc, wants in cases:
         btf = fake_btf(os.path.join(ROOT, "tests", "data", name))
-        r = subprocess.run(["unshare", "-m", "sh", "-c", hide, BIN, btf, "-", "--probe"],
-                           capture_output=True, timeout=30)
+        r = subprocess.run(["unshare", "-m", "sh", "-c", hide, BIN, btf, "-", "--probe"] +
+                           list(args), capture_output=True, timeout=30)
         check(r.returncode == rc, "%s: exit %d: %r" % (name, r.returncode, r.stdout))
         for w in wants:
             check(w in r.stdout, "%s: no %r in\n%s" % (name, w, r.stdout.decode()))
-        seen.append("%s -> %d" % (name.replace("btf_", "").replace(".c", ""), rc))
+        seen.append("%s%s -> %d" % (name.replace("btf_", "").replace(".c", ""),
+                                    " " + " ".join(args) if args else "", rc))
     r = run("--probe")
     real = r.stdout.decode()
     tracefs = os.path.join(TRACEFS, "events", "cgroup")
@@ -686,7 +695,17 @@ def probe_table_reads_prototypes_not_versions():
         present = os.path.isdir(os.path.join(tracefs, ev))
         check(line.split()[1] == ("yes" if present else "no"),
               "%s: --probe says %s, tracefs %s" % (ev, line.split()[1], present))
-    return "; ".join(seen) + "; this kernel agrees with tracefs"
+    # the kernel says it is PREEMPT_RT in /sys/kernel/realtime (6.12+, and the RT patches)
+    try:
+        with open("/sys/kernel/realtime") as f:
+            rt = f.read().strip() == "1"
+    except OSError:
+        rt = False
+    holds = [l for l in real.splitlines() if l.startswith("holds are irqs-off: ")][0]
+    check(holds.startswith("holds are irqs-off: no" if rt else "holds are irqs-off: yes"),
+          "--probe: %r, /sys/kernel/realtime says RT %s" % (holds, rt))
+    return "; ".join(seen) + "; this kernel agrees with tracefs and is%s PREEMPT_RT" % (
+        "" if rt else " not")
 
 
 @test

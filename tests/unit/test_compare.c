@@ -42,11 +42,11 @@ static void fill(struct row *row, const char *path, uint64_t n, double scale,
 	row->path = (char *)path;
 	row->cgid = 42;
 	for (uint64_t i = 0; i < n; i++) {
-		dist_add_value(&row->hold, hold_sample(scale));
-		row->locked++;
+		dist_add_value(&row->dist[DIST_HOLD], hold_sample(scale));
+		row->count[COUNT_LOCKED]++;
 		if (uniform() < contended) {
-			row->contended++;
-			dist_add_value(&row->wait, hold_sample(scale));
+			row->count[COUNT_CONTENDED]++;
+			dist_add_value(&row->dist[DIST_WAIT], hold_sample(scale));
 		}
 	}
 }
@@ -54,9 +54,9 @@ static void fill(struct row *row, const char *path, uint64_t n, double scale,
 /* The figures a test row owns (its path is a literal). */
 static void figures_free(struct row *row)
 {
-	dist_free(&row->hold);
-	dist_free(&row->wait);
-	dist_free(&row->flush);
+	dist_free(&row->dist[DIST_HOLD]);
+	dist_free(&row->dist[DIST_WAIT]);
+	dist_free(&row->dist[DIST_FLUSH]);
 }
 
 /* Builds BEFORE (nb values, scale 1) and AFTER (na values, scale), and gates. */
@@ -69,7 +69,7 @@ static void build_sized(struct pair *p, uint64_t nb, uint64_t na, double scale, 
 	fill(&p->ra, "/w", na, scale, ca);
 	/* as the reader gives files without irqoff_ns: the holds are irqs-off */
 	p->b = (struct report){ .duration_ns = 1000000000, .cgroups = &p->rb, .ncgroups = 1,
-				.attach = "tracepoint", .irqoff_rows = IRQOFF_ROWS_HOLDS };
+				.attach = "tracepoint", .irqoff_rows = IRQOFF_ROWS_LOCK };
 	p->a = p->b;
 	p->a.cgroups = &p->ra;
 	memset(&p->c, 0, sizeof(p->c));
@@ -355,7 +355,7 @@ static void test_same_distribution(void)
 		rng_state = seed * 0xD1B54A32D192ED03ULL;
 		build(&p, 10000, 1.0, 0.05, 0.05, texts, 9, gates);
 		failures += p.c.failed > 0;
-		for (int m = 0; m < NMETRICS; m++)
+		for (int m = 0; m < nmetrics; m++)
 			higher += p.c.total.cells[m].verdict == V_HIGHER ||
 				  p.c.total.cells[m].verdict == V_LOWER;
 		release(&p, gates, 9);
@@ -381,7 +381,7 @@ static void test_identical(void)
 	free(p.ra.path);
 	p.ra.path = p.rb.path;
 	CHECK(compare_build(&p.c, gates, 4, NULL, (char[64]){ 0 }, 64) == 0, "rebuild");
-	for (int m = 0; m < NMETRICS; m++) {
+	for (int m = 0; m < nmetrics; m++) {
 		enum verdict v = p.c.total.cells[m].verdict;
 
 		CHECK(v == V_SAME || v == V_NA || v == V_TOO_FEW, "%s: %s", metrics[m].name,
@@ -410,8 +410,8 @@ static void test_absolute(void)
 	rng_state = 5;
 	build(&p, 5000, 1.0, 0.1, 0.1, texts, 3, gates);
 	compare_free(&p.c);
-	dist_add_value(&p.ra.hold, 6000000);	/* one 6 ms hold */
-	p.ra.locked++;
+	dist_add_value(&p.ra.dist[DIST_HOLD], 6000000);	/* one 6 ms hold */
+	p.ra.count[COUNT_LOCKED]++;
 	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "rebuild");
 	CHECK(total_outcome(&p, 0) == G_FAIL, "one 6 ms irqs-off interval fires irqoff.max>5ms");
 	CHECK(total_outcome(&p, 2) == G_PASS, "10%% contended < 20%%");
@@ -435,8 +435,8 @@ static void test_flush_parts(void)
 	build(&p, 1000, 1.0, 0, 0, texts, 3, gates);
 	compare_free(&p.c);
 	for (int i = 0; i < 100; i++) {
-		dist_add_value(&p.rb.flush, 10000);
-		dist_add_value(&p.ra.flush, 12000);
+		dist_add_value(&p.rb.dist[DIST_FLUSH], 10000);
+		dist_add_value(&p.ra.dist[DIST_FLUSH], 12000);
 	}
 	p.rb.part[PART_HELD] = 100 * 6000;
 	p.ra.part[PART_HELD] = 100 * 9000;	/* +50% */
@@ -472,6 +472,50 @@ static void test_flush_parts(void)
 	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE && total_outcome(&p, 2) == G_INCONCLUSIVE,
 	      "BEFORE without parts: every part gate inconclusive");
 	release(&p, gates, 3);
+}
+
+/*
+ * A metric made from the counters' table (flush.offcpu_share, a share of
+ * the flushes): tested as a proportion; "-" and an inconclusive gate where
+ * a side did not measure the counter; left out where neither did.
+ */
+static void test_counter_metric(void)
+{
+	static const char *const texts[] = { "flush.offcpu_share>+50%", "flush.offcpu_share>20%" };
+	int m = metric_find("flush.offcpu_share");
+	struct gate gates[2];
+	struct pair p;
+
+	CHECK(m >= 0 && metrics[m].kind == MK_SHARE && metrics[m].dist == DIST_FLUSH &&
+	      metrics[m].count == COUNT_FLUSHES_OFFCPU && metrics[m].of < 0, "built from count_defs");
+	rng_state = 11;
+	build(&p, 1000, 1.0, 0, 0, texts, 2, gates);
+	compare_free(&p.c);
+	for (int i = 0; i < 400; i++) {
+		dist_add_value(&p.rb.dist[DIST_FLUSH], 10000);
+		dist_add_value(&p.ra.dist[DIST_FLUSH], 10000);
+	}
+	p.rb.count[COUNT_FLUSHES_OFFCPU] = 20;	/* 5% */
+	p.ra.count[COUNT_FLUSHES_OFFCPU] = 120;	/* 30% */
+	CHECK(compare_build(&p.c, gates, 2, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(fabs(p.c.total.cells[m].after - 0.30) < 1e-9, "share %.3f",
+	      p.c.total.cells[m].after);
+	CHECK(p.c.total.cells[m].verdict == V_HIGHER, "5%% -> 30%% of 400 flushes: higher");
+	CHECK(total_outcome(&p, 0) == G_FAIL && total_outcome(&p, 1) == G_FAIL, "both gates fail");
+	CHECK(metric_shown(&p.c.total, m), "shown where measured");
+	compare_free(&p.c);
+	/* BEFORE did not measure it (a file from before it, or no offcpu part) */
+	p.b.counts_unmeasured = 1U << COUNT_FLUSHES_OFFCPU;
+	CHECK(compare_build(&p.c, gates, 2, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(!p.c.total.cells[m].has_before && p.c.total.cells[m].has_after &&
+	      metric_shown(&p.c.total, m), "BEFORE's \"-\", AFTER's shown");
+	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE && total_outcome(&p, 1) == G_INCONCLUSIVE,
+	      "a gate on what a side did not measure is inconclusive, not a pass");
+	compare_free(&p.c);
+	p.a.counts_unmeasured = p.b.counts_unmeasured;
+	CHECK(compare_build(&p.c, gates, 2, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(!metric_shown(&p.c.total, m), "neither side measured it: left out");
+	release(&p, gates, 2);
 }
 
 static void test_max_shift(void)
@@ -527,17 +571,17 @@ static void test_gate_parse(void)
 static void test_matching(void)
 {
 	struct row b[3] = {
-		{ .cgid = 1, .hierarchy = 4, .path = "memory:/a", .locked = 1 },
-		{ .cgid = 7, .hierarchy = 0, .path = "", .locked = 1 },
-		{ .cgid = 3, .hierarchy = 0, .path = "/gone", .locked = 1 },
+		{ .cgid = 1, .hierarchy = 4, .path = "memory:/a", .count[COUNT_LOCKED] = 1 },
+		{ .cgid = 7, .hierarchy = 0, .path = "", .count[COUNT_LOCKED] = 1 },
+		{ .cgid = 3, .hierarchy = 0, .path = "/gone", .count[COUNT_LOCKED] = 1 },
 	};
 	struct row a[3] = {
-		{ .cgid = 99, .hierarchy = 4, .path = "memory:/a", .locked = 1 },
-		{ .cgid = 7, .hierarchy = 0, .path = "", .locked = 1 },
-		{ .cgid = 5, .hierarchy = 0, .path = "/new", .locked = 1 },
+		{ .cgid = 99, .hierarchy = 4, .path = "memory:/a", .count[COUNT_LOCKED] = 1 },
+		{ .cgid = 7, .hierarchy = 0, .path = "", .count[COUNT_LOCKED] = 1 },
+		{ .cgid = 5, .hierarchy = 0, .path = "/new", .count[COUNT_LOCKED] = 1 },
 	};
 	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 3,
-			     .attach = "", .irqoff_rows = IRQOFF_ROWS_HOLDS };
+			     .attach = "", .irqoff_rows = IRQOFF_ROWS_LOCK };
 	struct report ra = rb;
 	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
 	int both = 0, only_b = 0, only_a = 0;
@@ -575,7 +619,7 @@ static void command_run(struct report *r, struct row *rows, size_t n, const char
 		rows[i].path = strdup(paths[i]);
 	}
 	*r = (struct report){ .duration_ns = 1000000000, .cgroups = rows, .ncgroups = n,
-			      .attach = "tracepoint", .irqoff_rows = IRQOFF_ROWS_HOLDS };
+			      .attach = "tracepoint", .irqoff_rows = IRQOFF_ROWS_LOCK };
 	r->command = (struct command_info){
 		.present = true, .argv = argv, .argc = 2, .ended = true, .ncgroups = 2,
 		.cgroups = { { .id = 7, .hierarchy = 0, .path = (char *)cg },
@@ -668,7 +712,7 @@ static void test_sorting(void)
 {
 	struct row b[3], a[3];
 	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 3,
-			     .attach = "", .irqoff_rows = IRQOFF_ROWS_HOLDS };
+			     .attach = "", .irqoff_rows = IRQOFF_ROWS_LOCK };
 	struct report ra = rb;
 	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
 	char err[128];
@@ -707,6 +751,7 @@ int main(void)
 	RUN_TEST(test_absolute());
 	RUN_TEST(test_max_shift());
 	RUN_TEST(test_flush_parts());
+	RUN_TEST(test_counter_metric());
 	RUN_TEST(test_gate_parse());
 	RUN_TEST(test_matching());
 	RUN_TEST(test_command_rows());

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdbool.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include "check.h"
 #include "dist_check.h"
@@ -312,26 +313,34 @@ static void fill_row(struct row *row, bool irqoff)
 	memset(row, 0, sizeof(*row));
 	row->path = strdup("/a/b");
 	row->own_cgroup = strdup("/own");
-	row->locked = 10;
+	row->count[COUNT_LOCKED] = 10;
 	row->exited = 2;
 	row->removed_cgroups = 3;
 	for (int i = 0; i < 50; i++) {
-		dist_add_value(&row->hold, 100 + xorshift() % 100000);
-		dist_add_value(&row->wait, 100 + xorshift() % 1000);
-		dist_add_value(&row->flush, 100 + xorshift() % 10000000);
+		dist_add_value(&row->dist[DIST_HOLD], 100 + xorshift() % 100000);
+		dist_add_value(&row->dist[DIST_WAIT], 100 + xorshift() % 1000);
+		dist_add_value(&row->dist[DIST_FLUSH], 100 + xorshift() % 10000000);
 	}
-	if (irqoff) {
-		row->irqoff = calloc(1, sizeof(*row->irqoff));
-		dist_add_value(row->irqoff, 12345);
-	}
+	if (irqoff)
+		dist_add_value(&row->dist[DIST_IRQOFF], 12345);
+	row->count[COUNT_FLUSH_HOLDS] = 7;
+	row->count[COUNT_FLUSH_HOLDS_MAX] = 5;
 }
 
 static bool shares(const struct row *a, const struct row *b)
 {
-	return a->path == b->path || a->own_cgroup == b->own_cgroup || a->hold.b == b->hold.b ||
-	       a->wait.b == b->wait.b || a->flush.b == b->flush.b ||
-	       (a->irqoff && a->irqoff == b->irqoff) ||
-	       (a->irqoff && b->irqoff && a->irqoff->b == b->irqoff->b);
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		if (a->dist[k].b && a->dist[k].b == b->dist[k].b)
+			return true;
+	return a->path == b->path || a->own_cgroup == b->own_cgroup;
+}
+
+static bool same_dists(const struct row *a, const struct row *b)
+{
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		if (!same_dist(&a->dist[k], &b->dist[k]))
+			return false;
+	return true;
 }
 
 static void test_rows(void)
@@ -341,32 +350,38 @@ static void test_rows(void)
 	fill_row(&src, true);
 	CHECK(row_copy(&dst, &src) == 0, "copy");
 	CHECK(!shares(&dst, &src), "a copy shares nothing");
-	CHECK(!strcmp(dst.path, "/a/b") && !strcmp(dst.own_cgroup, "/own") &&
-	      same_dist(&dst.hold, &src.hold) && same_dist(&dst.wait, &src.wait) &&
-	      same_dist(&dst.flush, &src.flush) && dst.irqoff &&
-	      same_dist(dst.irqoff, src.irqoff) && dst.exited == 2 && dst.removed_cgroups == 3,
-	      "a copy is equal");
+	CHECK(!strcmp(dst.path, "/a/b") && !strcmp(dst.own_cgroup, "/own") && same_dists(&dst, &src) &&
+	      !memcmp(dst.count, src.count, sizeof(dst.count)) && dst.exited == 2 &&
+	      dst.removed_cgroups == 3, "a copy is equal");
 	row_free(&src);
-	CHECK(src.path == NULL && src.irqoff == NULL && src.hold.b == NULL, "freed: zeroed");
-	CHECK(well_formed(&dst.hold) && dst.irqoff->count == 1, "the copy outlives its source");
+	CHECK(src.path == NULL && src.dist[DIST_IRQOFF].b == NULL && src.dist[DIST_HOLD].b == NULL,
+	      "freed: zeroed");
+	CHECK(well_formed(&dst.dist[DIST_HOLD]) && dst.dist[DIST_IRQOFF].count == 1,
+	      "the copy outlives its source");
 
 	/* merge: into has no irqoff, from has one; never aliased */
 	memset(&sum, 0, sizeof(sum));
 	CHECK(row_merge(&sum, &dst) == 0 && row_merge(&sum, &dst) == 0, "merge twice");
-	CHECK(!shares(&sum, &dst) && sum.irqoff && sum.irqoff != dst.irqoff,
-	      "a merge shares nothing");
-	CHECK(sum.locked == 20 && sum.hold.count == 100 && sum.irqoff->count == 2 &&
-	      sum.exited == 4 && sum.removed_cgroups == 6, "merged figures");
-	CHECK(dst.hold.count == 50 && dst.irqoff->count == 1 && dst.exited == 2,
+	CHECK(!shares(&sum, &dst), "a merge shares nothing");
+	CHECK(sum.count[COUNT_LOCKED] == 20 && sum.dist[DIST_HOLD].count == 100 &&
+	      sum.dist[DIST_IRQOFF].count == 2 && sum.exited == 4 && sum.removed_cgroups == 6,
+	      "merged figures");
+	/* the counters' table: sums add, maxima keep the largest */
+	CHECK(sum.count[COUNT_FLUSH_HOLDS] == 14 && sum.count[COUNT_FLUSH_HOLDS_MAX] == 5,
+	      "flush_holds %" PRIu64 ", flush_holds_max %" PRIu64, sum.count[COUNT_FLUSH_HOLDS],
+	      sum.count[COUNT_FLUSH_HOLDS_MAX]);
+	CHECK(dst.dist[DIST_HOLD].count == 50 && dst.dist[DIST_IRQOFF].count == 1 && dst.exited == 2,
 	      "from unchanged");
 	CHECK(sum.path == NULL, "identity left alone");
 	row_free(&dst);
-	CHECK(well_formed(&sum.hold) && sum.irqoff->count == 2, "the sum outlives its parts");
+	CHECK(well_formed(&sum.dist[DIST_HOLD]) && sum.dist[DIST_IRQOFF].count == 2,
+	      "the sum outlives its parts");
 	row_free(&sum);
 
 	/* a row without irqoff copies without one */
 	fill_row(&src, false);
-	CHECK(row_copy(&dst, &src) == 0 && dst.irqoff == NULL, "no irqoff, none invented");
+	CHECK(row_copy(&dst, &src) == 0 && dst.dist[DIST_IRQOFF].count == 0 &&
+	      dst.dist[DIST_IRQOFF].b == NULL, "no irqoff, none invented");
 	row_free(&src);
 	row_free(&dst);
 }
@@ -381,16 +396,15 @@ static void test_row_irqoff(void)
 	CHECK(row_irqoff(&r, &row) == NULL, "zeroed report: none");
 	r.irqoff_rows = IRQOFF_ROWS_NONE;
 	CHECK(row_irqoff(&r, &row) == NULL, "none");
-	r.irqoff_rows = IRQOFF_ROWS_HOLDS;
-	CHECK(row_irqoff(&r, &row) == &row.hold, "holds");
+	r.irqoff_rows = IRQOFF_ROWS_LOCK;
+	CHECK(row_irqoff(&r, &row) == &row.dist[DIST_HOLD], "holds");
 	r.irqoff_rows = IRQOFF_ROWS_TRACED;
 	d = row_irqoff(&r, &row);
 	CHECK(d && d->count == 0 && d->n == 0 && d->max == 0, "traced, none seen: empty");
-	row.irqoff = calloc(1, sizeof(*row.irqoff));
-	dist_add_value(row.irqoff, 777);
-	CHECK(row_irqoff(&r, &row) == row.irqoff, "traced: measured");
-	r.irqoff_rows = IRQOFF_ROWS_HOLDS;
-	CHECK(row_irqoff(&r, &row) == &row.hold, "holds, whatever irqoff holds");
+	dist_add_value(&row.dist[DIST_IRQOFF], 777);
+	CHECK(row_irqoff(&r, &row) == &row.dist[DIST_IRQOFF], "traced: measured");
+	r.irqoff_rows = IRQOFF_ROWS_LOCK;
+	CHECK(row_irqoff(&r, &row) == &row.dist[DIST_HOLD], "holds, whatever irqoff holds");
 	r.irqoff_rows = IRQOFF_ROWS_NONE;
 	CHECK(row_irqoff(&r, &row) == NULL, "none, whatever irqoff holds");
 	row_free(&row);
@@ -408,7 +422,7 @@ static void test_report_free(void)
 	fill_row(report_add_row(&r.processes, &r.nprocesses, &cap), true);
 	dist_add_value(&r.cpu_lock.hold, 1);
 	dist_add_value(&r.cpu_lock.wait, 2);
-	dist_add_value(&r.irqoff.other, 3);
+	dist_add_value(&r.irqoff.outside, 3);
 	dist_add_value(&r.irqoff.late, 4);
 	report_free(&r);
 	CHECK(r.cgroups == NULL && r.ncgroups == 0 && r.cpu_lock.hold.b == NULL &&

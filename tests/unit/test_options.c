@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The options table against man/rstatlat.8: every option the parser takes
- * has an entry in OPTIONS (its long name and short letter on the .TP's tag
- * line) with text under it, and OPTIONS names no option the parser lacks.
- * getopt_long's tables and --help are made from the table: the man page is
- * the one copy left to check. Run from the top of the tree, as make
- * check-unit does.
+ * The options tables against man/rstatlat.8: every option a parser takes
+ * has an entry in its section (rstatlat's in OPTIONS, compare's in COMPARE
+ * before its first subsection: its long name and short letter on the
+ * .TP's tag line) with text under it, and the section names no option the
+ * parser lacks. getopt_long's tables and --help are made from the tables:
+ * the man page is the one copy left to check. Run from the top of the
+ * tree, as make check-unit does.
  */
 #include <ctype.h>
 #include "check.h"
@@ -25,8 +26,18 @@ struct man_entry {
 	int line;
 };
 
-static struct man_entry entries[MAX_ENTRIES];
-static int nentries;
+/* A man page section and the table it describes. */
+struct section {
+	const char *sh;		/* its .SH line */
+	const struct cli_table *table;
+	struct man_entry entries[MAX_ENTRIES];
+	int nentries;
+};
+
+static struct section sections[] = {
+	{ .sh = ".SH OPTIONS", .table = &rstatlat_cli },
+	{ .sh = ".SH COMPARE", .table = &compare_cli },
+};
 
 /*
  * Reads a long option as roff writes it (\-\-flush\-parts) into name as
@@ -81,84 +92,87 @@ static bool is_text(const char *line)
 	return line && line[strspn(line, " ")];
 }
 
-static void add_line(const char *line, int lineno, bool *tag_next)
+static void add_line(struct section *sec, const char *line, int lineno, bool *tag_next)
 {
 	if (!strcmp(line, ".TP")) {
-		CHECK(nentries < MAX_ENTRIES, "more than %d entries", MAX_ENTRIES);
-		if (nentries == MAX_ENTRIES)
+		CHECK(sec->nentries < MAX_ENTRIES, "more than %d entries", MAX_ENTRIES);
+		if (sec->nentries == MAX_ENTRIES)
 			return;
-		memset(&entries[nentries], 0, sizeof(*entries));
-		entries[nentries++].line = lineno + 1;
+		memset(&sec->entries[sec->nentries], 0, sizeof(*sec->entries));
+		sec->entries[sec->nentries++].line = lineno + 1;
 		*tag_next = true;
 	} else if (*tag_next) {
-		parse_tag(line, &entries[nentries - 1]);
+		parse_tag(line, &sec->entries[sec->nentries - 1]);
 		*tag_next = false;
-	} else if (nentries) {
-		entries[nentries - 1].has_text |= is_text(line);
+	} else if (sec->nentries) {
+		sec->entries[sec->nentries - 1].has_text |= is_text(line);
 	}
 }
 
-/* Reads OPTIONS' .TP entries, from .SH OPTIONS to the next .SH. */
-static void read_man(void)
+/* Reads a section's .TP entries, from its .SH to the next .SH or .SS. */
+static void read_man(struct section *sec)
 {
 	FILE *f = fopen(MAN, "r");
 	char line[1024];
-	bool in_options = false, tag_next = false;
+	bool in_section = false, tag_next = false;
 	int lineno = 0;
 
 	CHECK(f != NULL, "cannot open %s (run from the top of the tree)", MAN);
 	while (f && fgets(line, sizeof(line), f)) {
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, ".SH", 3)) {
-			if (in_options)
+		if (!strncmp(line, ".SH", 3) || !strncmp(line, ".SS", 3)) {
+			if (in_section)
 				break;
-			in_options = !strcmp(line, ".SH OPTIONS");
-		} else if (in_options) {
-			add_line(line, lineno, &tag_next);
+			in_section = !strcmp(line, sec->sh);
+		} else if (in_section) {
+			add_line(sec, line, lineno, &tag_next);
 		}
 	}
 	if (f)
 		fclose(f);
-	CHECK(nentries > 10, "only %d entries in OPTIONS", nentries);
+	CHECK(sec->nentries >= (int)sec->table->n / 2, "only %d entries in %s", sec->nentries,
+	      sec->sh);
 }
 
-static const struct man_entry *man_entry_of(const char *name)
+static const struct man_entry *man_entry_of(const struct section *sec, const char *name)
 {
-	for (int i = 0; i < nentries; i++)
-		for (int k = 0; k < entries[i].nlong; k++)
-			if (!strcmp(entries[i].longs[k], name))
-				return &entries[i];
+	for (int i = 0; i < sec->nentries; i++)
+		for (int k = 0; k < sec->entries[i].nlong; k++)
+			if (!strcmp(sec->entries[i].longs[k], name))
+				return &sec->entries[i];
 	return NULL;
 }
 
-static const struct cli_opt *table_long(const char *name)
+/* The option named name, or whose old spelling it is. */
+static const struct cli_opt *table_long(const struct cli_table *t, const char *name)
 {
-	for (size_t i = 0; i < rstatlat_cli.n; i++)
-		if (rstatlat_cli.opts[i].name && !strcmp(rstatlat_cli.opts[i].name, name))
-			return &rstatlat_cli.opts[i];
+	for (size_t i = 0; i < t->n; i++)
+		if (t->opts[i].name && (!strcmp(t->opts[i].name, name) ||
+					(t->opts[i].old_name && !strcmp(t->opts[i].old_name, name))))
+			return &t->opts[i];
 	return NULL;
 }
 
-static const struct cli_opt *table_short(int c)
+static const struct cli_opt *table_short(const struct cli_table *t, int c)
 {
-	for (size_t i = 0; i < rstatlat_cli.n; i++)
-		if (rstatlat_cli.opts[i].name && cli_opt_short(&rstatlat_cli.opts[i]) == c)
-			return &rstatlat_cli.opts[i];
+	for (size_t i = 0; i < t->n; i++)
+		if (t->opts[i].name && cli_opt_short(&t->opts[i]) == c)
+			return &t->opts[i];
 	return NULL;
 }
 
 /* Each option of the table: an entry of its own, its letter with it, and text. */
-static void test_table_options_in_man(void)
+static void test_table_options_in_man(const struct section *sec)
 {
-	for (size_t i = 0; i < rstatlat_cli.n; i++) {
-		const struct cli_opt *o = &rstatlat_cli.opts[i];
+	for (size_t i = 0; i < sec->table->n; i++) {
+		const struct cli_opt *o = &sec->table->opts[i];
 		const struct man_entry *e;
 
 		if (!o->name)
 			continue;
-		e = man_entry_of(o->name);
-		CHECK(e != NULL, "--%s has no .TP entry in %s OPTIONS", o->name, MAN);
+		e = man_entry_of(sec, o->name);
+		CHECK(e != NULL, "--%s has no .TP entry in %s %s", o->name, MAN, sec->sh);
 		if (!e)
 			continue;
 		CHECK(e->nshort == !!cli_opt_short(o) &&
@@ -169,17 +183,17 @@ static void test_table_options_in_man(void)
 	}
 }
 
-/* Each option OPTIONS names: one the parser takes, the letter with its name. */
-static void test_man_options_in_table(void)
+/* Each option the section names: one the parser takes, the letter with its name. */
+static void test_man_options_in_table(const struct section *sec)
 {
-	for (int i = 0; i < nentries; i++) {
-		const struct man_entry *e = &entries[i];
+	for (int i = 0; i < sec->nentries; i++) {
+		const struct man_entry *e = &sec->entries[i];
 
 		for (int k = 0; k < e->nlong; k++)
-			CHECK(table_long(e->longs[k]) != NULL, "%s:%d: --%s is not an option",
-			      MAN, e->line, e->longs[k]);
+			CHECK(table_long(sec->table, e->longs[k]) != NULL,
+			      "%s:%d: --%s is not an option", MAN, e->line, e->longs[k]);
 		for (int k = 0; k < e->nshort; k++) {
-			const struct cli_opt *o = table_short(e->shorts[k]);
+			const struct cli_opt *o = table_short(sec->table, e->shorts[k]);
 
 			CHECK(o != NULL, "%s:%d: -%c is not an option", MAN, e->line, e->shorts[k]);
 			CHECK(!o || (e->nlong && !strcmp(o->name, e->longs[0])),
@@ -188,37 +202,56 @@ static void test_man_options_in_table(void)
 	}
 }
 
-/* getopt_long's tables: one entry per option, letters with ':' as they take one. */
-static void test_getopt_tables(void)
+/*
+ * getopt_long's tables: one entry per option and per old spelling, letters
+ * with ':' as they take one; two names share a value only when one is the
+ * other's old spelling.
+ */
+static void test_getopt_tables(const struct cli_table *t)
 {
 	struct option longs[CLI_MAX_OPTS + 1];
 	char shorts[2 * CLI_MAX_OPTS + 2];
 	size_t n = 0;
 
-	cli_getopt_tables(&rstatlat_cli, longs, shorts);
-	for (size_t i = 0; i < rstatlat_cli.n; i++)
-		n += rstatlat_cli.opts[i].name != NULL;
+	cli_getopt_tables(t, longs, shorts);
+	for (size_t i = 0; i < t->n; i++)
+		n += (t->opts[i].name != NULL) + (t->opts[i].old_name != NULL);
 	CHECK(longs[n].name == NULL && longs[n - 1].name != NULL, "%zu options", n);
 	CHECK(shorts[0] == ':', "[%s]: a missing argument told apart", shorts);
-	CHECK(strstr(shorts, "d:") && strstr(shorts, "o:") && !strstr(shorts, "p:") &&
-	      !strstr(shorts, "h:"), "[%s]", shorts);
+	CHECK(strstr(shorts, "o:") && strstr(shorts, "n:") && !strstr(shorts, "h:"), "[%s]",
+	      shorts);
 	for (size_t i = 0; i < n; i++) {
-		const struct cli_opt *o = table_long(longs[i].name);
+		const struct cli_opt *o = table_long(t, longs[i].name);
 
 		CHECK(o && o->val == longs[i].val && o->has_arg == longs[i].has_arg &&
 		      !longs[i].flag, "--%s", longs[i].name);
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = i + 1; k < n; k++)
-			CHECK(strcmp(longs[i].name, longs[k].name) && longs[i].val != longs[k].val,
+			CHECK(strcmp(longs[i].name, longs[k].name) &&
+			      (longs[i].val != longs[k].val ||
+			       table_long(t, longs[i].name) == table_long(t, longs[k].name)),
 			      "--%s and --%s clash", longs[i].name, longs[k].name);
+}
+
+/* An old spelling is parsed as the option it was: --source is --attach. */
+static void test_old_spelling(void)
+{
+	const struct cli_opt *a = table_long(&rstatlat_cli, "attach");
+
+	CHECK(a && a->old_name && !strcmp(a->old_name, "source") &&
+	      table_long(&rstatlat_cli, "source") == a, "--source is --attach");
 }
 
 int main(void)
 {
-	RUN_TEST(read_man());
-	RUN_TEST(test_table_options_in_man());
-	RUN_TEST(test_man_options_in_table());
-	RUN_TEST(test_getopt_tables());
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		RUN_TEST(read_man(&sections[i]));
+		RUN_TEST(test_table_options_in_man(&sections[i]));
+		RUN_TEST(test_man_options_in_table(&sections[i]));
+	}
+	RUN_TEST(test_getopt_tables(&rstatlat_cli));
+	RUN_TEST(test_getopt_tables(&compare_cli));
+	RUN_TEST(test_old_spelling());
 	return check_done("test_options");
 }

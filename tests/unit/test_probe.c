@@ -213,6 +213,35 @@ static void test_irqoff_choice(void)
 	      plan.missing);
 }
 
+/*
+ * PREEMPT_RT, told from BTF (spinlock_t an rt_mutex): holds are not
+ * irqs-off, so auto does not take them for it and --irqoff lock is
+ * refused with one line; a raw spinlock kernel keeps the lock source.
+ */
+static void test_preempt_rt(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "spinlock_raw", PREF_AUTO, IRQOFF_AUTO) == 0 && plan.usable &&
+	      plan.holds_irqs_off && plan.irqoff_lock, "raw spinlock: holds are irqs-off");
+	CHECK_STR(plan.irqoff_source, "lock");
+	CHECK(probe(&plan, "preempt_rt", PREF_AUTO, IRQOFF_AUTO) == 0 && plan.usable &&
+	      !plan.holds_irqs_off && !plan.irqoff_lock && !plan.irqoff_trace,
+	      "RT, auto: no irqs-off claim from the holds (%s)", plan.irqoff_source);
+	CHECK_STR(plan.irqoff_source, "off");
+	CHECK(probe(&plan, "preempt_rt", PREF_AUTO, IRQOFF_LOCK) == 0 && !plan.usable &&
+	      strstr(plan.missing, "PREEMPT_RT") && !strchr(plan.missing, '\n'),
+	      "RT, --irqoff lock refused in one line: %s", plan.missing);
+	CHECK(probe(&plan, "preempt_rt", PREF_AUTO, IRQOFF_LOCK_SAMPLE) == 0 && !plan.usable,
+	      "RT, lock+sample refused");
+	CHECK(probe(&plan, "preempt_rt", PREF_AUTO, IRQOFF_SAMPLE) == 0 && plan.usable,
+	      "RT, sample: its ticks are real");
+	CHECK_STR(plan.irqoff_source, "sample");
+	/* samples without a spinlock_t: not RT (every real kernel has one) */
+	CHECK(probe(&plan, "two_arg_rstat", PREF_AUTO, IRQOFF_AUTO) == 0 && plan.holds_irqs_off,
+	      "no spinlock in BTF: holds taken as irqs-off");
+}
+
 /* Each plan owns its points: a second probe does not rewrite the first. */
 static void test_plans_are_separate(void)
 {
@@ -316,6 +345,7 @@ int main(void)
 	RUN_TEST(test_functions());
 	RUN_TEST(test_cpu_lock_positions());
 	RUN_TEST(test_irqoff_choice());
+	RUN_TEST(test_preempt_rt());
 	RUN_TEST(test_plans_are_separate());
 	RUN_TEST(test_bad_input());
 	RUN_TEST(test_table_names_the_programs());

@@ -31,9 +31,9 @@ static void add_row(struct report *r, size_t *cap, const char *path, uint64_t cg
 	row->cgid = cgid;
 	row->hierarchy = path[0] == '/' ? 0 : 3;
 	row->path = strdup(path);
-	row->locked = locked;
+	row->count[COUNT_LOCKED] = locked;
 	for (uint64_t i = 0; i < locked; i++)
-		dist_add_value(&row->hold, hold_ns);
+		dist_add_value(&row->dist[DIST_HOLD], hold_ns);
 }
 
 /* The exposition of r, freshly malloced. */
@@ -106,7 +106,7 @@ static void test_histogram_folds(void)
 	char *text;
 
 	add_row(&r, &cap, "/a", 1, 3, 300);	/* 300 ns: in (256, 512] */
-	dist_add_value(&r.cgroups[0].hold, 5000000000ULL);	/* beyond 128 ms */
+	dist_add_value(&r.cgroups[0].dist[DIST_HOLD], 5000000000ULL);	/* beyond 128 ms */
 	text = expose(p, &r, 1);
 	CHECK(value_of(text, "rstatlat_lock_hold_seconds_bucket{hierarchy=\"v2\",cgroup=\"/a\","
 			     "le=\"2.56e-07\"}") == 0, "below 256 ns");
@@ -277,7 +277,7 @@ static void test_counters_monotonic(enum irqoff_rows irqoff)
 	CHECK(locks_of(t3, "/a") == 205, "re-created path sums: %g", locks_of(t3, "/a"));
 	CHECK(locks_of(t3, "/c") == 100, "c counts from its naming: %g", locks_of(t3, "/c"));
 	CHECK(other_locks(t3) == other_locks(t2), "(other) moved: %g", other_locks(t3));
-	if (irqoff == IRQOFF_ROWS_HOLDS)
+	if (irqoff == IRQOFF_ROWS_LOCK)
 		CHECK(irqoff_twins(t1) > 0 && irqoff_twins(t2) > 0 && irqoff_twins(t3) > 0,
 		      "irqoff the same as holds: %d, %d, %d series", irqoff_twins(t1),
 		      irqoff_twins(t2), irqoff_twins(t3));
@@ -291,7 +291,7 @@ static void test_counters_monotonic(enum irqoff_rows irqoff)
 }
 
 /*
- * Irqs-off per row that are the holds (IRQOFF_ROWS_HOLDS): copied from the
+ * Irqs-off per row that are the holds (IRQOFF_ROWS_LOCK): copied from the
  * folded holds, not folded again; the same in named series and (other), as
  * cgroups change places and one is named later (counting from then).
  */
@@ -299,7 +299,7 @@ static void test_irqoff_of_holds(void)
 {
 	struct prom_opts o = opts(1);
 	struct prom_state *p = prom_new(&o);
-	struct report r[3] = { { .type = REPORT_SUMMARY, .irqoff_rows = IRQOFF_ROWS_HOLDS } };
+	struct report r[3] = { { .type = REPORT_SUMMARY, .irqoff_rows = IRQOFF_ROWS_LOCK } };
 	size_t cap[3] = { 0 };
 	char *t[3];
 	int n[3];
@@ -311,7 +311,7 @@ static void test_irqoff_of_holds(void)
 	add_row(&r[1], &cap[1], "/b", 2, 1000, 70000);	/* replaces /a, counting from now */
 	add_row(&r[2], &cap[2], "/a", 1, 102, 300);
 	add_row(&r[2], &cap[2], "/b", 2, 1500, 70000);
-	dist_add_value(&r[2].cgroups[1].hold, 9000000);
+	dist_add_value(&r[2].cgroups[1].dist[DIST_HOLD], 9000000);
 	for (int i = 0; i < 3; i++) {
 		t[i] = expose(p, &r[i], 1 + (uint64_t)i);
 		n[i] = irqoff_twins(t[i]);
@@ -349,13 +349,13 @@ static void test_idle_cgroups_leave(enum irqoff_rows irqoff)
 	CHECK(locks_of(t3, "/gone") == -1 && other_locks(t3) == 7,
 	      "idle: %g in (other), series %g", other_locks(t3), locks_of(t3, "/gone"));
 	CHECK(prom_named(p) == 0, "still named: %zu", prom_named(p));
-	r.cgroups[0].locked += 60;
+	r.cgroups[0].count[COUNT_LOCKED] += 60;
 	for (int i = 0; i < 60; i++)
-		dist_add_value(&r.cgroups[0].hold, 5000);
+		dist_add_value(&r.cgroups[0].dist[DIST_HOLD], 5000);
 	t4 = expose(p, &r, 303);
 	CHECK(locks_of(t4, "/gone") == 60 && other_locks(t4) == 7,
 	      "woken: series %g, (other) %g", locks_of(t4, "/gone"), other_locks(t4));
-	if (irqoff == IRQOFF_ROWS_HOLDS)
+	if (irqoff == IRQOFF_ROWS_LOCK)
 		CHECK(irqoff_twins(t3) > 0 && irqoff_twins(t4) > 0 &&
 		      value_of(t4, "rstatlat_irqoff_seconds_count{hierarchy=\"v2\",cgroup=\"/gone\"}") ==
 		      60, "parked and woken: irqoff the same as holds (%d, %d series)",
@@ -390,7 +390,7 @@ static void test_families_whole(void)
 	      strstr(text, "# TYPE rstatlat_locks_total"), "TYPE");
 	CHECK(!strstr(strstr(text, "# HELP rstatlat_locks_total") + 1, "# HELP rstatlat_locks_total "),
 	      "a family twice");
-	CHECK(value_of(text, "rstatlat_lost_total{reason=\"slots_full\"}") == 0, "lost shown at 0");
+	CHECK(value_of(text, "rstatlat_lost_total{reason=\"entries_full\"}") == 0, "lost shown at 0");
 	free(text);
 	report_free(&r);
 	prom_free(p);
@@ -464,9 +464,9 @@ int main(void)
 	RUN_TEST(test_busiest_of_many(5));
 	RUN_TEST(test_busiest_of_many(100));
 	RUN_TEST(test_counters_monotonic(IRQOFF_ROWS_NONE));
-	RUN_TEST(test_counters_monotonic(IRQOFF_ROWS_HOLDS));
+	RUN_TEST(test_counters_monotonic(IRQOFF_ROWS_LOCK));
 	RUN_TEST(test_idle_cgroups_leave(IRQOFF_ROWS_NONE));
-	RUN_TEST(test_idle_cgroups_leave(IRQOFF_ROWS_HOLDS));
+	RUN_TEST(test_idle_cgroups_leave(IRQOFF_ROWS_LOCK));
 	RUN_TEST(test_families_whole());
 	RUN_TEST(test_flush_families());
 	RUN_TEST(test_irqoff_of_holds());

@@ -39,29 +39,29 @@ static void sample_report(struct report *r, struct row *rows)
 {
 	memset(rows, 0, 2 * sizeof(*rows));
 	rows[0] = (struct row){ .cgid = 5, .hierarchy = 0, .path = "/a\"b\n\x1b[31m",
-				.locked = 10, .contended = 2 };
-	rows[1] = (struct row){ .cgid = 9, .hierarchy = 4, .path = "memory:/m", .locked = 3 };
+				.count[COUNT_LOCKED] = 10, .count[COUNT_CONTENDED] = 2 };
+	rows[1] = (struct row){ .cgid = 9, .hierarchy = 4, .path = "memory:/m", .count[COUNT_LOCKED] = 3 };
 	for (uint64_t v = 1; v <= 10; v++)
-		dist_add_value(&rows[0].hold, v * 777);
-	dist_add_value(&rows[0].wait, 50);
-	dist_add_value(&rows[0].wait, 40000000000ULL);	/* beyond the last bucket */
+		dist_add_value(&rows[0].dist[DIST_HOLD], v * 777);
+	dist_add_value(&rows[0].dist[DIST_WAIT], 50);
+	dist_add_value(&rows[0].dist[DIST_WAIT], 40000000000ULL);	/* beyond the last bucket */
 	for (uint64_t v = 1; v <= 3; v++)
-		dist_add_value(&rows[1].hold, v);
+		dist_add_value(&rows[1].dist[DIST_HOLD], v);
 	*r = (struct report){ .type = REPORT_SUMMARY, .duration_ns = 2000000000,
 			      .start_ns = 123, .attach = "tracepoint", .cgroups = rows,
 			      .ncgroups = 2 };
 	strcpy(r->kernel.release, "6.18.0-test");
 	r->kernel.cpus_possible = 8;
 	r->kernel.cpus_online = 2;
-	r->lost[LOST_SLOTS_FULL] = 4;
+	r->lost[LOST_ENTRIES_FULL] = 4;
 }
 
 /* The sample's rows own their distributions, not their literal paths. */
 static void sample_free(struct row *rows)
 {
 	for (int i = 0; i < 2; i++) {
-		dist_free(&rows[i].hold);
-		dist_free(&rows[i].wait);
+		dist_free(&rows[i].dist[DIST_HOLD]);
+		dist_free(&rows[i].dist[DIST_WAIT]);
 	}
 }
 
@@ -77,41 +77,57 @@ static void test_round_trip(void)
 	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
 	CHECK(back.ncgroups == 2, "rows %zu", back.ncgroups);
 	CHECK_STR(back.cgroups[0].path, rows[0].path);
-	CHECK(same_dist(&back.cgroups[0].hold, &rows[0].hold), "hold read back");
-	CHECK(same_dist(&back.cgroups[0].wait, &rows[0].wait), "wait beyond range read back");
+	CHECK(same_dist(&back.cgroups[0].dist[DIST_HOLD], &rows[0].dist[DIST_HOLD]), "hold read back");
+	CHECK(same_dist(&back.cgroups[0].dist[DIST_WAIT], &rows[0].dist[DIST_WAIT]), "wait beyond range read back");
 	CHECK(back.cgroups[1].hierarchy == 4 && back.cgroups[1].cgid == 9, "identity");
-	CHECK(back.duration_ns == r.duration_ns && back.lost[LOST_SLOTS_FULL] == 4, "totals");
+	CHECK(back.duration_ns == r.duration_ns && back.lost[LOST_ENTRIES_FULL] == 4, "totals");
 	CHECK_STR(back.kernel.release, "6.18.0-test");
 	CHECK(back.kernel.cpus_possible == 8 && back.kernel.cpus_online == 2, "cpus");
 	CHECK_STR(back.attach, "tracepoint");
 	CHECK(info.summaries == 1 && info.intervals == 0, "one summary");
-	CHECK(back.cgroups[0].irqoff == NULL, "no irqoff data: none invented");
-	CHECK(back.irqoff_rows == IRQOFF_ROWS_HOLDS, "without irqoff_ns the holds stand for it");
+	CHECK(back.cgroups[0].dist[DIST_IRQOFF].count == 0 && back.cgroups[0].dist[DIST_IRQOFF].n == 0,
+	      "no irqoff data: none invented");
+	CHECK(back.irqoff_rows == IRQOFF_ROWS_LOCK, "without irqoff_ns the holds stand for it");
 	CHECK_STR(info.irqoff_source, "off");
+	report_free(&back);
+	/* lost.entries_full, and slots_full in files written before it was renamed */
+	CHECK(strstr(text, "\"lost\":{\"entries_full\":4,") != NULL, "entries_full written");
+	memcpy(strstr(text, "\"entries_full\""), "\"slots_full\"  ", 14);
+	CHECK(read_text(text, &back, &info, err) == 0 && back.lost[LOST_ENTRIES_FULL] == 4,
+	      "an older file's slots_full read as entries_full: %s", err);
 	report_free(&back);
 	free(text);
 
 	/* --irqoff trace: per-row irqoff_ns and the source read back */
 	{
-		struct dist irq = { 0 };
+		struct dist *irq = &rows[0].dist[DIST_IRQOFF];
 
-		dist_add_value(&irq, 12345);
-		rows[0].irqoff = &irq;
+		dist_add_value(irq, 12345);
 		r.irqoff.source = "trace";
 		r.irqoff.trace = true;
 		r.irqoff_rows = IRQOFF_ROWS_TRACED;
 		text = print_report(&r);
 		CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
-		CHECK(back.cgroups[0].irqoff && same_dist(back.cgroups[0].irqoff, &irq),
-		      "irqoff_ns read back");
+		CHECK(same_dist(&back.cgroups[0].dist[DIST_IRQOFF], irq), "irqoff_ns read back");
 		CHECK(back.irqoff_rows == IRQOFF_ROWS_TRACED, "irqoff_ns: traced");
-		CHECK(back.cgroups[1].irqoff && back.cgroups[1].irqoff->count == 0,
+		CHECK(back.cgroups[1].dist[DIST_IRQOFF].count == 0,
 		      "a traced row without intervals: empty irqoff_ns read back");
 		CHECK_STR(info.irqoff_source, "trace");
 		report_free(&back);
 		free(text);
-		rows[0].irqoff = NULL;
-		dist_free(&irq);
+		/* irqs-off outside rstat: outside_ns, and other_ns in files written before */
+		dist_add_value(&r.irqoff.outside, 4321);
+		text = print_report(&r);
+		CHECK(strstr(text, "\"outside_ns\":{\"count\":1") && !strstr(text, "\"other_ns\""),
+		      "outside_ns written");
+		memcpy(strstr(text, "\"outside_ns\""), "\"other_ns\"  ", 12);
+		CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+		CHECK(back.irqoff.trace && same_dist(&back.irqoff.outside, &r.irqoff.outside),
+		      "an older file's other_ns read as outside");
+		report_free(&back);
+		free(text);
+		dist_free(&r.irqoff.outside);
+		dist_free(irq);
 	}
 	sample_free(rows);
 }
@@ -129,7 +145,7 @@ static void test_flush_figures(void)
 
 	sample_report(&r, rows);
 	for (uint64_t v = 1; v <= 9; v++)
-		dist_add_value(&rows[0].flush, v * 1000);	/* 9 flushes, 45 us */
+		dist_add_value(&rows[0].dist[DIST_FLUSH], v * 1000);	/* 9 flushes, 45 us */
 	rows[0].part[PART_HELD] = 20000;
 	rows[0].part[PART_IRQ] = 5000;
 	rows[0].part[PART_OTHER] = 20000;
@@ -148,7 +164,7 @@ static void test_flush_figures(void)
 	      cause_flushes(&rows[0], &rows[0].causes[1]) == 1, "9 flushes shared 8:1 by weight");
 	CHECK(cause_flush_ns(&rows[0], &rows[0].causes[0]) == 37500, "45 us shared 5:1: %llu",
 	      (unsigned long long)cause_flush_ns(&rows[0], &rows[0].causes[0]));
-	dist_add_value(&rows[1].flush, 5000);	/* a flush none of whose stacks was taken */
+	dist_add_value(&rows[1].dist[DIST_FLUSH], 5000);	/* a flush none of whose stacks was taken */
 	r.flush_parts = r.memcg_decisions = true;
 	r.parts_from = PARTS_FROM_KERNEL;
 	r.parts_measured = ((1U << PART_MAX) - 1) & ~(1U << PART_IRQ);
@@ -184,8 +200,61 @@ static void test_flush_figures(void)
 	free(bad);
 	free(text);
 	row_clear_causes(&rows[0]);
-	dist_free(&rows[0].flush);
-	dist_free(&rows[1].flush);
+	dist_free(&rows[0].dist[DIST_FLUSH]);
+	dist_free(&rows[1].dist[DIST_FLUSH]);
+	sample_free(rows);
+}
+
+/*
+ * A counter measured only with its flush part (flushes_offcpu, offcpu):
+ * written and read back where measured; left out where not, and read back
+ * as not measured, as from a file written before the counter existed.
+ */
+static void test_counter_measured(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text;
+
+	sample_report(&r, rows);
+	for (int i = 0; i < 4; i++)
+		dist_add_value(&rows[0].dist[DIST_FLUSH], 10000);
+	rows[0].count[COUNT_FLUSH_HOLDS] = 8;
+	rows[0].count[COUNT_FLUSHES_OFFCPU] = 3;
+	rows[0].count[COUNT_FLUSH_HOLDS_MAX] = 2;
+	r.flush_parts = true;
+	r.parts_from = PARTS_FROM_KERNEL;
+	r.parts_measured = ((1U << PART_MAX) - 1) & ~(1U << PART_IRQ);
+	r.counts_unmeasured = counts_unmeasured_without(r.parts_measured);
+	CHECK(r.counts_unmeasured == 0, "with offcpu every counter is measured: %#x",
+	      r.counts_unmeasured);
+	text = print_report(&r);
+	/* the table's order: the counters of the flush distribution after it */
+	CHECK(strstr(text, "\"flush_holds\":8,\"flushes_offcpu\":3,\"flush_holds_max\":2"),
+	      "written after flush_ns: %.200s", strstr(text, "\"flush_holds\""));
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(report_count_measured(&back, COUNT_FLUSHES_OFFCPU) &&
+	      back.cgroups[0].count[COUNT_FLUSHES_OFFCPU] == 3 &&
+	      back.cgroups[0].count[COUNT_FLUSH_HOLDS_MAX] == 2, "read back");
+	report_free(&back);
+	free(text);
+
+	/* without offcpu (no sched_info): not measured, so not written */
+	r.parts_measured &= ~(1U << PART_OFFCPU);
+	r.counts_unmeasured = counts_unmeasured_without(r.parts_measured);
+	CHECK(r.counts_unmeasured == 1U << COUNT_FLUSHES_OFFCPU, "only flushes_offcpu: %#x",
+	      r.counts_unmeasured);
+	text = print_report(&r);
+	CHECK(!strstr(text, "flushes_offcpu") && strstr(text, "\"flush_holds\":8,"
+							  "\"flush_holds_max\":2"),
+	      "left out: %.200s", strstr(text, "\"flush_holds\""));
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(!report_count_measured(&back, COUNT_FLUSHES_OFFCPU) &&
+	      report_count_measured(&back, COUNT_FLUSH_HOLDS), "read back as not measured");
+	report_free(&back);
+	free(text);
+	dist_free(&rows[0].dist[DIST_FLUSH]);
 	sample_free(rows);
 }
 
@@ -242,11 +311,11 @@ static void test_parts_of_older_files(void)
 
 		for (int k = 0; k < PART_MAX; k++)
 			sum += r->part[k];
-		CHECK(r->part[PART_SELF] == 0 && (!r->flush.count || sum == r->flush.sum),
+		CHECK(r->part[PART_SELF] == 0 && (!r->dist[DIST_FLUSH].count || sum == r->dist[DIST_FLUSH].sum),
 		      "%s: self %llu, parts %llu of %llu", r->path,
 		      (unsigned long long)r->part[PART_SELF], (unsigned long long)sum,
-		      (unsigned long long)r->flush.sum);
-		rows += r->flush.count > 0;
+		      (unsigned long long)r->dist[DIST_FLUSH].sum);
+		rows += r->dist[DIST_FLUSH].count > 0;
 	}
 	CHECK(rows > 0, "rows with flushes");
 	report_free(&back);
@@ -263,8 +332,8 @@ static void test_old_layout_buckets(void)
 			  "{\"ge\":19327352832,\"le\":20401094655,\"count\":1}";
 
 	sample_report(&r, rows);
-	dist_add_value(&rows[1].hold, 10000000000ULL);
-	dist_add_value(&rows[1].hold, 20000000000ULL);
+	dist_add_value(&rows[1].dist[DIST_HOLD], 10000000000ULL);
+	dist_add_value(&rows[1].dist[DIST_HOLD], 20000000000ULL);
 	text = print_report(&r);
 	at = strstr(text, last);
 	CHECK(at != NULL, "a 10 s and a 20 s hold in the last bucket: %.200s", strstr(text, "memory:/m"));
@@ -274,8 +343,8 @@ static void test_old_layout_buckets(void)
 		strcat(old, was);
 		strcat(old, at + strlen(last));
 		CHECK(read_text(old, &back, &info, err) == 0, "%s", err);
-		CHECK(dist_bucket_count(&back.cgroups[1].hold, HIST_BUCKETS - 1) == 2 &&
-		      back.cgroups[1].hold.max == 20000000000ULL, "folded into the last bucket");
+		CHECK(dist_bucket_count(&back.cgroups[1].dist[DIST_HOLD], HIST_BUCKETS - 1) == 2 &&
+		      back.cgroups[1].dist[DIST_HOLD].max == 20000000000ULL, "folded into the last bucket");
 		report_free(&back);
 		/* old buckets beyond the last are still in order */
 		{
@@ -331,7 +400,7 @@ static int occurrences(const char *s, const char *what)
 static void test_self_and_folds(void)
 {
 	struct report r, back;
-	struct row rows[2], proc = { .comm = "cat", .exited = 731, .locked = 1, .path = "/x" };
+	struct row rows[2], proc = { .comm = "cat", .exited = 731, .count[COUNT_LOCKED] = 1, .path = "/x" };
 	struct read_info info;
 	char err[256] = "", *text;
 	json_error_t jerr;
@@ -472,7 +541,7 @@ static void test_merge(void)
 	strcat(two, one);
 	CHECK(read_text(two, &back, &info, err) == 0, "%s", err);
 	CHECK(info.intervals == 2 && back.ncgroups == 2, "two intervals, two rows: %zu %zu", info.intervals, back.ncgroups);
-	CHECK(back.cgroups[0].locked == 20 && back.cgroups[0].hold.count == 20, "merged");
+	CHECK(back.cgroups[0].count[COUNT_LOCKED] == 20 && back.cgroups[0].dist[DIST_HOLD].count == 20, "merged");
 	CHECK(back.duration_ns == 2 * r.duration_ns, "durations add");
 	report_free(&back);
 	free(one);
@@ -483,7 +552,7 @@ static void test_merge(void)
 	two = realloc(two, strlen(two) + strlen(one) + 1);
 	strcat(two, one);
 	CHECK(read_text(two, &back, &info, err) == 0, "%s", err);
-	CHECK(info.summaries == 1 && back.duration_ns == 7 && back.cgroups[0].locked == 10,
+	CHECK(info.summaries == 1 && back.duration_ns == 7 && back.cgroups[0].count[COUNT_LOCKED] == 10,
 	      "the summary is used, not the intervals");
 	report_free(&back);
 	free(one);
@@ -702,7 +771,7 @@ static void test_views(void)
 static void test_irqoff_of_holds(void)
 {
 	struct report r = { .type = REPORT_SUMMARY, .attach = "tracepoint",
-			    .irqoff_rows = IRQOFF_ROWS_HOLDS };
+			    .irqoff_rows = IRQOFF_ROWS_LOCK };
 	size_t cap = 0, rows = 300, same = 0;
 	char *text;
 	json_t *j;
@@ -713,9 +782,9 @@ static void test_irqoff_of_holds(void)
 
 		row->cgid = i + 1;
 		CHECK(asprintf(&row->path, "/r%zu", i) > 0, "path");
-		row->locked = 400 + i;
-		for (uint64_t v = 0; v < row->locked; v++)
-			dist_add_value(&row->hold, 100 + v * (997 + i));
+		row->count[COUNT_LOCKED] = 400 + i;
+		for (uint64_t v = 0; v < row->count[COUNT_LOCKED]; v++)
+			dist_add_value(&row->dist[DIST_HOLD], 100 + v * (997 + i));
 	}
 	text = print_report(&r);
 	j = json_loads(text, 0, &jerr);
@@ -737,6 +806,7 @@ int main(void)
 {
 	RUN_TEST(test_round_trip());
 	RUN_TEST(test_flush_figures());
+	RUN_TEST(test_counter_measured());
 	RUN_TEST(test_old_layout_buckets());
 	RUN_TEST(test_parts_of_older_files());
 	RUN_TEST(test_self_and_folds());

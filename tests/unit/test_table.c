@@ -29,9 +29,9 @@ static void test_self(void)
 		.cpu_user_ns = 50000000, .cpu_system_ns = 20000000, .bpf_stats = true,
 		.bpf_ns = 1230000000, .bpf_runs = 12300000,
 	};
-	r.lost[LOST_SLOTS_FULL] = 2;
+	r.lost[LOST_ENTRIES_FULL] = 2;
 	out = render(&r);
-	snprintf(want, sizeof(want), "LOST: slots_full=2\n%s\n", line);
+	snprintf(want, sizeof(want), "LOST: entries_full=2\n%s\n", line);
 	CHECK(strlen(out) >= strlen(want) && !strcmp(out + strlen(out) - strlen(want), want),
 	      "after the LOST line, before the trailing newline:\n%s", out);
 	r.self.bpf_stats = false;
@@ -59,13 +59,13 @@ static void test_self(void)
 static void test_labels(void)
 {
 	struct row cg[3] = {
-		{ .path = "/live", .locked = 1, .top_tgid = 7, .top_comm = "cat" },
-		{ .path = "(removed cgroups)", .locked = 1, .removed_cgroups = 1976 },
-		{ .path = "/gone-by", .locked = 1, .top_comm = "reader" },
+		{ .path = "/live", .count[COUNT_LOCKED] = 1, .top_tgid = 7, .top_comm = "cat" },
+		{ .path = "(removed cgroups)", .count[COUNT_LOCKED] = 1, .removed_cgroups = 1976 },
+		{ .path = "/gone-by", .count[COUNT_LOCKED] = 1, .top_comm = "reader" },
 	};
 	struct row proc[2] = {
-		{ .path = "/live", .locked = 1, .comm = "cat", .exited = 731 },
-		{ .path = "/live", .locked = 1, .comm = "sh", .tgid = 42, .own_cgroup = "/me" },
+		{ .path = "/live", .count[COUNT_LOCKED] = 1, .comm = "cat", .exited = 731 },
+		{ .path = "/live", .count[COUNT_LOCKED] = 1, .comm = "sh", .tgid = 42, .own_cgroup = "/me" },
 	};
 	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000ULL,
 			    .cgroups = cg, .ncgroups = 3, .processes = proc, .nprocesses = 2,
@@ -85,19 +85,19 @@ static void test_labels(void)
 /* One busy row through the columns: rates, shares, flushes, the per-CPU lock, irqs-off. */
 static void test_summary_table(void)
 {
-	struct row row = { .cgid = 2, .path = "/busy", .locked = 5000000000ULL,
-			   .contended = 1250000000ULL };
+	struct row row = { .cgid = 2, .path = "/busy", .count[COUNT_LOCKED] = 5000000000ULL,
+			   .count[COUNT_CONTENDED] = 1250000000ULL };
 	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000000ULL,
 			    .cgroups = &row, .ncgroups = 1 };
 	char *out;
 
-	dist_add_value(&row.hold, 1000);
+	dist_add_value(&row.dist[DIST_HOLD], 1000);
 	out = render(&r);
 	/* 5e9 acquisitions in 1000 s: 5 million per second, 25% contended */
 	CHECK(strstr(out, "5000000.0") != NULL, "rate of a long busy run: %s", out);
 	CHECK(strstr(out, " 25.0 ") != NULL, "contended share: %s", out);
-	row.locked = 3;
-	row.contended = 1;
+	row.count[COUNT_LOCKED] = 3;
+	row.count[COUNT_CONTENDED] = 1;
 	r.duration_ns = 2000000000ULL;
 	out = render(&r);
 	CHECK(strstr(out, "       1.5 ") != NULL, "small rate rounds: %s", out);
@@ -105,8 +105,8 @@ static void test_summary_table(void)
 	CHECK(strstr(out, "per-CPU lock") == NULL, "no per-CPU lock line when absent");
 	/* 3 flushes of 7 holds in all: 2.3 holds per flush; the per-CPU lock */
 	for (int i = 0; i < 3; i++)
-		dist_add_value(&row.flush, 5000);
-	row.flush_holds = 7;
+		dist_add_value(&row.dist[DIST_FLUSH], 5000);
+	row.count[COUNT_FLUSH_HOLDS] = 7;
 	r.cpu_lock.present = true;
 	r.cpu_lock.locked = 10;
 	r.cpu_lock.contended = 5;
@@ -117,23 +117,20 @@ static void test_summary_table(void)
 	CHECK(strstr(out, "per-CPU lock: 5.0 locked/s, 50.0% contended, hold p99 296ns max 300ns") != NULL,
 	      "per-CPU lock line: %s", out);
 	CHECK(strstr(out, "IRQp99") == NULL, "no irqs-off columns unless traced");
-	r.irqoff_rows = IRQOFF_ROWS_HOLDS;
+	r.irqoff_rows = IRQOFF_ROWS_LOCK;
 	out = render(&r);
 	CHECK(strstr(out, "IRQp99") == NULL, "nor when the holds stand for them");
 	r.irqoff_rows = IRQOFF_ROWS_NONE;
 	/* --irqoff trace: the columns and the line for intervals outside rstat */
 	{
-		struct dist irq = { 0 };
-
-		dist_add_value(&irq, 2000000);
-		row.irqoff = &irq;
+		dist_add_value(&row.dist[DIST_IRQOFF], 2000000);
 		r.irqoff_rows = IRQOFF_ROWS_TRACED;
 		r.irqoff.trace = true;
 		r.irqoff.sample = true;
 		r.irqoff.virtual_machine = true;
 		r.irqoff.ticks = 1994;
 		r.irqoff.sample_hz = 997;
-		dist_add_value(&r.irqoff.other, 7000);
+		dist_add_value(&r.irqoff.outside, 7000);
 		dist_add_value(&r.irqoff.late, 3000000);
 		out = render(&r);
 		CHECK(strstr(out, "  IRQp99   IRQmax ") != NULL, "irqs-off columns: %s", out);
@@ -142,11 +139,10 @@ static void test_summary_table(void)
 		      "other line: %s", out);
 		CHECK(strstr(out, "tick lateness: 1994 ticks at 997 Hz") != NULL &&
 		      strstr(out, "vCPU stalls look the same") != NULL, "sample line: %s", out);
-		row.irqoff = NULL;
-		dist_free(&irq);
+		dist_free(&row.dist[DIST_IRQOFF]);
 	}
-	dist_free(&row.hold);
-	dist_free(&row.flush);
+	dist_free(&row.dist[DIST_HOLD]);
+	dist_free(&row.dist[DIST_FLUSH]);
 	row.path = NULL;	/* a literal */
 	r.cgroups = NULL;
 	r.ncgroups = 0;

@@ -52,7 +52,17 @@ def last_possible_cpu():
 
 
 # the statements --probe prints after its plan, as "NAME: yes" or "NAME: no: why"
-PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions")
+PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions", "holds are irqs-off")
+
+
+def realtime():
+    """Whether the kernel says it is PREEMPT_RT (/sys/kernel/realtime, the RT
+    patches and 6.12+)."""
+    try:
+        with open("/sys/kernel/realtime") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return False
 
 
 def probe_lines():
@@ -104,8 +114,21 @@ def probe_matches_kernel():
     check(rows["plan"].startswith(want), "plan %r, expected %s" % (rows["plan"], want))
     check((rc == 0) == (want != "none"), "exit %d for plan %s" % (rc, rows["plan"]))
     cpu_locks = [k for k, v in rows.items() if k.startswith("cgroup_rstat_cpu") and v.get("chosen")]
-    return "plan %s; %d points agree with tracefs%s" % (
-        rows["plan"], checked, "; per-CPU lock chosen" if cpu_locks else "")
+    rt = realtime()
+    if want != "none":
+        # from BTF (spinlock_t an rt_mutex), against what the kernel says of itself
+        check(rows["holds are irqs-off"].startswith("no" if rt else "yes"),
+              "holds are irqs-off: %r, /sys/kernel/realtime says RT %s" % (
+                  rows["holds are irqs-off"], rt))
+    if rt:
+        # the lock source would claim every hold as irqs-off: refused, in one line
+        r = subprocess.run([BIN, "--irqoff", "lock", "-d", "1"], capture_output=True, timeout=60)
+        check(r.returncode == 3 and b"PREEMPT_RT" in r.stderr and
+              len(r.stderr.decode().strip().splitlines()) == 1 and not r.stdout,
+              "--irqoff lock on PREEMPT_RT: exit %d, %r" % (r.returncode, r.stderr))
+    return "plan %s; %d points agree with tracefs%s; %sPREEMPT_RT, as --probe says%s" % (
+        rows["plan"], checked, "; per-CPU lock chosen" if cpu_locks else "",
+        "" if rt else "not ", " (--irqoff lock refused)" if rt else "")
 
 
 @test
@@ -138,11 +161,16 @@ def tracepoint_counts_match_ftrace():
                                                      sum(h for _, h in flushes)))
         got, ft = row["flush_ns"]["p50"], exact_quantile([d for d, _ in flushes], 0.5)
         check(abs(got - ft) <= 0.25 * ft, "flush p50 %d ns vs ftrace %d ns" % (got, ft))
+        # on PREEMPT_RT the holds are no irqs-off intervals: no claim made from them
+        want = "trace" if has_event("irq_disable", "preemptirq") else \
+            "off" if realtime() else "lock"
+        check(summary["irqoff"]["source"] == want and ("irqoff_ns" in row) == (want != "off"),
+              "irqs-off from %s, expected %s" % (summary["irqoff"]["source"], want))
         lock = summary.get("cpu_lock")
         return "%d locks, %d contended, %d flushes of %d holds; flush p50 %d/%d ns; " \
-               "per-CPU lock %s" % (counts["locked"], counts["contended"], len(flushes),
-                                    row["flush_holds_max"], got, ft,
-                                    "%d locks" % lock["locked"] if lock else "absent")
+               "per-CPU lock %s; irqs-off from %s" % (
+                   counts["locked"], counts["contended"], len(flushes), row["flush_holds_max"],
+                   got, ft, "%d locks" % lock["locked"] if lock else "absent", want)
 
 
 def function_graph(funcs, action):
@@ -191,7 +219,7 @@ def fallback_matches_function_graph():
             cg.wait_populated(1)
             path = os.path.join(cg.path, "io.stat")
             reads = 200
-            tool = Rstatlat("-j", "--source", source).start(timeout=120)
+            tool = Rstatlat("-j", "--attach", source).start(timeout=120)
             graph = function_graph(["cgroup_rstat_flush_locked"], lambda: reader(path, reads))
             time.sleep(0.5)
             rc, out, err = tool.stop(timeout=120)
@@ -216,8 +244,14 @@ def fallback_matches_function_graph():
             check(0.2 * ref <= got <= 1.25 * ref, "%s: hold p50 %d ns vs function_graph %d ns"
                   % (source, got, ref))
             check(row["flush_ns"]["p50"] >= row["hold_ns"]["p50"], "flush shorter than hold")
-            detail.append("%s: %d holds, p50 %d ns vs function_graph %d ns" % (
-                source, row["locked"], got, ref))
+            # on PREEMPT_RT the holds are no irqs-off intervals: no claim made from them
+            rt = realtime()
+            want = "trace" if has_event("irq_disable", "preemptirq") else "off" if rt else "lock"
+            check(summary["irqoff"]["source"] == want and ("irqoff_ns" in row) == (want != "off"),
+                  "%s: irqs-off from %s, expected %s (PREEMPT_RT %s)" % (
+                      source, summary["irqoff"]["source"], want, rt))
+            detail.append("%s: %d holds, p50 %d ns vs function_graph %d ns%s" % (
+                source, row["locked"], got, ref, ", no irqs-off claim (RT)" if rt else ""))
     return "; ".join(detail)
 
 
@@ -234,7 +268,7 @@ def fallback_agrees_with_tracepoints():
     with Cgroup(cgroup_mounts()["v2"]) as cg:
         cg.spawn(TICKER)
         cg.wait_populated(1)
-        tp = Rstatlat("-j", "--source", "tracepoint").start(timeout=120)
+        tp = Rstatlat("-j", "--attach", "tracepoint").start(timeout=120)
         fb = Rstatlat("-j", "--source", "fentry").start(timeout=120)
         reader(os.path.join(cg.path, "io.stat"), reads)
         time.sleep(0.5)
@@ -346,7 +380,7 @@ def irqoff_trace_matches_ftrace():
             shortest = slack if shortest is None else min(shortest, slack)
         check(all("started_at" in i and "ended_at" in i for i in irqs), "sites missing")
         sites = irqs[0]["started_at"] + " / " + irqs[0]["ended_at"] if irqs else ""
-        other = summary["irqoff"]["other_ns"]
+        other = summary["irqoff"]["outside_ns"]
     return "%d intervals = ftrace's; p50 %d/%d ns; each >= its hold (min margin %s ns); " \
            "e.g. %s; outside rstat %d intervals, max %d ns" % (
                ours["count"], got, want, shortest, sites, other["count"], other["max"])
