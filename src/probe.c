@@ -64,7 +64,7 @@ static const struct point_def point_table[] = {
 _Static_assert(sizeof(point_table) / sizeof(point_table[0]) == PROBE_NPOINTS,
 	       "PROBE_NPOINTS in probe.h counts the probe table");
 
-static const struct tp_args no_args = { -1, -1, -1 };
+static const struct tp_args no_args = { -1, -1, -1, -1 };
 
 static const char *const source_names[] = {
 	[SOURCE_TRACEPOINT] = "tracepoint",
@@ -94,6 +94,14 @@ static bool is_cgroup_ptr(const struct btf *btf, __u32 type)
 	return t && btf_is_struct(t) && is_named(btf, t, "cgroup");
 }
 
+static bool is_char_ptr(const struct btf *btf, __u32 type)
+{
+	const struct btf_type *t = resolve(btf, type);
+
+	t = t && btf_is_ptr(t) ? resolve(btf, t->type) : NULL;
+	return t && btf_is_int(t) && is_named(btf, t, "char");
+}
+
 static bool read_tp_args(const struct btf *btf, const struct btf_type *proto,
 			 struct tp_args *a, char *why, size_t len)
 {
@@ -115,6 +123,8 @@ static bool read_tp_args(const struct btf *btf, const struct btf_type *proto,
 			slot = &a->cpu;
 		else if (is_named(btf, t, "_Bool"))
 			slot = &a->contended;
+		else if (is_char_ptr(btf, p[i + 1].type))
+			slot = &a->type;
 		if (slot && *slot >= 0) {
 			snprintf(why, len, "two arguments of one type: positions ambiguous");
 			return false;
@@ -131,12 +141,16 @@ static bool read_tp_args(const struct btf *btf, const struct btf_type *proto,
 
 static void describe_args(const struct tp_args *a, char *why, size_t len)
 {
+	char type[48] = "";
+
+	if (a->type >= 0)
+		snprintf(type, sizeof(type), ", lock type@%d (not recorded)", a->type);
 	if (a->cpu < 0)
-		snprintf(why, len, "tp_btf, args (cgrp@%d, contended@%d), no cpu: flushes "
-			 "not delimited", a->cgrp, a->contended);
+		snprintf(why, len, "tp_btf, args (cgrp@%d, contended@%d%s), no cpu: flushes "
+			 "not delimited", a->cgrp, a->contended, type);
 	else
-		snprintf(why, len, "tp_btf, args (cgrp@%d, cpu@%d, contended@%d)", a->cgrp,
-			 a->cpu, a->contended);
+		snprintf(why, len, "tp_btf, args (cgrp@%d, cpu@%d, contended@%d%s)", a->cgrp,
+			 a->cpu, a->contended, type);
 }
 
 static const struct btf_type *tp_proto(const struct btf *btf, const char *event)
@@ -265,7 +279,8 @@ static struct attach_point *point_named(struct attach_plan *plan, const char *na
 
 static bool same_args(const struct tp_args *a, const struct tp_args *b)
 {
-	return a->cgrp == b->cgrp && a->cpu == b->cpu && a->contended == b->contended;
+	return a->cgrp == b->cgrp && a->cpu == b->cpu && a->contended == b->contended &&
+	       a->type == b->type;
 }
 
 /*
@@ -491,6 +506,55 @@ static void choose_parts(struct attach_plan *plan, const struct btf *btf, enum p
 }
 
 /* A fresh copy of the table: nothing measured yet. */
+/*
+ * What the BPF programs need of the kernel besides their attach points,
+ * learnt by asking the kernel (a map created, a few instructions
+ * loaded), never from its version: task storage (Linux 5.11) and atomic
+ * compare-and-exchange and fetch-and-add (5.12). Without them the object
+ * cannot load; the one line says which is missing instead of the
+ * verifier's log. Loading needs privileges: unprivileged, not checked.
+ */
+static bool have_task_storage(void)
+{
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1;
+}
+
+static bool have_atomic_fetch(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_0,
+		  .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_CMPXCHG },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int prog = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "rsl_atomic", "GPL", insns,
+				 sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (prog >= 0)
+		close(prog);
+	return prog >= 0;
+}
+
+static void check_bpf_features(struct attach_plan *plan)
+{
+	bool storage = have_task_storage(), atomics = have_atomic_fetch();
+
+	plan->bpf_features = storage && atomics ? FEATURES_YES : FEATURES_NO;
+	if (plan->bpf_features == FEATURES_YES)
+		return;
+	snprintf(plan->features_why, sizeof(plan->features_why),
+		 "this kernel lacks %s%s%s, which rstatlat's BPF programs need (tested from 6.1)",
+		 storage ? "" : "BPF task storage (Linux 5.11)", storage || atomics ? "" : " and ",
+		 atomics ? "" : "atomic compare-and-exchange and fetch-and-add (Linux 5.12)");
+	unusable(plan, "%s", plan->features_why);
+}
+
 static void plan_init(struct attach_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
@@ -525,6 +589,9 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	plan_init(plan);
 	if (!btf)
 		return -1;
+	/* a BTF file (the unit tests' samples) is another kernel's: what this one loads says nothing of it */
+	if (privileged && !btf_path)
+		check_bpf_features(plan);
 	for (int i = 0; i < plan->n; i++)
 		probe_point(btf, &plan->points[i]);
 	tracepoints = point_named(plan, "cgroup_rstat_locked")->args.cgrp >= 0 &&
@@ -667,4 +734,8 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 			"no: the kernel has no usable memcg:memcg_flush_stats tracepoint");
 	} else
 		fprintf(f, "plan: none: %s\n", plan->missing);
+	fprintf(f, "bpf features: %s%s\n", plan->bpf_features == FEATURES_YES ?
+		"yes (task storage, atomic compare-and-exchange and fetch-and-add)" :
+		plan->bpf_features == FEATURES_NO ? "no: " : "not checked: loading needs root",
+		plan->bpf_features == FEATURES_NO ? plan->features_why : "");
 }

@@ -33,9 +33,13 @@ enum point_role {
 	ROLE_MEMCG,		/* memcg:memcg_flush_stats, memcg flush decisions */
 };
 
-/* Where a tracepoint keeps each argument, by type; -1: it has none. */
+/*
+ * Where a tracepoint keeps each argument, by type; -1: it has none. type:
+ * a const char * (the lock type of an rwlock, as proposed upstream), found
+ * so that it is not mistaken for another; not recorded yet.
+ */
 struct tp_args {
-	int cgrp, cpu, contended;
+	int cgrp, cpu, contended, type;
 };
 
 /* The number of entries in the probe table (probe.c). */
@@ -60,6 +64,9 @@ enum parts_pref { PARTS_KERNEL, PARTS_TIMED, PARTS_TIMED_WHERE_PRESENT, PARTS_OF
 /* ... and with --irqoff. */
 enum irqoff_pref { IRQOFF_AUTO, IRQOFF_TRACE, IRQOFF_LOCK, IRQOFF_SAMPLE, IRQOFF_OFF,
 		   IRQOFF_LOCK_SAMPLE };
+
+/* Whether the kernel loads what the BPF programs need (probe.c, check_bpf_features). */
+enum bpf_features { FEATURES_UNCHECKED, FEATURES_YES, FEATURES_NO };
 
 /* The probe's answer; it owns its copy of the table. */
 struct attach_plan {
@@ -89,6 +96,8 @@ struct attach_plan {
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
 	char parts_why[128];	/* why flush parts are off, when they are */
 	char causes_why[128];	/* ... and flush causes */
+	enum bpf_features bpf_features;
+	char features_why[192];	/* what is missing, when FEATURES_NO */
 	char missing[256];	/* one line for the user when !usable */
 };
 

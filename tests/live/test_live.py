@@ -670,6 +670,9 @@ def probe_table_reads_prototypes_not_versions():
         ("btf_two_arg_rstat.c", (), 0, [b"(cgrp@0, contended@1), no cpu", b"plan: tracepoint"]),
         ("btf_four_arg_rstat.c", (), 0, [b"(cgrp@1, cpu@2, contended@3)", b"plan: tracepoint"]),
         ("btf_no_bool_rstat.c", (), 3, [b"no struct cgroup * or bool argument", b"plan: none"]),
+        # the rwlock RFC's (cgrp, cpu, const char *type, bool contended)
+        ("btf_lock_type_rstat.c", (), 0, [b"(cgrp@0, cpu@1, contended@3, lock type@2 (not "
+                                          b"recorded))", b"plan: tracepoint"]),
         # no tracepoints: the functions are found; this host refuses fentry and kprobes
         ("btf_flush_functions.c", (), 3, [b"function cgroup_rstat_flush_locked", b"plan: none",
                                           b"refuses"]),
@@ -704,6 +707,9 @@ def probe_table_reads_prototypes_not_versions():
     holds = [l for l in real.splitlines() if l.startswith("holds are irqs-off: ")][0]
     check(holds.startswith("holds are irqs-off: no" if rt else "holds are irqs-off: yes"),
           "--probe: %r, /sys/kernel/realtime says RT %s" % (holds, rt))
+    # 6.18 has task storage and BPF atomics: asked of the kernel, found
+    check("\nbpf features: yes (task storage, atomic compare-and-exchange" in real,
+          "--probe: no 'bpf features: yes' in\n%s" % real)
     return "; ".join(seen) + "; this kernel agrees with tracefs and is%s PREEMPT_RT" % (
         "" if rt else " not")
 

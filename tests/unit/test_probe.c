@@ -146,6 +146,28 @@ static void test_four_args(void)
 	CHECK_STR(plan.irqoff_source, "lock");
 }
 
+/*
+ * The rwlock RFC's shape (cgrp, cpu, const char *type, bool contended):
+ * the string is told from the others by its type, and contended is still
+ * read where it moved to.
+ */
+static void test_lock_type_arg(void)
+{
+	struct attach_plan plan;
+	const struct attach_point *pt;
+
+	CHECK(probe(&plan, "lock_type_rstat", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(plan.usable && plan.args.cgrp == 0 && plan.args.cpu == 1 && plan.args.type == 2 &&
+	      plan.args.contended == 3, "args %d %d %d %d", plan.args.cgrp, plan.args.cpu,
+	      plan.args.type, plan.args.contended);
+	for (const char *const *n = (const char *const[]){ "cgroup_rstat_lock_contended",
+			"cgroup_rstat_locked", "cgroup_rstat_unlock", NULL }; *n; n++) {
+		pt = point(&plan, *n);
+		CHECK(pt->chosen && strstr(pt->why, "contended@3, lock type@2 (not recorded)"),
+		      "%s: chosen %d, %s", *n, pt->chosen, pt->why);
+	}
+}
+
 static void test_no_bool(void)
 {
 	struct attach_plan plan;
@@ -341,6 +363,7 @@ int main(void)
 	RUN_TEST(test_two_args());
 	RUN_TEST(test_flush_parts());
 	RUN_TEST(test_four_args());
+	RUN_TEST(test_lock_type_arg());
 	RUN_TEST(test_no_bool());
 	RUN_TEST(test_functions());
 	RUN_TEST(test_cpu_lock_positions());

@@ -52,7 +52,8 @@ def last_possible_cpu():
 
 
 # the statements --probe prints after its plan, as "NAME: yes" or "NAME: no: why"
-PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions", "holds are irqs-off")
+PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions", "holds are irqs-off",
+                    "bpf features")
 
 
 def realtime():
@@ -63,6 +64,30 @@ def realtime():
             return f.read().strip() == "1"
     except OSError:
         return False
+
+
+def release():
+    return tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", os.uname().release).groups())
+
+
+def bpf_features_expected():
+    """The test's own oracle, from the release (the tool asks the kernel
+    instead): BPF task storage came in 5.11, atomic compare-and-exchange and
+    fetch-and-add in 5.12."""
+    return release() >= (5, 12)
+
+
+_refusal = []
+
+
+def need_tool():
+    """Skips a test that runs the tool where the kernel lacks what its BPF
+    programs need; probe_matches_kernel and old_kernel_refused_in_one_line
+    check that this is said exactly where the kernel is too old."""
+    if not _refusal:
+        _refusal.append(probe_lines()[1].get("bpf features", ""))
+    if _refusal[0].startswith("no"):
+        raise Skip("rstatlat refuses this kernel: " + _refusal[0][len("no: "):])
 
 
 def probe_lines():
@@ -105,7 +130,12 @@ def probe_matches_kernel():
             if fn in funcs:
                 check(rows[fn]["present"], "%s traceable but probe says absent" % fn)
                 checked += 1
-    if has_event("cgroup_rstat_locked"):
+    features = bpf_features_expected()
+    check(rows["bpf features"].startswith("yes" if features else "no"),
+          "bpf features: %r on %d.%d" % ((rows["bpf features"],) + release()))
+    if not features:
+        want = "none"
+    elif has_event("cgroup_rstat_locked"):
         want = "tracepoint"
     elif "cgroup_rstat_flush_locked" in funcs:
         want = "fentry"
@@ -115,6 +145,9 @@ def probe_matches_kernel():
     check((rc == 0) == (want != "none"), "exit %d for plan %s" % (rc, rows["plan"]))
     cpu_locks = [k for k, v in rows.items() if k.startswith("cgroup_rstat_cpu") and v.get("chosen")]
     rt = realtime()
+    if not features:
+        check("task storage" in rows["plan"] and "5.11" in rows["plan"],
+              "plan %r names no missing feature" % rows["plan"])
     if want != "none":
         # from BTF (spinlock_t an rt_mutex), against what the kernel says of itself
         check(rows["holds are irqs-off"].startswith("no" if rt else "yes"),
@@ -127,12 +160,33 @@ def probe_matches_kernel():
               len(r.stderr.decode().strip().splitlines()) == 1 and not r.stdout,
               "--irqoff lock on PREEMPT_RT: exit %d, %r" % (r.returncode, r.stderr))
     return "plan %s; %d points agree with tracefs%s; %sPREEMPT_RT, as --probe says%s" % (
-        rows["plan"], checked, "; per-CPU lock chosen" if cpu_locks else "",
+        rows["plan"][:60], checked, "; per-CPU lock chosen" if cpu_locks else "",
         "" if rt else "not ", " (--irqoff lock refused)" if rt else "")
 
 
 @test
+def old_kernel_refused_in_one_line():
+    """Where the kernel lacks BPF task storage or atomics (before 5.11/5.12),
+    a run and the exporter exit 3 with one line naming what is missing,
+    before any verifier log, and write nothing on stdout."""
+    if bpf_features_expected():
+        raise Skip("%d.%d has what the BPF programs need" % release())
+    runs = ([BIN, "-d", "1"], [BIN, "-j", "-d", "1", "--flush-parts", "off"],
+            [BIN, "--prometheus", "127.0.0.1:19100", "-d", "1"])
+    for argv in runs:
+        r = subprocess.run(argv, capture_output=True, timeout=60)
+        err = r.stderr.decode(errors="replace").strip().splitlines()
+        check(r.returncode == 3 and len(err) == 1 and not r.stdout,
+              "%s: exit %d, stdout %d bytes, stderr %r" % (" ".join(argv[1:]), r.returncode,
+                                                           len(r.stdout), err[:3]))
+        check("task storage (Linux 5.11)" in err[0] and "(Linux 5.12)" in err[0],
+              "missing feature not named: %r" % err[0])
+    return "exit 3 in one line, %d ways: %s" % (len(runs), err[0][:90])
+
+
+@test
 def tracepoint_counts_match_ftrace():
+    need_tool()
     if not has_event("cgroup_rstat_locked"):
         raise Skip("no rstat tracepoints on this kernel")
     reads = 300
@@ -209,6 +263,7 @@ def function_graph(funcs, action):
 
 @test
 def fallback_matches_function_graph():
+    need_tool()
     funcs = traceable_functions()
     if has_event("cgroup_rstat_locked") or "cgroup_rstat_flush_locked" not in funcs:
         raise Skip("not a fallback kernel")
@@ -261,6 +316,7 @@ def fallback_agrees_with_tracepoints():
     (6.12), the fallback runs beside the tracepoints on the same reads: each
     io.stat read is one cgroup_rstat_flush_locked call (the fallback's hold)
     inside one whole flush under lock cpu -1 (the tracepoints' flush)."""
+    need_tool()
     funcs = traceable_functions()
     if not has_event("cgroup_rstat_locked") or "cgroup_rstat_flush_locked" not in funcs:
         raise Skip("needs both the rstat tracepoints and cgroup_rstat_flush_locked")
@@ -334,6 +390,7 @@ def irqoff_trace_matches_ftrace():
     the intervals attributed to a cgroup are ftrace's intervals with one of
     its rstat holds inside (counts equal, median within 10%), and each is at
     least as long as the hold inside it."""
+    need_tool()
     if not has_event("irq_disable", "preemptirq") or not has_event("cgroup_rstat_locked"):
         raise Skip("needs the preemptirq and rstat tracepoints")
     reads = 100
@@ -399,6 +456,7 @@ def late_tick_for_the_longest_interval():
     tick is run again, up to three times while 150 s have not passed (a run
     takes 12-60 s under TCG; the guest has 300 s for every test); all that
     find none fail."""
+    need_tool()
     if not has_event("irq_disable", "preemptirq") or not has_event("cgroup_rstat_locked"):
         raise Skip("needs the preemptirq and rstat tracepoints")
     first, deadline, attempt = None, time.time() + 150, 0
@@ -550,6 +608,7 @@ def memcg_decisions_match_ftrace():
     exit. Causes are off (--cause-sample 0): they read kallsyms after
     arming, seconds under TCG between arming and the "tracing" line.
     Where the kernel has no such tracepoint, --probe must say so."""
+    need_tool()
     _, rows = probe_lines()
     said = rows.get("memcg flush decisions")
     if said is None:
@@ -594,11 +653,12 @@ def memcg_decisions_match_ftrace():
         check(ft.overrun == 0, "ftrace overran its buffer (%d)" % ft.overrun)
     check(rc == 0, "rstatlat exit %d: %s" % (rc, err))
     # where each bound falls: the number of memcg events before it
-    pid, at, events = tool.p.pid, {}, []
-    for tid, _, _, t in lines:
+    pid, at, events, raw = tool.p.pid, {}, [], []
+    for tid, cpu, ts, t in lines:
         m = MEMCG_RECORD.search(t)
         if m:
             events.append((int(m.group(1)), decision(int(m.group(2)), int(m.group(3)))))
+            raw.append("pid %s cpu %s at %s: %s" % (tid, cpu, ts, m.group(0)[18:]))
         elif "tracing_mark_write:" in t and tag in t:
             at[t.split()[-1]] = len(events)
         elif tid == pid and "begin" not in at and "sys_bpf(" in t:
@@ -633,9 +693,14 @@ def memcg_decisions_match_ftrace():
         check("memcg_decisions" in row, "%s: row without memcg_decisions" % name)
         got = tuple(row["memcg_decisions"][k] for k in DECISIONS)
         can = windows(pre, inner, post)
+        # a miss here was seen once in ~20 CI runs (root memcg, 7.x): the
+        # losses and the events' CPUs and times say where to look next time
         check(got in can, "%s: rstatlat asked/forced/skipped %s; ftrace between the markers %s, "
-              "%d events before, %d after, %d outside the bounds (possible: %s)" % (
-                  name, got, total(inner), len(pre), len(post), outside, sorted(can)[:6]))
+              "%d events before, %d after, %d outside the bounds (possible: %s); lost %s; "
+              "events of it: %s" % (
+                  name, got, total(inner), len(pre), len(post), outside, sorted(can)[:6],
+                  {k: v for k, v in summary.get("lost", {}).items() if v},
+                  [raw[k] for k in range(len(events)) if events[k][0] == cgid][:12]))
         return got, total(inner), (len(pre), len(post)), outside
 
     got, inner, margin, _ = compare(cg.id, "test memcg")
@@ -666,6 +731,7 @@ def many_cgroups_many_cpus():
     read, rstatlat -p. Every cgroup is in the report, nothing is lost, and
     the maps stay within 64 MiB whatever the number of possible CPUs. The
     summary goes to the out share for make bench (RSL_SCALE_OUT)."""
+    need_tool()
     if not os.environ.get("RSL_SCALE"):
         raise Skip("runs in the many-CPU boots of tests/vm/run only")
     mounts = cgroup_mounts()
@@ -738,6 +804,7 @@ def exporter_drops_privileges():
     textfile's count equals the JSON summary's. Unprivileged BPF is turned
     off first (1: until reboot; this guest is thrown away after), so
     kernels before 6.5 take the path that keeps CAP_BPF."""
+    need_tool()
     sysctl = "/proc/sys/kernel/unprivileged_bpf_disabled"
     if not os.path.exists("/run/out/cmd"):
         raise Skip("changes a sysctl: runs in the throwaway guest only")
