@@ -161,6 +161,13 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 	for (int i = 0; i < 2; i++)
 		safe(v[i], TEXT_MAX, s[i]->r->attach, md);
 	header_line(f, md, "attach", v[0], v[1]);
+	/* 6.15 against 6.16+: one lock against one per subsystem, said */
+	if (s[0]->r->locks != LOCKS_UNKNOWN || s[1]->r->locks != LOCKS_UNKNOWN) {
+		for (int i = 0; i < 2; i++)
+			snprintf(v[i], TEXT_MAX, "%s", s[i]->r->locks == LOCKS_UNKNOWN ? "-" :
+				 lock_scope_names[s[i]->r->locks]);
+		header_line(f, md, "locks", v[0], v[1]);
+	}
 	for (int i = 0; i < 2; i++) {
 		snprintf(raw, sizeof(raw), "%s", cmp_source_text(s[i]));
 		safe(v[i], TEXT_MAX, raw, md);
@@ -409,6 +416,10 @@ static void json_side(FILE *f, const char *key, const struct side *s)
 		",\"summaries\":%zu,\"intervals\":%zu,\"attach\":", s->r->kernel.cpus_possible,
 		s->r->kernel.cpus_online, s->r->duration_ns, s->summaries, s->intervals);
 	json_write_string(f, s->r->attach);
+	if (s->r->locks != LOCKS_UNKNOWN) {
+		fputs(",\"locks\":", f);
+		json_write_string(f, lock_scope_names[s->r->locks]);
+	}
 	fputs(",\"irqoff_source\":", f);
 	json_write_string(f, s->irqoff_source);
 	fputs(",\"command\":", f);

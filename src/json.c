@@ -490,7 +490,12 @@ static void put_header(struct out *o, const struct report *r)
 			put_lit(o, ",");
 		put_str(o, r->attach_points[i]);
 	}
-	put_lit(o, "],\"flush_parts\":");
+	put_lit(o, "]");
+	if (r->locks != LOCKS_UNKNOWN) {
+		put_lit(o, ",\"locks\":");
+		put_str(o, lock_scope_names[r->locks]);
+	}
+	put_lit(o, ",\"flush_parts\":");
 	put_cstr(o, r->flush_parts ? "true" : "false");
 	if (r->flush_parts) {
 		bool first = true;

@@ -425,17 +425,23 @@ static const struct attach_point *irq_pair(struct attach_plan *plan, const struc
 	return point_named(plan, other) ? point_named(plan, other) : &none;
 }
 
-/* Whether the kernel keeps a task's time runnable but off CPU (CONFIG_SCHED_INFO). */
-static bool has_sched_info(const struct btf *btf)
+/* Whether struct sname has a member mname. */
+static bool has_member(const struct btf *btf, const char *sname, const char *mname)
 {
-	int id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
 	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
 	const struct btf_member *m = t ? btf_members(t) : NULL;
 
 	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), "sched_info"))
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), mname))
 			return true;
 	return false;
+}
+
+/* Whether the kernel keeps a task's time runnable but off CPU (CONFIG_SCHED_INFO). */
+static bool has_sched_info(const struct btf *btf)
+{
+	return has_member(btf, "task_struct", "sched_info");
 }
 
 /*
@@ -505,7 +511,36 @@ static void choose_parts(struct attach_plan *plan, const struct btf *btf, enum p
 	memcg->chosen = plan->memcg_decisions = memcg->present;
 }
 
-/* A fresh copy of the table: nothing measured yet. */
+/*
+ * Which lock a hold is under. Before 6.16 one global lock guards every
+ * flush, so the rows' holds are its. From 6.16 each subsystem flushes
+ * under its own (struct cgroup_subsys.rstat_ss_lock) and the base stats
+ * under rstat_base_lock: the tracepoints still pass only (cgrp, cpu,
+ * contended), and only css_rstat_flush(css) knows the lock (css->ss).
+ * rstatlat does not attach it yet, so a cgroup's row adds up its holds
+ * under every lock and %CONT cannot say which one was fought over: said,
+ * not guessed.
+ */
+static void choose_locks(struct attach_plan *plan, const struct btf *btf, bool privileged)
+{
+	const char *fn = "css_rstat_flush";
+
+	if (!has_member(btf, "cgroup_subsys", "rstat_ss_lock")) {
+		plan->locks = LOCKS_GLOBAL;
+		snprintf(plan->locks_why, sizeof(plan->locks_why),
+			 "one global lock (cgroup_rstat_lock): every hold is under it");
+		return;
+	}
+	plan->locks = LOCKS_PER_SUBSYSTEM;
+	snprintf(plan->locks_why, sizeof(plan->locks_why),
+		 "one per subsystem and one for the base stats (cgroup_subsys.rstat_ss_lock): "
+		 "not told apart, a row adds up its cgroup's holds under each (fentry on %s, "
+		 "which would tell them, %s)", fn,
+		 btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) < 0 ? "is not in BTF" :
+		 !privileged ? "not checked: not root" :
+		 fentry_attaches(btf, fn) ? "is allowed but not used yet" : "is refused here");
+}
+
 /*
  * What the BPF programs need of the kernel besides their attach points,
  * learnt by asking the kernel (a map created, a few instructions
@@ -555,6 +590,7 @@ static void check_bpf_features(struct attach_plan *plan)
 	unusable(plan, "%s", plan->features_why);
 }
 
+/* A fresh copy of the table: nothing measured yet. */
 static void plan_init(struct attach_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
@@ -606,6 +642,7 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	plan->source_name = source_names[plan->source];
 	choose_irqoff(plan, btf, irqoff);
 	choose_parts(plan, btf, parts);
+	choose_locks(plan, btf, privileged);
 	btf__free(btf);
 	return 0;
 }
@@ -734,6 +771,7 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 			"no: the kernel has no usable memcg:memcg_flush_stats tracepoint");
 	} else
 		fprintf(f, "plan: none: %s\n", plan->missing);
+	fprintf(f, "locks: %s\n", plan->locks_why);
 	fprintf(f, "bpf features: %s%s\n", plan->bpf_features == FEATURES_YES ?
 		"yes (task storage, atomic compare-and-exchange and fetch-and-add)" :
 		plan->bpf_features == FEATURES_NO ? "no: " : "not checked: loading needs root",

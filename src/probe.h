@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "report.h"
 #include "rstatlat.h"
 
 struct bpf_object;
@@ -96,6 +97,8 @@ struct attach_plan {
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
 	char parts_why[128];	/* why flush parts are off, when they are */
 	char causes_why[128];	/* ... and flush causes */
+	enum lock_scope locks;	/* report.h; why in locks_why (choose_locks) */
+	char locks_why[256];	/* --probe's "locks:" line */
 	enum bpf_features bpf_features;
 	char features_why[192];	/* what is missing, when FEATURES_NO */
 	char missing[256];	/* one line for the user when !usable */

@@ -929,6 +929,9 @@ static void put_info(const struct prom_state *p, const struct report *r, FILE *f
 	prom_write_label(f, r->attach ? r->attach : "");
 	fputs("\",irqoff_source=\"", f);
 	prom_write_label(f, r->irqoff.source ? r->irqoff.source : "");
+	/* which hosts add up holds under several locks in a row (6.16+) */
+	fputs("\",locks=\"", f);
+	prom_write_label(f, lock_scope_names[r->locks] ? lock_scope_names[r->locks] : "");
 	fputs("\"} 1\n", f);
 }
 

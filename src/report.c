@@ -670,12 +670,17 @@ static int pool_row(struct row **rows, size_t *n, size_t *cap, struct row_index 
 	return row_index_add(ix, *rows, *n - 1);
 }
 
+const char *const lock_scope_names[LOCKS_MAX] = {
+	[LOCKS_GLOBAL] = "global", [LOCKS_PER_SUBSYSTEM] = "per-subsystem",
+};
+
 int report_pool_add(struct report_pool *p, const struct report *run)
 {
 	if (!p->r.attach) {
 		p->r.type = run->type;
 		p->r.kernel = run->kernel;
 		p->r.attach = run->attach;
+		p->r.locks = run->locks;
 		p->r.irqoff_rows = run->irqoff_rows;
 		p->r.start_ns = run->start_ns;
 		p->r.flush_parts = run->flush_parts;

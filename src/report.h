@@ -163,12 +163,22 @@ struct kernel_info {
 	int cpus_online;
 };
 
+/*
+ * Which locks a flush can take: one global lock (before 6.16), or one per
+ * subsystem and one for the base stats (6.16+), which rows do not tell
+ * apart yet. Unknown in files from before it was recorded.
+ */
+enum lock_scope { LOCKS_UNKNOWN, LOCKS_GLOBAL, LOCKS_PER_SUBSYSTEM, LOCKS_MAX };
+/* JSON's and compare's words: NULL, "global", "per-subsystem" */
+extern const char *const lock_scope_names[LOCKS_MAX];
+
 struct report {
 	enum report_type type;
 	struct kernel_info kernel;
 	uint64_t start_ns;	/* CLOCK_REALTIME at the window start */
 	uint64_t duration_ns;
 	const char *attach;	/* what the probe chose, e.g. "tracepoint" */
+	enum lock_scope locks;
 	const char *attach_points[MAX_ATTACH_POINTS];	/* the chosen points */
 	int nattach_points;
 	struct lock_summary cpu_lock;

@@ -35,6 +35,7 @@ struct reader {
 	bool have_kernel;
 	struct kernel_info kernel;
 	char attach[64];
+	enum lock_scope locks;	/* absent before it was recorded: unknown */
 	struct read_info *info;
 	bool irqoff_rows;	/* a row had irqoff_ns: measured per row (IRQOFF_ROWS_TRACED) */
 	/* 1 << COUNT_*: optional counters some row had, and some row lacked */
@@ -578,12 +579,31 @@ static int read_self(struct reader *rd, json_t *obj, struct acc *a)
 	return 0;
 }
 
+/* "locks": one of lock_scope_names, or absent (LOCKS_UNKNOWN). */
+static int read_locks(struct reader *rd, json_t *obj, enum lock_scope *locks)
+{
+	json_t *v = json_object_get(obj, "locks");
+
+	*locks = LOCKS_UNKNOWN;
+	if (!v)
+		return 0;
+	for (int k = 0; k < LOCKS_MAX; k++) {
+		if (lock_scope_names[k] && json_is_string(v) &&
+		    !strcmp(json_string_value(v), lock_scope_names[k])) {
+			*locks = (enum lock_scope)k;
+			return 0;
+		}
+	}
+	return fail(rd, "locks: not \"global\" or \"per-subsystem\"");
+}
+
 /* Every object of a file must come from one kernel and one attach plan. */
 static int read_kernel(struct reader *rd, json_t *obj)
 {
 	json_t *k = get_typed(rd, obj, "", "kernel", false);
 	struct kernel_info ki = { 0 };
 	const char *release, *attach;
+	enum lock_scope locks;
 	uint32_t possible, online;
 
 	if (!k)
@@ -593,7 +613,7 @@ static int read_kernel(struct reader *rd, json_t *obj)
 	    get_u32(rd, k, "kernel", "cpus_online", &online))
 		return -1;
 	attach = get_str(rd, obj, "", "attach");
-	if (!attach)
+	if (!attach || read_locks(rd, obj, &locks))
 		return -1;
 	snprintf(ki.release, sizeof(ki.release), "%s", release);
 	ki.cpus_possible = (int)(possible > INT32_MAX ? INT32_MAX : possible);
@@ -601,10 +621,12 @@ static int read_kernel(struct reader *rd, json_t *obj)
 	if (!rd->have_kernel) {
 		rd->kernel = ki;
 		snprintf(rd->attach, sizeof(rd->attach), "%s", attach);
+		rd->locks = locks;
 		rd->have_kernel = true;
 		return 0;
 	}
-	if (strcmp(ki.release, rd->kernel.release) || strcmp(attach, rd->attach))
+	if (strcmp(ki.release, rd->kernel.release) || strcmp(attach, rd->attach) ||
+	    locks != rd->locks)
 		return fail(rd, "objects from different kernels or attach points in one file");
 	return 0;
 }
@@ -946,6 +968,7 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	r->kernel = rd.kernel;
 	r->owned = strdup(rd.attach);
 	r->attach = r->owned ? r->owned : "";
+	r->locks = rd.locks;
 	acc_free(&rd.acc[0]);
 	acc_free(&rd.acc[1]);
 	return 0;

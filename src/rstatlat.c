@@ -527,6 +527,7 @@ static int describe_run(struct run *run, struct report *r)
 {
 	r->kernel = run->kernel;
 	r->attach = run->source;
+	r->locks = run->plan->locks;
 	for (int i = 0; i < run->plan->n && r->nattach_points < MAX_ATTACH_POINTS; i++)
 		if (run->plan->points[i].chosen)
 			r->attach_points[r->nattach_points++] = run->plan->points[i].name;

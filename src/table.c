@@ -116,9 +116,12 @@ static void print_header(FILE *f, const struct report *r, const struct view_opts
 	}
 	if (r->type == REPORT_SUMMARY)
 		fprintf(f, "%sSummary: %.2fs, kernel %s, %d possible / %d online CPUs, source %s, "
-			"irqs-off from %s\n", when, secs, r->kernel.release, r->kernel.cpus_possible,
+			"irqs-off from %s%s\n", when, secs, r->kernel.release, r->kernel.cpus_possible,
 			r->kernel.cpus_online, r->attach ? r->attach : "?",
-			r->irqoff.source ? r->irqoff.source : "off");
+			r->irqoff.source ? r->irqoff.source : "off",
+			/* a row adds up its holds under every lock: said where there are several */
+			r->locks == LOCKS_PER_SUBSYSTEM ? ", locks per-subsystem (rows add them up)" :
+			r->locks == LOCKS_GLOBAL ? ", one global lock" : "");
 	else
 		fprintf(f, "%sinterval %.2fs\n", when, secs);
 }

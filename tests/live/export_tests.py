@@ -1287,7 +1287,7 @@ def register(test):
         run put it (cpu_lock only on 6.10-6.16, bpf_* only with
         kernel.bpf_stats_enabled=1, ticks only when sampling), their values
         against the JSON summary of the same run, every per-cgroup series
-        naming a JSON row, and rstatlat_info last with its four labels."""
+        naming a JSON row, and rstatlat_info last with its five labels."""
         need(READER)
         with Cgroup(v2()) as cg, Procs() as procs:
             port = free_port()
@@ -1378,9 +1378,10 @@ def register(test):
         info = s.samples[-1][1]
         version = subprocess.run([BIN, "-V"], capture_output=True,
                                  timeout=10).stdout.decode().split()
-        check(set(info) == {"version", "kernel", "attach", "irqoff_source"} and
+        check(set(info) == {"version", "kernel", "attach", "irqoff_source", "locks"} and
               info["kernel"] == summary["kernel"]["release"] == os.uname().release and
               info["attach"] == summary["attach"] and info["irqoff_source"] == q["source"] and
+              info["locks"] == summary["locks"] and
               version[-1] == info["version"], "rstatlat_info %s (-V %s)" % (info, version))
         spec = set(always) | set(states) | {"rstatlat_lock_wait_seconds", "rstatlat_irqoff_seconds",
                                             "rstatlat_cpu_lock_wait_seconds",

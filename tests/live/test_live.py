@@ -673,6 +673,10 @@ def probe_table_reads_prototypes_not_versions():
         # the rwlock RFC's (cgrp, cpu, const char *type, bool contended)
         ("btf_lock_type_rstat.c", (), 0, [b"(cgrp@0, cpu@1, contended@3, lock type@2 (not "
                                           b"recorded))", b"plan: tracepoint"]),
+        # one lock per subsystem (6.16+): said, with why rows do not tell them apart
+        ("btf_subsys_locks.c", (), 0, [b"locks: one per subsystem and one for the base stats",
+                                       b"plan: tracepoint"]),
+        ("btf_four_arg_rstat.c", (), 0, [b"locks: one global lock (cgroup_rstat_lock)"]),
         # no tracepoints: the functions are found; this host refuses fentry and kprobes
         ("btf_flush_functions.c", (), 3, [b"function cgroup_rstat_flush_locked", b"plan: none",
                                           b"refuses"]),
@@ -710,6 +714,14 @@ def probe_table_reads_prototypes_not_versions():
     # 6.18 has task storage and BPF atomics: asked of the kernel, found
     check("\nbpf features: yes (task storage, atomic compare-and-exchange" in real,
           "--probe: no 'bpf features: yes' in\n%s" % real)
+    # and one rstat lock per subsystem (6.16+), which this host refuses fentry to tell apart
+    release = tuple(int(x) for x in os.uname().release.split(".")[:2])
+    want = b"one per subsystem" if release >= (6, 16) else b"one global lock"
+    check(("\nlocks: " + want.decode()) in real, "--probe: locks, expected %r in\n%s" % (
+        want, real))
+    r = run("-d", "1", "-j")
+    got = json.loads(r.stdout.decode().splitlines()[-1]).get("locks") if r.returncode == 0 else r
+    check(got == ("per-subsystem" if release >= (6, 16) else "global"), "JSON locks %r" % (got,))
     return "; ".join(seen) + "; this kernel agrees with tracefs and is%s PREEMPT_RT" % (
         "" if rt else " not")
 

@@ -168,6 +168,28 @@ static void test_lock_type_arg(void)
 	}
 }
 
+/*
+ * Which locks: one global lock unless struct cgroup_subsys has its own
+ * rstat_ss_lock (6.16+), said with why they are not told apart.
+ */
+static void test_locks(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "four_arg_rstat", PREF_AUTO, IRQOFF_AUTO) == 0 &&
+	      plan.locks == LOCKS_GLOBAL && strstr(plan.locks_why, "one global lock"),
+	      "before 6.16: %d %s", plan.locks, plan.locks_why);
+	CHECK(probe(&plan, "flush_functions", PREF_AUTO, IRQOFF_AUTO) == 0 &&
+	      plan.locks == LOCKS_GLOBAL, "flush functions: %d", plan.locks);
+	CHECK(probe(&plan, "subsys_locks", PREF_AUTO, IRQOFF_AUTO) == 0 && plan.usable &&
+	      plan.locks == LOCKS_PER_SUBSYSTEM &&
+	      strstr(plan.locks_why, "one per subsystem and one for the base stats") &&
+	      strstr(plan.locks_why, "not told apart") &&
+	      strstr(plan.locks_why, "fentry on css_rstat_flush, which would tell them, "
+		     "not checked: not root"), "6.16+: %d %s (usable %d: %s)", plan.locks,
+	      plan.locks_why, plan.usable, plan.missing);
+}
+
 static void test_no_bool(void)
 {
 	struct attach_plan plan;
@@ -364,6 +386,7 @@ int main(void)
 	RUN_TEST(test_flush_parts());
 	RUN_TEST(test_four_args());
 	RUN_TEST(test_lock_type_arg());
+	RUN_TEST(test_locks());
 	RUN_TEST(test_no_bool());
 	RUN_TEST(test_functions());
 	RUN_TEST(test_cpu_lock_positions());

@@ -587,6 +587,50 @@ static char *replaced(const char *text, const char *from, const char *to)
 	return out;
 }
 
+/*
+ * "locks": global or per-subsystem read back; absent (files from before)
+ * unknown and not written; anything else, or two in one file, refused.
+ */
+static void test_locks(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *bad, *two;
+
+	sample_report(&r, rows);
+	text = print_report(&r);
+	CHECK(!strstr(text, "\"locks\""), "unknown locks written");
+	CHECK(read_text(text, &back, &info, err) == 0 && back.locks == LOCKS_UNKNOWN,
+	      "absent: unknown (%s)", err);
+	report_free(&back);
+	free(text);
+	for (int k = LOCKS_GLOBAL; k < LOCKS_MAX; k++) {
+		r.locks = (enum lock_scope)k;
+		text = print_report(&r);
+		CHECK(read_text(text, &back, &info, err) == 0 && back.locks == r.locks,
+		      "%s read back as %d (%s)", lock_scope_names[k], back.locks, err);
+		report_free(&back);
+		free(text);
+	}
+	text = print_report(&r);
+	bad = replaced(text, "\"per-subsystem\"", "\"subsystem\"");
+	expect_bad(bad, "locks: not \"global\" or \"per-subsystem\"");
+	free(bad);
+	bad = replaced(text, "\"per-subsystem\"", "7");
+	expect_bad(bad, "locks: not");
+	free(bad);
+	two = replaced(text, "\"per-subsystem\"", "\"global\"");
+	bad = malloc(strlen(text) + strlen(two) + 1);
+	strcpy(bad, text);
+	strcat(bad, two);
+	expect_bad(bad, "line 2: objects from different kernels or attach points");
+	free(bad);
+	free(two);
+	free(text);
+	sample_free(rows);
+}
+
 static void test_bad_input(void)
 {
 	struct report r;
@@ -814,6 +858,7 @@ int main(void)
 	RUN_TEST(test_long_name());
 	RUN_TEST(test_merge());
 	RUN_TEST(test_bad_input());
+	RUN_TEST(test_locks());
 	RUN_TEST(test_command());
 	RUN_TEST(test_views());
 	RUN_TEST(test_irqoff_of_holds());

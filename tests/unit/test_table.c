@@ -56,6 +56,24 @@ static void test_self(void)
 }
 
 /* Rows that fold exited processes or removed cgroups say so. */
+/* The summary line says which locks; nothing for files from before it was recorded. */
+static void test_locks_in_header(void)
+{
+	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000ULL,
+			    .attach = "tracepoint" };
+	char *out;
+
+	out = render(&r);
+	CHECK(strstr(out, "irqs-off from off\n"), "unknown: nothing said: %s", out);
+	r.locks = LOCKS_GLOBAL;
+	out = render(&r);
+	CHECK(strstr(out, "irqs-off from off, one global lock\n"), "global: %s", out);
+	r.locks = LOCKS_PER_SUBSYSTEM;
+	out = render(&r);
+	CHECK(strstr(out, "irqs-off from off, locks per-subsystem (rows add them up)\n"),
+	      "per-subsystem: %s", out);
+}
+
 static void test_labels(void)
 {
 	struct row cg[3] = {
@@ -154,5 +172,6 @@ int main(void)
 	RUN_TEST(test_summary_table());
 	RUN_TEST(test_self());
 	RUN_TEST(test_labels());
+	RUN_TEST(test_locks_in_header());
 	return check_done("test_table");
 }

@@ -53,7 +53,7 @@ def last_possible_cpu():
 
 # the statements --probe prints after its plan, as "NAME: yes" or "NAME: no: why"
 PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions", "holds are irqs-off",
-                    "bpf features")
+                    "locks", "bpf features")
 
 
 def realtime():
@@ -68,6 +68,12 @@ def realtime():
 
 def release():
     return tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", os.uname().release).groups())
+
+
+def subsystem_locks_expected():
+    """The test's oracle, from the release: one rstat lock per subsystem
+    from 6.16 (the tool reads struct cgroup_subsys in BTF)."""
+    return release() >= (6, 16)
 
 
 def bpf_features_expected():
@@ -133,6 +139,9 @@ def probe_matches_kernel():
     features = bpf_features_expected()
     check(rows["bpf features"].startswith("yes" if features else "no"),
           "bpf features: %r on %d.%d" % ((rows["bpf features"],) + release()))
+    per_subsystem = subsystem_locks_expected()
+    check(rows["locks"].startswith("one per subsystem" if per_subsystem else "one global lock"),
+          "locks: %r on %d.%d" % ((rows["locks"],) + release()))
     if not features:
         want = "none"
     elif has_event("cgroup_rstat_locked"):
@@ -159,9 +168,10 @@ def probe_matches_kernel():
         check(r.returncode == 3 and b"PREEMPT_RT" in r.stderr and
               len(r.stderr.decode().strip().splitlines()) == 1 and not r.stdout,
               "--irqoff lock on PREEMPT_RT: exit %d, %r" % (r.returncode, r.stderr))
-    return "plan %s; %d points agree with tracefs%s; %sPREEMPT_RT, as --probe says%s" % (
-        rows["plan"][:60], checked, "; per-CPU lock chosen" if cpu_locks else "",
-        "" if rt else "not ", " (--irqoff lock refused)" if rt else "")
+    return "plan %s; %d points agree with tracefs%s; %sPREEMPT_RT, as --probe says%s; " \
+        "locks: %s" % (rows["plan"][:60], checked, "; per-CPU lock chosen" if cpu_locks else "",
+                       "" if rt else "not ", " (--irqoff lock refused)" if rt else "",
+                       rows["locks"][:40] if not per_subsystem else rows["locks"][-40:])
 
 
 @test
@@ -220,6 +230,9 @@ def tracepoint_counts_match_ftrace():
             "off" if realtime() else "lock"
         check(summary["irqoff"]["source"] == want and ("irqoff_ns" in row) == (want != "off"),
               "irqs-off from %s, expected %s" % (summary["irqoff"]["source"], want))
+        locks = "per-subsystem" if subsystem_locks_expected() else "global"
+        check(summary.get("locks") == locks, "locks %r, expected %s" % (summary.get("locks"),
+                                                                        locks))
         lock = summary.get("cpu_lock")
         return "%d locks, %d contended, %d flushes of %d holds; flush p50 %d/%d ns; " \
                "per-CPU lock %s; irqs-off from %s" % (
