@@ -115,7 +115,7 @@ static void print_header(FILE *f, const struct report *r, const struct view_opts
 		strftime(when, sizeof(when), "%H:%M:%S ", &tm);
 	}
 	if (r->type == REPORT_SUMMARY)
-		fprintf(f, "%sSummary: %.2fs, kernel %s, %d possible / %d online CPUs, source %s, "
+		fprintf(f, "%sSummary: %.2fs, kernel %s, %d possible / %d online CPUs, attach %s, "
 			"irqs-off from %s%s\n", when, secs, r->kernel.release, r->kernel.cpus_possible,
 			r->kernel.cpus_online, r->attach ? r->attach : "?",
 			r->irqoff.source ? r->irqoff.source : "off",
