@@ -29,17 +29,22 @@ uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy)
 }
 
 /*
- * Row identity: a cgroup row is its cgroup; a process row also its tgid,
+ * Row identity: a cgroup row is its cgroup (under its lock, where locks
+ * are told apart); a process row also its tgid,
  * or, for the row of a comm's exited flushers (tgid 0), its comm.
  */
 static uint64_t cgroup_ident_hash(const struct row *r)
 {
-	return cg_hash(r->cgid, r->hierarchy);
+	uint64_t h = cg_hash(r->cgid, r->hierarchy);
+
+	for (const unsigned char *p = (const unsigned char *)r->lock; *p; p++)
+		h = mix(h, *p);
+	return h;
 }
 
 static bool cgroup_ident_same(const struct row *a, const struct row *b)
 {
-	return a->cgid == b->cgid && a->hierarchy == b->hierarchy;
+	return a->cgid == b->cgid && a->hierarchy == b->hierarchy && !strcmp(a->lock, b->lock);
 }
 
 static uint64_t process_ident_hash(const struct row *r)
@@ -86,6 +91,7 @@ void ident_key(struct row *key, const struct ident *who, bool process)
 	memset(key, 0, sizeof(*key));
 	key->cgid = who->cg->cgid;
 	key->hierarchy = who->cg->hierarchy;
+	snprintf(key->lock, sizeof(key->lock), "%s", who->lock ? who->lock : "");
 	if (!process)
 		return;
 	key->tgid = who->exited ? 0 : who->tgid;
@@ -113,6 +119,7 @@ static struct row *builder_row(struct builder *bd, const struct ident *who, bool
 	row->hierarchy = key.hierarchy;
 	row->tgid = key.tgid;
 	memcpy(row->comm, key.comm, sizeof(row->comm));
+	memcpy(row->lock, key.lock, sizeof(row->lock));
 	row->path = who->cg->path ? strdup(who->cg->path) : NULL;
 	if (process && who->own_cgroup)
 		row->own_cgroup = strdup(who->own_cgroup);
@@ -170,6 +177,18 @@ const char *collector_slot_path(struct collector *c, unsigned int slot)
 		return NULL;
 	slot_refresh(c, slot);
 	return c->slots[slot].cg ? c->slots[slot].cg->path : NULL;
+}
+
+const char *collector_slot_lock(struct collector *c, unsigned int slot)
+{
+	struct ident who = { 0 };
+
+	if (slot >= c->max_slots)
+		return "";
+	slot_refresh(c, slot);
+	if (c->slots[slot].cg)
+		ident_of_slot(c, &c->slots[slot], &who);
+	return who.lock ? who.lock : "";
 }
 
 bool collector_slot_wanted(struct collector *c, unsigned int slot)
@@ -379,7 +398,7 @@ static int add_kept_rows(struct builder *bd, const struct cgrec *g)
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct row *r = &g->rows[i];
 		struct ident who = { .cg = g, .tgid = r->tgid, .exited = !r->tgid,
-				     .comm = r->comm, .own_cgroup = r->own_cgroup };
+				     .comm = r->comm, .own_cgroup = r->own_cgroup, .lock = r->lock };
 
 		if (builder_add(bd, &who, r, 0))	/* r->exited comes with r */
 			return -ENOMEM;
@@ -399,7 +418,7 @@ int collector_summary(struct collector *c, struct report *out)
 
 		if (s->state != SLOT_READY || !s->cg || s->cg->excluded || delta_empty(&s->total))
 			continue;
-		ident_of_slot(s, &who);
+		ident_of_slot(c, s, &who);
 		s->total.top_locked = s->top_votes;
 		err = builder_add(&bd, &who, &s->total, s->exited);
 	}

@@ -26,6 +26,8 @@ struct collect_sources {
 	bool cause_budgeted;	/* ... at most: fewer where flushes come fast */
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
 	const struct ksyms *ksyms;	/* names the flush stacks; NULL: read when needed */
+	/* slot_key.lock (LOCK_*) -> the rows' lock; NULL: locks not told apart */
+	const char (*lock_names)[LOCK_NAME_LEN];
 };
 
 struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
@@ -59,6 +61,8 @@ unsigned int collector_entries_used(const struct collector *c);
 
 /* The display path of a slot, reading its metadata if not seen yet. */
 const char *collector_slot_path(struct collector *c, unsigned int slot);
+/* The lock of a slot's holds ("" where locks are not told apart). */
+const char *collector_slot_lock(struct collector *c, unsigned int slot);
 /* False if the slot's cgroup is outside the -c subtree. */
 bool collector_slot_wanted(struct collector *c, unsigned int slot);
 

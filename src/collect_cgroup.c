@@ -216,6 +216,7 @@ static int fold_into_removed(struct collector *c, struct cgrec *g)
 		/* with -p, one row per comm: pids of removed cgroups mean little */
 		who.exited = c->per_process;
 		who.comm = r->comm;
+		who.lock = r->lock;
 		/* row_merge carries r's own exited count; a live pid adds itself */
 		err = cgrec_keep(&c->removed, r, &who, r->tgid ? 1 : 0);
 	}
@@ -295,6 +296,7 @@ static void slot_describe(struct collector *c, struct slot *s, const struct slot
 	}
 	s->cg->live_slots++;
 	s->tgid = m->key.tgid;
+	s->lock = m->key.lock;
 	s->start = m->flusher_start;
 	memcpy(s->comm, m->comm, sizeof(s->comm));
 	s->comm[RSL_COMM_LEN - 1] = '\0';
@@ -327,8 +329,9 @@ void slot_refresh(struct collector *c, unsigned int i)
 		c->slots_end = i + 1;
 }
 
-void ident_of_slot(const struct slot *s, struct ident *who)
+void ident_of_slot(const struct collector *c, const struct slot *s, struct ident *who)
 {
+	who->lock = c->src.lock_names && s->lock < LOCK_IDS_MAX ? c->src.lock_names[s->lock] : NULL;
 	who->cg = s->cg;
 	who->tgid = s->tgid;
 	who->exited = s->exited;
@@ -378,8 +381,8 @@ bool process_alive(struct collector *c, const struct slot *s, bool check_start)
 /* Step 1: unhook the slot so no new event can reach it. */
 static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
 {
-	struct slot_key key = { .cgid = s->cg->cgid, .hierarchy = s->cg->hierarchy,
-				.tgid = s->tgid };
+	struct slot_key key = { .cgid = s->cg->cgid, .hierarchy = (__u16)s->cg->hierarchy,
+				.lock = s->lock, .tgid = s->tgid };
 
 	(void)i;
 	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.slot_ids), &key);
@@ -402,7 +405,7 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 	int err = 0;
 
 	if (g && !g->excluded && !delta_empty(&s->total)) {
-		ident_of_slot(s, &who);
+		ident_of_slot(c, s, &who);
 		if (cgrec_keep(g, &s->total, &who, s->exited))
 			c->retired_dropped++;
 	}

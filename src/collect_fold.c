@@ -92,7 +92,7 @@ static int slot_changed(struct collector *c, struct slot *s, const struct fold *
 		s->exited = true;
 		newly_exited = 1;
 	}
-	ident_of_slot(s, &who);
+	ident_of_slot(c, s, &who);
 	if (!s->cg->excluded && c->src.intervals)
 		err = builder_add(&c->open_bd, &who, &s->delta, newly_exited);
 	if (!err)

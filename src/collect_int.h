@@ -38,6 +38,7 @@ struct ident {
 	bool exited;		/* a row of exited flushers, keyed by comm */
 	const char *comm;
 	const char *own_cgroup;
+	const char *lock;	/* the lock's name; NULL or "": not told apart */
 };
 
 struct builder {
@@ -74,6 +75,7 @@ struct slot {
 	uint64_t next_alive_check;
 	struct cgrec *cg;
 	uint32_t tgid;
+	uint16_t lock;		/* slot_key.lock (LOCK_*) */
 	uint64_t start;		/* -p: the process's start, boot time ns */
 	char comm[RSL_COMM_LEN];
 	char *own_cgroup;
@@ -170,7 +172,7 @@ void free_graveyard(struct collector *c);
 /* Reads slot i's metadata once it is complete. */
 void slot_refresh(struct collector *c, unsigned int i);
 /* Who a slot's figures are about. */
-void ident_of_slot(const struct slot *s, struct ident *who);
+void ident_of_slot(const struct collector *c, const struct slot *s, struct ident *who);
 /* Whether a slot's process still runs. */
 bool process_alive(struct collector *c, const struct slot *s, bool check_start);
 /* After each read: retires slots and cgroups that are gone. 0 or -errno. */

@@ -483,15 +483,38 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 	}
 }
 
-const char *row_label(const struct cmp_row *r)
+/* The row's cgroup, without its lock. */
+static const char *row_path(const struct cmp_row *r)
 {
 	const struct row *src = r->after ? r->after : r->before;
 
+	return src->path && src->path[0] ? src->path : "(unknown path)";
+}
+
+const char *row_label(const struct cmp_row *r)
+{
 	if (r->total)
 		return "total";
 	if (r->label)
 		return r->label;
-	return src->path && src->path[0] ? src->path : "(unknown path)";
+	if (r->lock_label)
+		return r->lock_label;
+	return row_path(r);
+}
+
+/* Rows that are a cgroup under one lock (report.lock_rows) say which: "/a [memory]". */
+static int label_locks(struct comparison *c)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct cmp_row *r = &c->rows[i];
+		const struct row *src = r->after ? r->after : r->before;
+
+		if (src->lock[0] && asprintf(&r->lock_label, "%s [%s]", row_path(r), src->lock) < 0) {
+			r->lock_label = NULL;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int by_regression(const void *pa, const void *pb)
@@ -791,8 +814,8 @@ static size_t command_rows(const struct comparison *c, const struct cmp_row **ou
 	size_t n = 0;
 
 	for (size_t k = 0; k < c->ncommand_rows; k++)
-		for (size_t i = 0; i < c->nrows; i++)
-			if (!strcmp(row_label(&c->rows[i]), c->command_rows[k]))
+		for (size_t i = 0; i < c->nrows && n < COMMAND_ROWS_MAX; i++)
+			if (!c->rows[i].total && !strcmp(row_path(&c->rows[i]), c->command_rows[k]))
 				out[n++] = &c->rows[i];
 	return n;
 }
@@ -800,7 +823,7 @@ static size_t command_rows(const struct comparison *c, const struct cmp_row **ou
 static int run_gates(struct comparison *c, const struct gate *gates, size_t ngates,
 		     const struct cmp_row *only, char *err, size_t errlen)
 {
-	const struct cmp_row *cmd[COMMAND_CGROUPS_MAX];
+	const struct cmp_row *cmd[COMMAND_ROWS_MAX];
 	size_t nrows = 0, ncmd = 0, checks;
 	bool by_command = !only && c->ncommand_rows;
 
@@ -909,12 +932,30 @@ static void free_runs(const struct side *s, struct run_rows *rr)
 	rr->cpu_locks = NULL;
 }
 
-static const struct cmp_row *find_row(const struct comparison *c, const char *path)
+/*
+ * The row -c names: by its label ("/a", or "/a [memory]" under one lock),
+ * or by its cgroup where that has one row; *several when it has a row per
+ * lock and the lock was not named.
+ */
+static const struct cmp_row *find_row(const struct comparison *c, const char *path,
+				      bool *several)
 {
+	const struct cmp_row *found = NULL;
+
+	*several = false;
 	for (size_t i = 0; i < c->nrows; i++)
 		if (!strcmp(row_label(&c->rows[i]), path))
 			return &c->rows[i];
-	return NULL;
+	for (size_t i = 0; i < c->nrows; i++) {
+		if (strcmp(row_path(&c->rows[i]), path))
+			continue;
+		if (found) {
+			*several = true;
+			return NULL;
+		}
+		found = &c->rows[i];
+	}
+	return found;
 }
 
 /* "(command)" for "/rstatlat-41", "memory:(command)" for "memory:/rstatlat-41". */
@@ -987,7 +1028,7 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 	if (build_total(c->before.r, &c->total_before) ||
 	    build_total(c->after.r, &c->total_after) ||
 	    pair_rows(c->before.r->cgroups, c->before.r->ncgroups, c->after.r->cgroups,
-		      c->after.r->ncgroups, NULL, &c->rows, &c->nrows) ||
+		      c->after.r->ncgroups, NULL, &c->rows, &c->nrows) || label_locks(c) ||
 	    index_runs(&c->before, &c->runs[0]) || index_runs(&c->after, &c->runs[1]))
 		return -2;
 	c->total = (struct cmp_row){
@@ -1016,9 +1057,12 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 	qsort(c->prows, c->nprows, sizeof(*c->prows), by_regression);
 	c->gated_cgroup = cgroup;
 	if (cgroup) {
-		only = find_row(c, cgroup);
+		bool several;
+
+		only = find_row(c, cgroup, &several);
 		if (!only) {
-			snprintf(err, errlen, "cgroup %s is in neither file", cgroup);
+			snprintf(err, errlen, several ? "cgroup %s has a row per lock: name one, as "
+				 "in \"%s [memory]\"" : "cgroup %s is in neither file", cgroup, cgroup);
 			return -1;
 		}
 	}
@@ -1047,6 +1091,8 @@ void compare_free(struct comparison *c)
 	free(c->prows);
 	c->prows = NULL;
 	c->nprows = 0;
+	for (size_t i = 0; i < c->nrows; i++)
+		free(c->rows[i].lock_label);
 	free(c->rows);
 	free(c->results);
 	c->rows = NULL;

@@ -58,6 +58,7 @@ struct cmp_row {
 	bool cpu_lock;		/* the per-CPU lock, system-wide (6.10-6.16) */
 	bool process;		/* a -p row: a flusher (by comm) of a cgroup */
 	char *label;		/* process rows: "comm on /path" */
+	char *lock_label;	/* rows of a cgroup under one lock: "/path [memory]" */
 	enum presence presence;
 	struct cell cells[METRICS_MAX];
 	double worst;		/* largest significant regression ratio, or 1 */
@@ -86,6 +87,8 @@ struct gate_result {
 /* The command's cgroups' rows of each run, whatever their names, pair under this. */
 #define COMMAND_LABEL "(command)"
 #define COMMAND_LABELS_MAX (2 * COMMAND_CGROUPS_MAX)
+/* ... and their rows: one per lock where the locks are told apart */
+#define COMMAND_ROWS_MAX (COMMAND_LABELS_MAX * LOCK_IDS_MAX)
 
 /* At most this many files (replicated runs) per side. */
 #define MAX_RUNS 64

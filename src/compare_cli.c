@@ -308,6 +308,25 @@ static void pair_commands(const struct cmp_opts *o, struct comparison *c)
 		die(EXIT_NOMEM, "out of memory");
 }
 
+/*
+ * Rows are paired by cgroup and lock where every run tells the locks
+ * apart; where one does not (a kernel before 6.16, or no fentry), the
+ * others' rows are added up per cgroup to pair with it, and the header
+ * says so.
+ */
+static void fold_locks(const struct cmp_opts *o)
+{
+	bool all = true;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < o->files[k].n; i++)
+			all = all && sides[k].runs[i].lock_rows;
+	for (int k = 0; k < 2 && !all; k++)
+		for (size_t i = 0; i < o->files[k].n; i++)
+			if (report_fold_locks(&sides[k].runs[i]))
+				die(EXIT_NOMEM, "out of memory");
+}
+
 /* The side's runs as compare sees them: one run, or several pooled. */
 static void pool_side(const struct file_list *l, struct side_runs *sr, struct side *s)
 {
@@ -344,6 +363,7 @@ int compare_main(int argc, char **argv)
 	read_side(&o.files[0], &sides[0], &c.before, "BEFORE");
 	read_side(&o.files[1], &sides[1], &c.after, "AFTER");
 	pair_commands(&o, &c);
+	fold_locks(&o);
 	pool_side(&o.files[0], &sides[0], &c.before);
 	pool_side(&o.files[1], &sides[1], &c.after);
 	c.alpha = o.alpha;

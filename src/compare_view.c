@@ -164,8 +164,9 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 	/* 6.15 against 6.16+: one lock against one per subsystem, said */
 	if (s[0]->r->locks != LOCKS_UNKNOWN || s[1]->r->locks != LOCKS_UNKNOWN) {
 		for (int i = 0; i < 2; i++)
-			snprintf(v[i], TEXT_MAX, "%s", s[i]->r->locks == LOCKS_UNKNOWN ? "-" :
-				 lock_scope_names[s[i]->r->locks]);
+			snprintf(v[i], TEXT_MAX, "%s%s", s[i]->r->locks == LOCKS_UNKNOWN ? "-" :
+				 lock_scope_names[s[i]->r->locks], s[i]->r->lock_rows ?
+				 ", a row per lock" : s[i]->r->locks_folded ? ", rows added up" : "");
 		header_line(f, md, "locks", v[0], v[1]);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -420,6 +421,10 @@ static void json_side(FILE *f, const char *key, const struct side *s)
 		fputs(",\"locks\":", f);
 		json_write_string(f, lock_scope_names[s->r->locks]);
 	}
+	if (s->r->lock_rows)
+		fputs(",\"lock_rows\":true", f);
+	if (s->r->locks_folded)
+		fputs(",\"locks_added_up\":true", f);
 	fputs(",\"irqoff_source\":", f);
 	json_write_string(f, s->irqoff_source);
 	fputs(",\"command\":", f);
@@ -439,6 +444,10 @@ static void json_cgroup(FILE *f, const struct cmp_row *row)
 	fprintf(f, "\"cgroup\":{\"id\":%" PRIu64 ",\"hierarchy\":%u,\"path\":", src->cgid,
 		src->hierarchy);
 	json_write_string(f, src->path ? src->path : "");
+	if (src->lock[0]) {
+		fputs(",\"lock\":", f);
+		json_write_string(f, src->lock);
+	}
 	fprintf(f, "},\"presence\":\"%s\"", presence[row->presence]);
 	if (row->process) {
 		fputs(",\"comm\":", f);

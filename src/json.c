@@ -405,6 +405,10 @@ static void put_cgroup_ref(struct out *o, const struct row *row)
 	p = put_u64(p, row->hierarchy);
 	o->p = PUT_LIT(p, ",\"path\":");
 	put_str(o, row->path ? row->path : "");
+	if (row->lock[0]) {
+		put_lit(o, ",\"lock\":");
+		put_str(o, row->lock);
+	}
 }
 
 static void put_cgroup_row(struct out *o, const struct report *r, const struct row *row)
@@ -495,6 +499,8 @@ static void put_header(struct out *o, const struct report *r)
 		put_lit(o, ",\"locks\":");
 		put_str(o, lock_scope_names[r->locks]);
 	}
+	if (r->lock_rows)
+		put_lit(o, ",\"lock_rows\":true");
 	put_lit(o, ",\"flush_parts\":");
 	put_cstr(o, r->flush_parts ? "true" : "false");
 	if (r->flush_parts) {

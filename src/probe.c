@@ -59,6 +59,8 @@ static const struct point_def point_table[] = {
 	TP("irq_work_exit", ROLE_IRQ_TIME),
 	TP("sched_switch", ROLE_SWITCH),
 	TP("memcg_flush_stats", ROLE_MEMCG),
+	FN("css_rstat_flush", ROLE_LOCK_SCOPE),
+	FN("cgroup_base_stat_cputime_show", ROLE_LOCK_SCOPE),
 };
 
 _Static_assert(sizeof(point_table) / sizeof(point_table[0]) == PROBE_NPOINTS,
@@ -336,7 +338,7 @@ static void choose_functions(struct attach_plan *plan, const struct btf *btf,
 	for (int i = 0; i < plan->n; i++) {
 		struct attach_point *pt = &plan->points[i];
 
-		if (pt->kind != POINT_FUNCTION || !pt->present)
+		if ((pt->role != ROLE_FLUSH_LOCKED && pt->role != ROLE_FLUSH_OUTER) || !pt->present)
 			continue;
 		pt->chosen = true;
 		snprintf(pt->why, sizeof(pt->why), "%s, %s", source_names[plan->source],
@@ -512,18 +514,51 @@ static void choose_parts(struct attach_plan *plan, const struct btf *btf, enum p
 }
 
 /*
+ * The locks' names, by LOCK_* (rstatlat.h): a subsystem's lock is named
+ * after the subsystem, from enum cgroup_subsys_id in BTF ("memory_cgrp_id":
+ * "memory"), whose values are the ids the BPF side reads from css->ss.
+ */
+static void name_locks(struct attach_plan *plan, const struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, "cgroup_subsys_id", BTF_KIND_ENUM);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_enum *e = t ? btf_enum(t) : NULL;
+
+	snprintf(plan->lock_names[LOCK_UNKNOWN], LOCK_NAME_LEN, "(unknown)");
+	snprintf(plan->lock_names[LOCK_BASE], LOCK_NAME_LEN, "base");
+	for (int i = LOCK_SUBSYS; i < LOCK_IDS_MAX; i++)
+		snprintf(plan->lock_names[i], LOCK_NAME_LEN, "subsys%d", i - LOCK_SUBSYS);
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		static const char suffix[] = "_cgrp_id";
+		const char *name = btf__name_by_offset(btf, e[i].name_off);
+		size_t n = strlen(name), k = sizeof(suffix) - 1;
+
+		if (e[i].val < 0 || e[i].val >= LOCK_IDS_MAX - LOCK_SUBSYS || n <= k ||
+		    strcmp(name + n - k, suffix))
+			continue;
+		snprintf(plan->lock_names[LOCK_SUBSYS + e[i].val], LOCK_NAME_LEN, "%.*s",
+			 (int)(n - k), name);
+	}
+}
+
+/*
  * Which lock a hold is under. Before 6.16 one global lock guards every
  * flush, so the rows' holds are its. From 6.16 each subsystem flushes
  * under its own (struct cgroup_subsys.rstat_ss_lock) and the base stats
  * under rstat_base_lock: the tracepoints still pass only (cgrp, cpu,
  * contended), and only css_rstat_flush(css) knows the lock (css->ss).
- * rstatlat does not attach it yet, so a cgroup's row adds up its holds
- * under every lock and %CONT cannot say which one was fought over: said,
- * not guessed.
+ * Where fentry on it is allowed, its programs keep each task's lock
+ * scope and the holds inside it are told apart (lock_rows); where
+ * not, a cgroup's row adds up its holds under every lock, and --probe
+ * says why: said, never guessed.
  */
+#define PER_SUBSYSTEM_LOCKS \
+	"one per subsystem and one for the base stats (cgroup_subsys.rstat_ss_lock): "
+
 static void choose_locks(struct attach_plan *plan, const struct btf *btf, bool privileged)
 {
-	const char *fn = "css_rstat_flush";
+	struct attach_point *flush = point_named(plan, "css_rstat_flush");
+	const char *refused;
 
 	if (!has_member(btf, "cgroup_subsys", "rstat_ss_lock")) {
 		plan->locks = LOCKS_GLOBAL;
@@ -532,13 +567,60 @@ static void choose_locks(struct attach_plan *plan, const struct btf *btf, bool p
 		return;
 	}
 	plan->locks = LOCKS_PER_SUBSYSTEM;
+	name_locks(plan, btf);
+	refused = !flush->present ? "is not in BTF" :
+		  !plan->usable || plan->source != SOURCE_TRACEPOINT ?
+		  "needs the rstat tracepoints" : !privileged ? "not checked: not root" :
+		  !fentry_attaches(btf, flush->name) ? "is refused here" : NULL;
+	if (refused) {
+		snprintf(plan->locks_why, sizeof(plan->locks_why),
+			 PER_SUBSYSTEM_LOCKS
+			 "not told apart, a row adds up its cgroup's holds under each (fentry on %s, "
+			 "which would tell them, %s)", flush->name, refused);
+		for (int i = 0; i < plan->n; i++)
+			if (plan->points[i].role == ROLE_LOCK_SCOPE && plan->points[i].present)
+				snprintf(plan->points[i].why, sizeof(plan->points[i].why),
+					 "present; not chosen: fentry on %s %s", flush->name, refused);
+		return;
+	}
+	plan->lock_rows = true;
+	for (int i = 0; i < plan->n; i++) {
+		struct attach_point *pt = &plan->points[i];
+
+		if (pt->role != ROLE_LOCK_SCOPE || !pt->present)
+			continue;
+		if (pt != flush && !fentry_attaches(btf, pt->name)) {
+			snprintf(pt->why, sizeof(pt->why), "present; not chosen: fentry is refused "
+				 "here, its second hold stays (unknown)");
+			continue;
+		}
+		pt->chosen = true;
+		snprintf(pt->why, sizeof(pt->why), "fentry, %s", pt == flush ?
+			 "its css->ss names the lock of the holds inside" :
+			 "its holds are under the base lock");
+	}
 	snprintf(plan->locks_why, sizeof(plan->locks_why),
-		 "one per subsystem and one for the base stats (cgroup_subsys.rstat_ss_lock): "
-		 "not told apart, a row adds up its cgroup's holds under each (fentry on %s, "
-		 "which would tell them, %s)", fn,
-		 btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) < 0 ? "is not in BTF" :
-		 !privileged ? "not checked: not root" :
-		 fentry_attaches(btf, fn) ? "is allowed but not used yet" : "is refused here");
+		 PER_SUBSYSTEM_LOCKS
+		 "told apart by fentry on %s (css->ss), a row is a cgroup under one lock",
+		 flush->name);
+}
+
+void plan_lock_rows_off(struct attach_plan *plan)
+{
+	if (plan->locks != LOCKS_PER_SUBSYSTEM)
+		return;
+	for (int i = 0; i < plan->n; i++) {
+		struct attach_point *pt = &plan->points[i];
+
+		if (pt->role != ROLE_LOCK_SCOPE || !pt->present)
+			continue;
+		pt->chosen = false;
+		snprintf(pt->why, sizeof(pt->why), "present; not chosen: --lock-rows off");
+	}
+	plan->lock_rows = false;
+	snprintf(plan->locks_why, sizeof(plan->locks_why),
+		 PER_SUBSYSTEM_LOCKS
+		 "not told apart, a row adds up its cgroup's holds under each (--lock-rows off)");
 }
 
 /*
@@ -612,8 +694,9 @@ static void probe_point(const struct btf *btf, struct attach_point *pt)
 		return;
 	}
 	pt->present = btf__find_by_name_kind(btf, pt->name, BTF_KIND_FUNC) >= 0;
-	snprintf(pt->why, sizeof(pt->why), pt->present ?
-		 "present; used only without rstat tracepoints" : "no such function in kernel BTF");
+	snprintf(pt->why, sizeof(pt->why), !pt->present ? "no such function in kernel BTF" :
+		 pt->role == ROLE_LOCK_SCOPE ? "present; names the lock of the holds inside it" :
+		 "present; used only without rstat tracepoints");
 }
 
 int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pref pref,
@@ -709,6 +792,9 @@ int probe_sections(enum rsl_source source, const struct attach_point *pt, char s
 		[SOURCE_FENTRY] = "fexit", [SOURCE_KPROBE] = "kretprobe",
 	};
 
+	/* the lock scope functions are fentry's whatever serves the lock's events */
+	if (pt->role == ROLE_LOCK_SCOPE)
+		source = SOURCE_FENTRY;
 	if (pt->kind == POINT_TRACEPOINT || source == SOURCE_TRACEPOINT) {
 		snprintf(sec[0], 96, "tp_btf/%s", pt->name);
 		return 1;

@@ -32,6 +32,7 @@ enum point_role {
 	ROLE_IRQ_TIME,		/* flush parts: irq and softirq entry/exit, in pairs */
 	ROLE_SWITCH,		/* flush parts: sched_switch, flushers off CPU */
 	ROLE_MEMCG,		/* memcg:memcg_flush_stats, memcg flush decisions */
+	ROLE_LOCK_SCOPE,	/* 6.16+: functions that name the lock (fentry, lock_rows) */
 };
 
 /*
@@ -44,7 +45,7 @@ struct tp_args {
 };
 
 /* The number of entries in the probe table (probe.c). */
-#define PROBE_NPOINTS 32
+#define PROBE_NPOINTS 34
 
 struct attach_point {
 	const char *name;	/* tracepoint event or kernel function */
@@ -98,7 +99,10 @@ struct attach_plan {
 	char parts_why[128];	/* why flush parts are off, when they are */
 	char causes_why[128];	/* ... and flush causes */
 	enum lock_scope locks;	/* report.h; why in locks_why (choose_locks) */
+	bool lock_rows;	/* holds told apart by lock: the lock scope points attached */
 	char locks_why[256];	/* --probe's "locks:" line */
+	/* LOCK_* (rstatlat.h) -> "base", a subsystem's name, ...; "" for LOCK_ALL */
+	char lock_names[LOCK_IDS_MAX][LOCK_NAME_LEN];
 	enum bpf_features bpf_features;
 	char features_why[192];	/* what is missing, when FEATURES_NO */
 	char missing[256];	/* one line for the user when !usable */
@@ -115,6 +119,8 @@ int source_pref_parse(const char *s, enum source_pref *pref);
 int irqoff_pref_parse(const char *s, enum irqoff_pref *pref);
 int parts_pref_parse(const char *s, enum parts_pref *pref);
 void probe_print(FILE *f, const struct attach_plan *plan);
+/* --lock-rows off: the lock scope points detached, a cgroup's holds add up. */
+void plan_lock_rows_off(struct attach_plan *plan);
 /* Whether the plan attaches the per-CPU lock's tracepoints (6.10-6.16). */
 bool plan_has_cpu_lock(const struct attach_plan *plan);
 

@@ -212,6 +212,7 @@ static long track_of(struct prom_state *p, const struct row *row)
 	memset(&p->keys[p->n], 0, sizeof(p->keys[p->n]));
 	p->keys[p->n].cgid = row->cgid;
 	p->keys[p->n].hierarchy = row->hierarchy;
+	memcpy(p->keys[p->n].lock, row->lock, sizeof(row->lock));
 	if (row->path && !(p->keys[p->n].path = strdup(row->path)))
 		return -1;
 	p->t[p->n] = (struct track){ .fresh = true };
@@ -548,7 +549,10 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* hierarchy="v2",cgroup="/a/b" from a display path ("/a/b", "memory:/a/b"). */
+/*
+ * hierarchy="v2",cgroup="/a/b" from a display path ("/a/b", "memory:/a/b"),
+ * and lock="memory" where the host tells locks apart (report.lock_rows).
+ */
 static void put_cgroup_labels(FILE *f, const struct row *key)
 {
 	const char *path = key->path, *colon = path ? strstr(path, ":/") : NULL;
@@ -568,6 +572,11 @@ static void put_cgroup_labels(FILE *f, const struct row *key)
 		fprintf(f, "%s\",cgroup=\"(id %" PRIu64 ")", key->hierarchy ? "v1" : "v2", key->cgid);
 	}
 	fputc('"', f);
+	if (key->lock[0]) {
+		fputs(",lock=\"", f);
+		prom_write_label(f, key->lock);
+		fputc('"', f);
+	}
 }
 
 static const char other_labels[] = "hierarchy=\"(other)\",cgroup=\"(other)\"";

@@ -494,12 +494,16 @@ static uint64_t row_hash(const struct row *r)
 	} else {
 		h = (h ^ r->cgid) * FNV1A_PRIME;
 	}
+	for (const unsigned char *p = (const unsigned char *)r->lock; *p; p++)
+		h = (h ^ *p) * FNV1A_PRIME;
 	return h ^ (h >> 29);
 }
 
+/* The same cgroup under the same lock (both "" where locks are not told apart). */
 static bool row_same_cgroup(const struct row *a, const struct row *b)
 {
-	if (a->hierarchy != b->hierarchy || row_has_path(a) != row_has_path(b))
+	if (a->hierarchy != b->hierarchy || row_has_path(a) != row_has_path(b) ||
+	    strcmp(a->lock, b->lock))
 		return false;
 	return row_has_path(a) ? !strcmp(a->path, b->path) : a->cgid == b->cgid;
 }
@@ -664,6 +668,7 @@ static int pool_row(struct row **rows, size_t *n, size_t *cap, struct row_index 
 	into->cgid = from->cgid;
 	into->hierarchy = from->hierarchy;
 	memcpy(into->comm, from->comm, sizeof(into->comm));
+	memcpy(into->lock, from->lock, sizeof(into->lock));
 	into->path = from->path ? strdup(from->path) : NULL;
 	if ((from->path && !into->path) || row_merge(into, from))
 		return -1;
@@ -681,6 +686,8 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		p->r.kernel = run->kernel;
 		p->r.attach = run->attach;
 		p->r.locks = run->locks;
+		p->r.lock_rows = run->lock_rows;
+		p->r.locks_folded = run->locks_folded;
 		p->r.irqoff_rows = run->irqoff_rows;
 		p->r.start_ns = run->start_ns;
 		p->r.flush_parts = run->flush_parts;
@@ -715,6 +722,43 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		if (pool_row(&p->r.processes, &p->r.nprocesses, &p->pcap, &p->pix,
 			     &run->processes[i]))
 			return -1;
+	return 0;
+}
+
+/* One list's rows added up per cgroup (or flusher): their locks forgotten. */
+static int fold_lock_list(struct row **rows, size_t *n, const struct row_identity *id)
+{
+	struct row *out = NULL;
+	size_t nout = 0, cap = 0;
+	struct row_index ix = { .identity = id };
+	int err = 0;
+
+	for (size_t i = 0; i < *n && !err; i++) {
+		(*rows)[i].lock[0] = '\0';
+		err = pool_row(&out, &nout, &cap, &ix, &(*rows)[i]);
+	}
+	row_index_free(&ix);
+	for (size_t i = 0; i < (err ? nout : *n); i++)
+		row_free(err ? &out[i] : &(*rows)[i]);
+	if (err) {
+		free(out);
+		return -1;
+	}
+	free(*rows);
+	*rows = out;
+	*n = nout;
+	return 0;
+}
+
+int report_fold_locks(struct report *r)
+{
+	if (!r->lock_rows)
+		return 0;
+	if (fold_lock_list(&r->cgroups, &r->ncgroups, NULL) ||
+	    fold_lock_list(&r->processes, &r->nprocesses, &row_by_flusher))
+		return -1;
+	r->lock_rows = false;
+	r->locks_folded = true;
 	return 0;
 }
 

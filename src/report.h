@@ -52,12 +52,16 @@ struct cause {
  * cgroup) pair. Strings and distributions are owned by the row (row_free,
  * row_copy); strings are raw kernel text: views escape them.
  */
+/* A lock's name in rows: "base", a subsystem's name ("memory"), "(unknown)". */
+#define LOCK_NAME_LEN 16
+
 struct row {
 	uint64_t cgid;
 	uint32_t hierarchy;
 	uint32_t tgid;		/* process rows only */
 	char *path;		/* "/a/b" for v2, "memory:/a/b" for v1 */
 	char *own_cgroup;	/* process rows: the flusher's v2 cgroup */
+	char lock[LOCK_NAME_LEN];	/* report.lock_rows: the lock of its holds; else "" */
 	char comm[RSL_COMM_LEN];	/* process rows */
 	uint64_t count[COUNT_MAX];	/* metrics.h count_defs */
 	/*
@@ -165,8 +169,9 @@ struct kernel_info {
 
 /*
  * Which locks a flush can take: one global lock (before 6.16), or one per
- * subsystem and one for the base stats (6.16+), which rows do not tell
- * apart yet. Unknown in files from before it was recorded.
+ * subsystem and one for the base stats (6.16+), which rows tell apart
+ * where rstatlat can (report.lock_rows). Unknown in files from before it
+ * was recorded.
  */
 enum lock_scope { LOCKS_UNKNOWN, LOCKS_GLOBAL, LOCKS_PER_SUBSYSTEM, LOCKS_MAX };
 /* JSON's and compare's words: NULL, "global", "per-subsystem" */
@@ -179,6 +184,8 @@ struct report {
 	uint64_t duration_ns;
 	const char *attach;	/* what the probe chose, e.g. "tracepoint" */
 	enum lock_scope locks;
+	bool lock_rows;		/* rows are a cgroup under one lock (row.lock) */
+	bool locks_folded;	/* compare: lock rows added up per cgroup (report_fold_locks) */
 	const char *attach_points[MAX_ATTACH_POINTS];	/* the chosen points */
 	int nattach_points;
 	struct lock_summary cpu_lock;
@@ -338,6 +345,12 @@ struct report_pool {
 	size_t cap, pcap;
 };
 
+/*
+ * Adds up a report's rows of one cgroup under several locks (lock_rows)
+ * into one row per cgroup, as a kernel that does not tell them apart
+ * has them: compare pairs such a file with one of that kind. 0 or -1.
+ */
+int report_fold_locks(struct report *r);
 /* Returns 0, or -1 out of memory. */
 int report_pool_add(struct report_pool *p, const struct report *run);
 void report_pool_free(struct report_pool *p);

@@ -36,6 +36,7 @@ struct reader {
 	struct kernel_info kernel;
 	char attach[64];
 	enum lock_scope locks;	/* absent before it was recorded: unknown */
+	bool lock_rows;		/* rows carry their lock */
 	struct read_info *info;
 	bool irqoff_rows;	/* a row had irqoff_ns: measured per row (IRQOFF_ROWS_TRACED) */
 	/* 1 << COUNT_*: optional counters some row had, and some row lacked */
@@ -204,6 +205,21 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 	return 0;
 }
 
+/* A row's lock (files with lock_rows): a name, absent where not told apart. */
+static int read_lock(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	json_t *v = json_object_get(obj, "lock");
+
+	if (!v)
+		return 0;
+	if (!json_is_string(v) || !json_string_length(v) ||
+	    json_string_length(v) >= sizeof(row->lock))
+		return fail(rd, "%s.lock: not a lock's name (1 to %zu characters)", ctx,
+			    sizeof(row->lock) - 1);
+	memcpy(row->lock, json_string_value(v), json_string_length(v) + 1);
+	return 0;
+}
+
 /* A row's cgroup: id, hierarchy and path, in obj. */
 static int read_identity(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
 {
@@ -215,7 +231,7 @@ static int read_identity(struct reader *rd, json_t *obj, const char *ctx, struct
 	    get_u32(rd, obj, ctx, "hierarchy", &row->hierarchy))
 		return -1;
 	path = get_str(rd, obj, ctx, "path");
-	if (!path)
+	if (!path || read_lock(rd, obj, ctx, row))
 		return -1;
 	row->path = strdup(path);
 	return row->path ? 0 : fail(rd, "out of memory");
@@ -604,6 +620,7 @@ static int read_kernel(struct reader *rd, json_t *obj)
 	struct kernel_info ki = { 0 };
 	const char *release, *attach;
 	enum lock_scope locks;
+	json_t *lock_rows = json_object_get(obj, "lock_rows");
 	uint32_t possible, online;
 
 	if (!k)
@@ -615,6 +632,8 @@ static int read_kernel(struct reader *rd, json_t *obj)
 	attach = get_str(rd, obj, "", "attach");
 	if (!attach || read_locks(rd, obj, &locks))
 		return -1;
+	if (lock_rows && !json_is_boolean(lock_rows))
+		return fail(rd, "lock_rows: not a boolean");
 	snprintf(ki.release, sizeof(ki.release), "%s", release);
 	ki.cpus_possible = (int)(possible > INT32_MAX ? INT32_MAX : possible);
 	ki.cpus_online = (int)(online > INT32_MAX ? INT32_MAX : online);
@@ -622,11 +641,12 @@ static int read_kernel(struct reader *rd, json_t *obj)
 		rd->kernel = ki;
 		snprintf(rd->attach, sizeof(rd->attach), "%s", attach);
 		rd->locks = locks;
+		rd->lock_rows = json_is_true(lock_rows);
 		rd->have_kernel = true;
 		return 0;
 	}
 	if (strcmp(ki.release, rd->kernel.release) || strcmp(attach, rd->attach) ||
-	    locks != rd->locks)
+	    locks != rd->locks || json_is_true(lock_rows) != rd->lock_rows)
 		return fail(rd, "objects from different kernels or attach points in one file");
 	return 0;
 }
@@ -969,6 +989,7 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	r->owned = strdup(rd.attach);
 	r->attach = r->owned ? r->owned : "";
 	r->locks = rd.locks;
+	r->lock_rows = rd.lock_rows;
 	acc_free(&rd.acc[0]);
 	acc_free(&rd.acc[1]);
 	return 0;

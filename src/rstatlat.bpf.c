@@ -79,6 +79,11 @@ const volatile __u32 parts_from = PARTS_FROM_NONE;
 const volatile __u32 cause_sample = 0;
 /* ... and fewer where flushes come fast (rstatlat.h, causes): the default */
 const volatile bool cause_budgeted = false;
+/*
+ * Holds are told apart by lock (rstatlat.h, LOCK_*): the lock scope
+ * programs are attached and keep each task's open scope in lock_scopes.
+ */
+const volatile bool lock_rows = false;
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* advanced by userspace at every read (rstatlat.h) */
@@ -118,6 +123,16 @@ struct task_flush {
 	__u32 holds;
 	__u32 outer;		/* opened by an outer flush function */
 	__u32 pad;
+};
+
+/*
+ * The locks a task's flushes take, from the functions that name them
+ * (lock_rows): a stack, as cgroup_base_stat_cputime_show() calls
+ * css_rstat_flush(); depth beyond two keeps the outer two.
+ */
+struct lock_scope {
+	__u16 lock[2];
+	__u32 depth;
 };
 
 /* ---- maps ---- */
@@ -218,6 +233,14 @@ struct {
 	__type(key, int);
 	__type(value, struct task_flush);
 } task_flush SEC(".maps");
+
+/* lock_rows: each task's open lock scopes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct lock_scope);
+} lock_scopes SEC(".maps");
 
 /*
  * Flushes whose task was switched out between holds while another flush
@@ -398,7 +421,7 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
  * directly; kprobes get a plain address and go through probe reads.
  */
 static __always_inline void cgroup_ident(struct cgroup *cgrp, bool typed, __u64 *cgid,
-					 __u32 *hierarchy)
+					 __u16 *hierarchy)
 {
 	if (typed) {
 		*cgid = cgrp->kn->id;
@@ -416,13 +439,13 @@ static __always_inline __u64 cgroup_serial(struct cgroup *cgrp, bool typed)
 }
 
 /*
- * The slot of the cgroup (and process, -p). The per-CPU cache knows the
- * cgroup by its pointer and serial number, one load from the cgroup the
- * kernel is flushing; its kernfs id and hierarchy, which key the slot
- * map, are read only on a miss.
+ * The slot of the cgroup under a lock (and process, -p). The per-CPU cache
+ * knows the cgroup by its pointer and serial number, one load from the
+ * cgroup the kernel is flushing; its kernfs id and hierarchy, which key
+ * the slot map, are read only on a miss.
  */
 static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cgrp, bool typed,
-					__u32 tgid, bool create)
+					__u32 tgid, __u16 lock, bool create)
 {
 	/*
 	 * One read of the generation for the check and the fill: a fill under
@@ -434,10 +457,11 @@ static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cg
 	int n;
 
 	if (lc->cache_valid == gen && lc->cache_cgrp == (__u64)cgrp &&
-	    lc->cache_serial == serial && lc->cache_tgid == tgid)
+	    lc->cache_serial == serial && lc->cache_tgid == tgid && lc->cache_lock == lock)
 		return lc->cache_slot;
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
+	key.lock = lock;
 	slot = bpf_map_lookup_elem(&slot_ids, &key);
 	if (!slot && create)
 		lc->self_rare = 1;
@@ -447,6 +471,7 @@ static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cg
 	lc->cache_cgrp = (__u64)cgrp;
 	lc->cache_serial = serial;
 	lc->cache_tgid = tgid;
+	lc->cache_lock = lock;
 	lc->cache_slot = n;
 	lc->cache_valid = gen;
 	return n;
@@ -1139,6 +1164,7 @@ static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
 	__builtin_memset(fl, 0, sizeof(*fl));
 	fl->cgrp = cgrp;
 	fl->tid = tid;
+	fl->lock = lc->hold_lock;
 	fl->slot = st->slot - 1;
 	fl->paired = 1;
 	fl->last_lock_cpu = lock_cpu - 1;
@@ -1316,6 +1342,29 @@ __noinline __u64 contended_wait(struct lock_state *lc, struct slot_stage *st, __
 	return wait;
 }
 
+/*
+ * The lock of this hold (lock_rows). One that goes on with the flush
+ * this CPU keeps (its task's, its cgroup's, a later lock cpu) is under
+ * that flush's lock; any other asks the task's open lock scope, once a
+ * flush and a CPU it moves to: with one hold per CPU, a flush asks once.
+ */
+static __always_inline __u16 lock_of_hold(struct lock_state *lc, __u64 cgrp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct flush_state *fl = &lc->fl;
+	struct lock_scope *sc;
+	__u32 d;
+
+	if (fl->cgrp == cgrp && fl->tid == (__u32)task->pid &&
+	    lc->locked_lock_cpu > fl->last_lock_cpu)
+		return fl->lock;
+	sc = bpf_task_storage_get(&lock_scopes, task, 0, 0);
+	d = sc ? sc->depth : 0;
+	if (!d)
+		return LOCK_UNKNOWN;
+	return sc->lock[d > 2 ? 1 : (d - 1) & 1];
+}
+
 static __always_inline void on_contended(__u64 now)
 {
 	struct lock_state *lc;
@@ -1386,8 +1435,9 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	/* the task is asked only where it matters: -p, --pid (flushes ask later) */
 	if (per_process || targ_tgid)
 		tgid = bpf_get_current_task_btf()->tgid;
+	lc->hold_lock = lock_rows ? lock_of_hold(lc, cg) : LOCK_ALL;
 	n = start && (!targ_tgid || tgid == targ_tgid) ?
-	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, true) : -1;
+	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, lc->hold_lock, true) : -1;
 	if (n < 0) {
 		lc->contended_ts = 0;
 		return;
@@ -1620,6 +1670,76 @@ int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_s
 	return 0;
 }
 
+/* ---- lock scopes: which lock a task's holds are under (6.16+) ---- */
+
+/* The memory controller's lock, where memcg flush decisions count. */
+static __always_inline __u16 memory_lock(void)
+{
+	return LOCK_SUBSYS + bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+}
+
+static __always_inline void scope_enter(__u16 lock)
+{
+	struct lock_scope *sc = bpf_task_storage_get(&lock_scopes, bpf_get_current_task_btf(), 0,
+						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!sc)
+		return;
+	if (sc->depth < 2)
+		sc->lock[sc->depth & 1] = lock;
+	sc->depth++;
+}
+
+static __always_inline void scope_exit(void)
+{
+	struct lock_scope *sc = bpf_task_storage_get(&lock_scopes, bpf_get_current_task_btf(), 0,
+						     0);
+
+	if (sc && sc->depth)
+		sc->depth--;
+}
+
+/*
+ * css_rstat_flush(css) takes the lock of css->ss: the subsystem's, or the
+ * base stats' where ss is NULL (the cgroup's own css).
+ */
+SEC("fentry/css_rstat_flush")
+int BPF_PROG(scope_flush_enter, struct cgroup_subsys_state *css)
+{
+	struct cgroup_subsys *ss = css->ss;
+	__u32 id = ss ? (__u32)ss->id : 0;
+
+	(void)ctx;
+	scope_enter(!ss ? LOCK_BASE : id < LOCK_IDS_MAX - LOCK_SUBSYS ? LOCK_SUBSYS + id :
+		    LOCK_UNKNOWN);
+	return 0;
+}
+
+SEC("fexit/css_rstat_flush")
+int BPF_PROG(scope_flush_exit)
+{
+	(void)ctx;
+	scope_exit();
+	return 0;
+}
+
+/* cpu.stat reads its totals under the base lock after its flush. */
+SEC("fentry/cgroup_base_stat_cputime_show")
+int BPF_PROG(scope_cputime_enter)
+{
+	(void)ctx;
+	scope_enter(LOCK_BASE);
+	return 0;
+}
+
+SEC("fexit/cgroup_base_stat_cputime_show")
+int BPF_PROG(scope_cputime_exit)
+{
+	(void)ctx;
+	scope_exit();
+	return 0;
+}
+
 /* ---- memcg flush decisions: memcg:memcg_flush_stats (6.13+) ---- */
 
 /*
@@ -1649,7 +1769,7 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 	 * take every slot from the cgroups that flush.
 	 */
 	n = resolve_slot(lc, memcg->css.cgroup, true, per_process ? tgid : 0,
-			 force || needs_flush);
+			 lock_rows ? memory_lock() : LOCK_ALL, force || needs_flush);
 	if (n < 0) {
 		if (!force && !needs_flush)
 			count_lost(LOST_SKIP_UNTRACKED);
@@ -1742,7 +1862,7 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	f = current_flush(true);
 	if (!lc || !f)
 		return;
-	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0, true);
+	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0, LOCK_ALL, true);
 	if (n < 0)
 		return;
 	slot = n;

@@ -88,6 +88,7 @@ static struct options {
 	bool parts_given;	/* --flush-parts: else --flush asks for timed parts */
 	uint64_t cause_sample;	/* 0: causes off */
 	bool cause_sample_given;	/* exactly 1 in cause_sample: no stack budget */
+	bool lock_rows_off;	/* --lock-rows off: holds under each lock add up */
 	uint64_t sample_hz;
 	uint64_t threshold_ns;
 	uint64_t targ_tgid;
@@ -305,6 +306,11 @@ static void parse_args(int argc, char **argv)
 			opts.cause_sample = parse_count(optarg, 1 << 20, "--cause-sample");
 			opts.cause_sample_given = true;
 			break;
+		case OPT_LOCK_ROWS:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "off"))
+				die(EXIT_USAGE, "invalid --lock-rows '%s': auto or off", optarg);
+			opts.lock_rows_off = !strcmp(optarg, "off");
+			break;
 		case 'o':
 			if (!*optarg)
 				die(EXIT_USAGE, "-o needs a file name");
@@ -385,6 +391,8 @@ static void check_environment(struct attach_plan *plan)
 	if (plan->usable && !opts.probe_only && opts.parts_given && opts.parts != PARTS_OFF &&
 	    !plan->flush_parts)
 		die(EXIT_ENV, "--flush-parts: not on this kernel: %s", plan->parts_why);
+	if (opts.lock_rows_off)
+		plan_lock_rows_off(plan);
 	if (plan->flush_causes && !opts.cause_sample) {
 		plan->flush_causes = false;
 		snprintf(plan->causes_why, sizeof(plan->causes_why), "--cause-sample 0");
@@ -487,6 +495,9 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	/* the flush functions keep flushes with the task; the tracepoints per CPU */
 	bpf_map__set_autocreate(skel->maps.task_flush, plan->source != SOURCE_TRACEPOINT);
 	bpf_map__set_autocreate(skel->maps.flush_parked, plan->source == SOURCE_TRACEPOINT);
+	/* holds told apart by lock: each task's open lock scopes */
+	skel->rodata->lock_rows = plan->lock_rows;
+	bpf_map__set_autocreate(skel->maps.lock_scopes, plan->lock_rows);
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
 				 SLOW_RINGBUF_BYTES : (unsigned int)getpagesize());
@@ -528,6 +539,7 @@ static int describe_run(struct run *run, struct report *r)
 	r->kernel = run->kernel;
 	r->attach = run->source;
 	r->locks = run->plan->locks;
+	r->lock_rows = run->plan->lock_rows;
 	for (int i = 0; i < run->plan->n && r->nattach_points < MAX_ATTACH_POINTS; i++)
 		if (run->plan->points[i].chosen)
 			r->attach_points[r->nattach_points++] = run->plan->points[i].name;
@@ -1081,6 +1093,7 @@ int main(int argc, char **argv)
 		.cause_sample = run.skel->rodata->cause_sample,
 		.cause_budgeted = run.skel->rodata->cause_budgeted,
 		.memcg_decisions = plan.memcg_decisions,
+		.lock_names = plan.lock_rows ? plan.lock_names : NULL,
 	};
 	/*
 	 * kallsyms takes a tenth of a second to read: read at start only for

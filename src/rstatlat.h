@@ -17,12 +17,25 @@
 #define RSL_CAUSE_STACKS 1024	/* distinct flush stacks kept (flush_stacks entries) */
 
 /*
- * A slot is the unit of aggregation: one flushed cgroup, and with -p one
- * flushing process (tgid) of it; tgid is 0 without -p.
+ * Which lock a slot's holds are under (slot_key.lock). Before 6.16 one
+ * global lock guards every flush; from 6.16 each subsystem has its own and
+ * the base stats theirs, told apart only where rstatlat can see the
+ * argument of css_rstat_flush (probe.c, choose_locks): LOCK_ALL otherwise.
+ */
+#define LOCK_ALL	0	/* not told apart: the global lock, or all of a cgroup's */
+#define LOCK_UNKNOWN	1	/* a hold outside every function that names its lock */
+#define LOCK_BASE	2	/* rstat_base_lock: cpu.stat and the base stats */
+#define LOCK_SUBSYS	3	/* + the subsystem's id (enum cgroup_subsys_id) */
+#define LOCK_IDS_MAX	(LOCK_SUBSYS + 32)	/* ids beyond: LOCK_UNKNOWN */
+
+/*
+ * A slot is the unit of aggregation: one flushed cgroup under one lock,
+ * and with -p one flushing process (tgid) of it; tgid is 0 without -p.
  */
 struct slot_key {
 	__u64 cgid;		/* kernfs id of the flushed cgroup */
-	__u32 hierarchy;	/* cgroup_root->hierarchy_id, 0 = v2 */
+	__u16 hierarchy;	/* cgroup_root->hierarchy_id, 0 = v2 */
+	__u16 lock;		/* LOCK_* */
 	__u32 tgid;
 };
 
@@ -289,7 +302,8 @@ struct flush_state {
 	__u32 tid;		/* the flushing task's pid; 0: taken by another CPU */
 	__s32 last_lock_cpu;	/* the lock cpu of its last hold */
 	__u32 holds;		/* its holds so far */
-	__u32 pad0;
+	__u16 lock;		/* the lock it holds (LOCK_*), for its holds to come */
+	__u16 pad0;
 	__u64 held;		/* its parts so far (enum flush_part) */
 	__u64 wait;
 	__u64 self;
@@ -329,6 +343,8 @@ struct lock_state {
 	__u32 cache_tgid;
 	__u32 cache_slot;
 	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
+	__u16 cache_lock;
+	__u16 hold_lock;	/* the lock of the hold being taken up (lock_rows) */
 	__u64 hold_end;		/* --irqoff sample: when the last hold here ended */
 	struct flush_state fl;
 	/* what a flush's first and last holds touch */

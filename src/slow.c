@@ -98,7 +98,8 @@ static const char *task_cgroup(struct slow_ctx *sc, const struct slow_event *e)
 	return p ? p : "?";
 }
 
-static void print_text(struct slow_ctx *sc, const struct slow_event *e, const char *path)
+static void print_text(struct slow_ctx *sc, const struct slow_event *e, const char *path,
+		       const char *lock)
 {
 	char when[32], comm[4 * RSL_COMM_LEN + 1], esc[4096], sym[256], where[600];
 	int frames = e->stack_bytes > 0 ? e->stack_bytes / 8 : 0;
@@ -114,8 +115,13 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 			e->overlap ? "yes" : "no");
 	} else {
 		term_escape(esc, sizeof(esc), path ? path : "?");
-		fprintf(sc->out, "#    | cgroup: %s (id %llu" ", hierarchy %u)\n", esc, e->cgid,
+		fprintf(sc->out, "#    | cgroup: %s (id %llu" ", hierarchy %u)", esc, e->cgid,
 			e->hierarchy);
+		if (lock[0]) {
+			term_escape(esc, sizeof(esc), lock);
+			fprintf(sc->out, ", lock %s", esc);
+		}
+		fputc('\n', sc->out);
 		if (e->kind == SLOW_IRQOFF)
 			fprintf(sc->out, "#    | task: %s-%u (tgid %u), CPU#%u\n", comm, e->pid,
 				e->tgid, e->cpu);
@@ -141,7 +147,8 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 	fputc('\n', sc->out);
 }
 
-static void print_json(struct slow_ctx *sc, const struct slow_event *e, const char *path)
+static void print_json(struct slow_ctx *sc, const struct slow_event *e, const char *path,
+		       const char *lock)
 {
 	int frames = e->stack_bytes > 0 ? e->stack_bytes / 8 : 0;
 	char sym[256];
@@ -155,6 +162,10 @@ static void print_json(struct slow_ctx *sc, const struct slow_event *e, const ch
 	fprintf(sc->out, ",\"contended\":%s,\"cgroup\":{\"id\":%llu" ",\"hierarchy\":%u,"
 		"\"path\":", e->contended ? "true" : "false", e->cgid, e->hierarchy);
 	json_write_string(sc->out, path ? path : "");
+	if (lock[0]) {
+		fputs(",\"lock\":", sc->out);
+		json_write_string(sc->out, lock);
+	}
 	fputc('}', sc->out);
 	if (e->kind == SLOW_IRQOFF) {
 		char where[600];
@@ -184,7 +195,7 @@ int slow_handle(void *ctx, void *data, size_t len)
 {
 	struct slow_ctx *sc = ctx;
 	struct slow_event e;
-	const char *path;
+	const char *path, *lock;
 
 	if (len < sizeof(e))
 		return 0;
@@ -194,10 +205,11 @@ int slow_handle(void *ctx, void *data, size_t len)
 	if (e.kind == SLOW_TICK ? sc->cgroup_filter : !collector_slot_wanted(sc->collector, e.slot))
 		return 0;	/* outside -c */
 	path = collector_slot_path(sc->collector, e.slot);
+	lock = e.kind == SLOW_TICK ? "" : collector_slot_lock(sc->collector, e.slot);
 	if (sc->json)
-		print_json(sc, &e, path);
+		print_json(sc, &e, path, lock);
 	else
-		print_text(sc, &e, path);
+		print_text(sc, &e, path, lock);
 	fflush(sc->out);
 	return 0;
 }

@@ -120,6 +120,7 @@ static void print_header(FILE *f, const struct report *r, const struct view_opts
 			r->kernel.cpus_online, r->attach ? r->attach : "?",
 			r->irqoff.source ? r->irqoff.source : "off",
 			/* a row adds up its holds under every lock: said where there are several */
+			r->lock_rows ? ", locks per-subsystem (a row per lock)" :
 			r->locks == LOCKS_PER_SUBSYSTEM ? ", locks per-subsystem (rows add them up)" :
 			r->locks == LOCKS_GLOBAL ? ", one global lock" : "");
 	else
@@ -318,12 +319,12 @@ static size_t cause_label(char *buf, const struct row *row)
 /*
  * The figures at their widest (uint64_t at every column, from a hostile
  * file: the default view's 3 x 22 + 8 x 13 bytes, --flush's 3 x 22 + 3 x 13
- * + 6 x 8 + 3 x 21), three labels (a flusher, a cause, an own or top
- * flusher), an escaped path of up to 4095 bytes and the newline.
+ * + 6 x 8 + 3 x 21), four labels (a flusher, a cause, an own or top
+ * flusher, a lock), an escaped path of up to 4095 bytes and the newline.
  */
 #define STATS_LEN 256
 #define PATH_LEN 4096
-#define LINE_LEN (3 * (LABEL_LEN + 1) + STATS_LEN + PATH_LEN + 1)
+#define LINE_LEN (4 * (LABEL_LEN + 1) + STATS_LEN + PATH_LEN + 1)
 
 /*
  * comm[pid]; "comm (exited: N)" for N exited processes folded into one
@@ -354,6 +355,9 @@ static size_t flusher_label(char *buf, const char *comm, uint32_t tgid, uint32_t
 	*p = '\0';
 	return (size_t)(p - buf);
 }
+
+/* The LOCK column (report.lock_rows): "memory", "(unknown)" */
+#define LOCK_COL 9
 
 /* The CGROUP column: the path, or how many removed cgroups the row holds. */
 static char *put_path(char *p, const struct row *row)
@@ -389,6 +393,8 @@ static void print_row(FILE *f, const struct report *r, const struct sorted_row *
 	else
 		n = flusher_label(who, row->top_comm, row->top_tgid, 0);
 	p = put_left(p, who, n, 24);
+	if (r->lock_rows)
+		p = put_left(p, who, term_escape(who, sizeof(who), row->lock), LOCK_COL);
 	p = put_path(p, row);
 	*p++ = '\n';
 	fwrite(line, 1, (size_t)(p - line), f);
@@ -452,7 +458,10 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 			"HOLDp99", "HOLDmax", "WAITp99", "WAITmax", "FLUSHp99", "H/FL");
 	if (irq_columns(r) && !o->flush)
 		fprintf(f, "%8s %8s ", "IRQp99", "IRQmax");
-	fprintf(f, "%-24s %s\n", process_rows ? "OWN-CGROUP" : "TOP-FLUSHER", "CGROUP");
+	fprintf(f, "%-24s ", process_rows ? "OWN-CGROUP" : "TOP-FLUSHER");
+	if (r->lock_rows)
+		fprintf(f, "%-*s ", LOCK_COL, "LOCK");
+	fprintf(f, "%s\n", "CGROUP");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *row = s[i].row;
 

@@ -553,6 +553,57 @@ def flushers_pair_by_comm():
     return "%d flushers paired: %s" % (len(procs), ", ".join(sorted({p["comm"] for p in procs})))
 
 
+def with_lock_rows(path):
+    """path's summary as a kernel that tells the locks apart would write it:
+    each cgroup row twice, under the base lock and under memory's."""
+    o = copy.deepcopy(objects(path)[-1])
+    o["locks"], o["lock_rows"] = "per-subsystem", True
+    rows = []
+    for r in o["cgroups"]:
+        for lock in ("base", "memory"):
+            rows.append(dict(copy.deepcopy(r), lock=lock))
+    o["cgroups"] = rows
+    return o
+
+
+@test
+def lock_rows_pair_by_cgroup_and_lock():
+    """Files whose rows are a cgroup under one lock (6.16+, fentry) pair by
+    cgroup and lock, labelled "/path [lock]"; -c refuses a bare path with a
+    row per lock (exit 2, one line) and takes the label; against a file that
+    does not tell the locks apart, each cgroup's lock rows are added up and
+    the locks line says so."""
+    split = write("lock-rows.json", [with_lock_rows(RUN_A)])
+    plain = objects(RUN_A)[-1]["cgroups"]
+    rc, out, err = compare("-f", "json", split, split)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    res = json.loads(out)
+    rows = [r for r in res["cgroups"] if r["cgroup"]]
+    check(len(rows) == 2 * len(plain) and all(r["presence"] == "both" for r in rows),
+          "%d rows for %d cgroups" % (len(rows), len(plain)))
+    check({r["cgroup"].get("lock") for r in rows} == {"base", "memory"}, "locks %s" %
+          {r["cgroup"].get("lock") for r in rows})
+    check(res["before"].get("lock_rows") is True, "lock_rows not said: %s" % res["before"])
+    busy = max(plain, key=lambda r: r["locked"])["path"]
+    rc, out, err = compare("-c", busy, split, split)
+    check(rc == 2 and "has a row per lock" in err and len(err.strip().splitlines()) == 1,
+          "-c %s: exit %d %r" % (busy, rc, err))
+    rc, out, err = compare("-c", busy + " [memory]", split, split)
+    check(rc == 0, "-c '%s [memory]': exit %d %s" % (busy, rc, err))
+    rc, out, err = compare("-f", "json", RUN_A, split)
+    check(rc in (0, 4), "exit %d: %s" % (rc, err))
+    res = json.loads(out)
+    check(res["after"].get("locks_added_up") is True and "lock_rows" not in res["after"],
+          "after side: %s" % res["after"])
+    for r in [r for r in res["cgroups"] if r["cgroup"]]:
+        check(r["presence"] == "both" and "lock" not in r["cgroup"] and
+              r["metrics"]["locked"]["after"] == 2 * r["metrics"]["locked"]["before"],
+              "folded row %s: %s" % (r["cgroup"]["path"], r["metrics"]["locked"]))
+    rc, out, err = compare(RUN_A, split)
+    check("per-subsystem, rows added up" in out, "locks line: %s" % out[:600])
+    return "%d rows by lock; against one lock a cgroup: added up, said" % len(rows)
+
+
 @test
 def replicated_sides_must_be_alike():
     bad = [

@@ -64,11 +64,12 @@ class Cgroup:
         self.id = os.stat(self.path).st_ino  # kernfs ino == cgroup id on 64-bit
         return self
 
-    def spawn(self, code):
-        """Starts a python process that moves itself in here, then runs code."""
+    def spawn(self, code, *args):
+        """Starts a python process that moves itself in here, then runs code
+        (with args in sys.argv[1:])."""
         pre = "open(%r,'w').write(str(__import__('os').getpid()))\n" % os.path.join(
             self.path, "cgroup.procs")
-        p = subprocess.Popen([PY, "-c", pre + code])
+        p = subprocess.Popen([PY, "-c", pre + code] + list(args))
         self.procs.append(p)
         return p
 

@@ -608,6 +608,50 @@ static void test_matching(void)
 	compare_free(&c);
 }
 
+/*
+ * Rows of a cgroup under two locks pair by cgroup and lock, labelled
+ * "/a [lock]"; -c takes the label, and refuses the bare path of a cgroup
+ * that has a row per lock instead of choosing one.
+ */
+static void test_lock_rows(void)
+{
+	struct row b[2] = {
+		{ .cgid = 1, .path = "/a", .lock = "base", .count[COUNT_LOCKED] = 1 },
+		{ .cgid = 1, .path = "/a", .lock = "memory", .count[COUNT_LOCKED] = 2 },
+	};
+	struct row a[2] = {
+		{ .cgid = 1, .path = "/a", .lock = "memory", .count[COUNT_LOCKED] = 4 },
+		{ .cgid = 1, .path = "/a", .lock = "base", .count[COUNT_LOCKED] = 2 },
+	};
+	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 2,
+			     .attach = "", .irqoff_rows = IRQOFF_ROWS_LOCK, .lock_rows = true };
+	struct report ra = rb;
+	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
+	int paired = 0;
+	char err[128];
+
+	ra.cgroups = a;
+	c.before = (struct side){ .file = "b", .r = &rb, .irqoff_source = "lock" };
+	c.after = (struct side){ .file = "a", .r = &ra, .irqoff_source = "lock" };
+	CHECK(compare_build(&c, NULL, 0, NULL, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < c.nrows; i++) {
+		const struct cmp_row *r = &c.rows[i];
+
+		paired += r->presence == BOTH && !strcmp(r->before->lock, r->after->lock) &&
+			  r->after->count[COUNT_LOCKED] == r->before->count[COUNT_LOCKED] * 2 &&
+			  strstr(row_label(r), "/a [") != NULL;
+	}
+	CHECK(c.nrows == 2 && paired == 2, "%zu rows, %d paired by lock", c.nrows, paired);
+	compare_free(&c);
+	memset(&c.total, 0, sizeof(c.total));
+	CHECK(compare_build(&c, NULL, 0, "/a", err, sizeof(err)) == -1 &&
+	      strstr(err, "has a row per lock"), "-c of a cgroup with two locks: %s", err);
+	compare_free(&c);
+	CHECK(compare_build(&c, NULL, 0, "/a [memory]", err, sizeof(err)) == 0, "-c a lock: %s",
+	      err);
+	compare_free(&c);
+}
+
 /* A run of -- COMMAND: its command cgroups, and rows (paths owned). */
 static void command_run(struct report *r, struct row *rows, size_t n, const char *cg,
 			const char *const *paths, const double *scales)
@@ -754,6 +798,7 @@ int main(void)
 	RUN_TEST(test_counter_metric());
 	RUN_TEST(test_gate_parse());
 	RUN_TEST(test_matching());
+	RUN_TEST(test_lock_rows());
 	RUN_TEST(test_command_rows());
 	RUN_TEST(test_sorting());
 	return check_done("test_compare");

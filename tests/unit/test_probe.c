@@ -188,6 +188,35 @@ static void test_locks(void)
 	      strstr(plan.locks_why, "fentry on css_rstat_flush, which would tell them, "
 		     "not checked: not root"), "6.16+: %d %s (usable %d: %s)", plan.locks,
 	      plan.locks_why, plan.usable, plan.missing);
+	CHECK(!plan.lock_rows, "locks told apart without root");
+	CHECK(point(&plan, "css_rstat_flush")->present && !point(&plan, "css_rstat_flush")->chosen &&
+	      strstr(point(&plan, "css_rstat_flush")->why, "not chosen") &&
+	      point(&plan, "cgroup_base_stat_cputime_show")->present,
+	      "lock scope points: %s", point(&plan, "css_rstat_flush")->why);
+	CHECK(!strcmp(plan.lock_names[LOCK_BASE], "base") &&
+	      !strcmp(plan.lock_names[LOCK_SUBSYS + 3], "memory") &&
+	      !strcmp(plan.lock_names[LOCK_SUBSYS + 2], "io") &&
+	      !strcmp(plan.lock_names[LOCK_SUBSYS + 9], "subsys9") &&
+	      !strcmp(plan.lock_names[LOCK_UNKNOWN], "(unknown)") && !plan.lock_names[LOCK_ALL][0],
+	      "lock names: %s %s %s", plan.lock_names[LOCK_BASE], plan.lock_names[LOCK_SUBSYS + 3],
+	      plan.lock_names[LOCK_SUBSYS + 9]);
+	CHECK(probe(&plan, "four_arg_rstat", PREF_AUTO, IRQOFF_AUTO) == 0 &&
+	      !point(&plan, "css_rstat_flush")->present && !plan.lock_rows,
+	      "before 6.16: no lock scope");
+}
+
+/* The lock scope functions are fentry's whatever serves the lock's events. */
+static void test_lock_scope_sections(void)
+{
+	struct attach_plan plan;
+	char sec[2][96];
+
+	CHECK(probe(&plan, "subsys_locks", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(probe_sections(SOURCE_TRACEPOINT, point(&plan, "css_rstat_flush"), sec) == 2 &&
+	      !strcmp(sec[0], "fentry/css_rstat_flush") && !strcmp(sec[1], "fexit/css_rstat_flush"),
+	      "sections %s %s", sec[0], sec[1]);
+	CHECK(probe_sections(SOURCE_KPROBE, point(&plan, "cgroup_base_stat_cputime_show"), sec) == 2 &&
+	      !strcmp(sec[0], "fentry/cgroup_base_stat_cputime_show"), "sections %s", sec[0]);
 }
 
 static void test_no_bool(void)
@@ -387,6 +416,7 @@ int main(void)
 	RUN_TEST(test_four_args());
 	RUN_TEST(test_lock_type_arg());
 	RUN_TEST(test_locks());
+	RUN_TEST(test_lock_scope_sections());
 	RUN_TEST(test_no_bool());
 	RUN_TEST(test_functions());
 	RUN_TEST(test_cpu_lock_positions());

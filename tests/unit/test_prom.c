@@ -127,6 +127,38 @@ static void test_histogram_folds(void)
 	prom_free(p);
 }
 
+/*
+ * Rows of one cgroup under two locks (report.lock_rows) are two label sets
+ * with a lock label each, escaped as any label; rows without a lock have
+ * none.
+ */
+static void test_lock_label(void)
+{
+	struct prom_opts o = opts(10);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY, .lock_rows = true };
+	size_t cap = 0;
+	char *text;
+
+	add_row(&r, &cap, "/a", 1, 3, 300);
+	add_row(&r, &cap, "/a", 1, 5, 300);
+	add_row(&r, &cap, "/b", 2, 7, 300);
+	strcpy(r.cgroups[0].lock, "base");
+	strcpy(r.cgroups[1].lock, "mem\"ory");
+	strcpy(r.cgroups[2].lock, "io");
+	text = expose(p, &r, 1);
+	CHECK(value_of(text, "rstatlat_locks_total{hierarchy=\"v2\",cgroup=\"/a\",lock=\"base\"}") ==
+	      3, "base lock row: %s", text);
+	CHECK(value_of(text, "rstatlat_locks_total{hierarchy=\"v2\",cgroup=\"/a\","
+			     "lock=\"mem\\\"ory\"}") == 5, "second lock row, escaped");
+	CHECK(value_of(text, "rstatlat_lock_hold_seconds_count{hierarchy=\"v2\",cgroup=\"/b\","
+			     "lock=\"io\"}") == 7, "histograms carry the lock");
+	CHECK(locks_of(text, "/a") == -1, "a row without its lock label");
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
 /* v1 rows: hierarchy from the display path; hostile names escaped. */
 static void test_labels(void)
 {
@@ -459,6 +491,7 @@ int main(void)
 {
 	RUN_TEST(test_buckets_parse());
 	RUN_TEST(test_histogram_folds());
+	RUN_TEST(test_lock_label());
 	RUN_TEST(test_labels());
 	RUN_TEST(test_cardinality_bound());
 	RUN_TEST(test_busiest_of_many(5));

@@ -631,6 +631,62 @@ static void test_locks(void)
 	sample_free(rows);
 }
 
+/*
+ * Rows of one cgroup under two locks (lock_rows, 6.16+ with fentry) stay
+ * two rows through JSON; "lock_rows" and each row's "lock" read back; a
+ * lock name too long or not a string is refused; and compare's fold adds
+ * them up into one row per cgroup, as a kernel that does not tell them
+ * apart has it.
+ */
+static void test_lock_rows(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *bad;
+
+	sample_report(&r, rows);
+	rows[1].cgid = rows[0].cgid;
+	rows[1].hierarchy = rows[0].hierarchy;
+	rows[1].path = rows[0].path;
+	strcpy(rows[0].lock, "base");
+	strcpy(rows[1].lock, "memory");
+	r.locks = LOCKS_PER_SUBSYSTEM;
+	r.lock_rows = true;
+	text = print_report(&r);
+	CHECK(strstr(text, "\"lock_rows\":true") && strstr(text, "\"lock\":\"memory\""),
+	      "lock rows not written: %.300s", text);
+	CHECK(read_text(text, &back, &info, err) == 0 && back.lock_rows && back.ncgroups == 2,
+	      "read back: %d rows, lock_rows %d (%s)", (int)back.ncgroups, back.lock_rows, err);
+	if (back.ncgroups == 2) {
+		bool base = !strcmp(back.cgroups[0].lock, "base") ||
+			    !strcmp(back.cgroups[1].lock, "base");
+		bool memory = !strcmp(back.cgroups[0].lock, "memory") ||
+			      !strcmp(back.cgroups[1].lock, "memory");
+
+		CHECK(base && memory, "locks read back: %s %s", back.cgroups[0].lock,
+		      back.cgroups[1].lock);
+	}
+	CHECK(report_fold_locks(&back) == 0 && back.ncgroups == 1 && !back.lock_rows &&
+	      back.locks_folded && !back.cgroups[0].lock[0] &&
+	      back.cgroups[0].count[COUNT_LOCKED] == 13 &&
+	      back.cgroups[0].dist[DIST_HOLD].count == 13,
+	      "folded: %zu rows, locked %llu", back.ncgroups,
+	      back.ncgroups ? (unsigned long long)back.cgroups[0].count[COUNT_LOCKED] : 0ULL);
+	report_free(&back);
+	bad = replaced(text, "\"memory\"", "\"a-lock-name-of-17\"");
+	expect_bad(bad, ".lock: not a lock's name");
+	free(bad);
+	bad = replaced(text, "\"memory\"", "3");
+	expect_bad(bad, ".lock: not a lock's name");
+	free(bad);
+	bad = replaced(text, "\"lock_rows\":true", "\"lock_rows\":1");
+	expect_bad(bad, "lock_rows: not a boolean");
+	free(bad);
+	free(text);
+	sample_free(rows);
+}
+
 static void test_bad_input(void)
 {
 	struct report r;
@@ -859,6 +915,7 @@ int main(void)
 	RUN_TEST(test_merge());
 	RUN_TEST(test_bad_input());
 	RUN_TEST(test_locks());
+	RUN_TEST(test_lock_rows());
 	RUN_TEST(test_command());
 	RUN_TEST(test_views());
 	RUN_TEST(test_irqoff_of_holds());

@@ -76,6 +76,28 @@ static void test_locks_in_header(void)
 	      "per-subsystem: %s", out);
 }
 
+/* Where the locks are told apart, a LOCK column names each row's; else none. */
+static void test_lock_column(void)
+{
+	struct row cg[2] = {
+		{ .path = "/a", .lock = "base", .count[COUNT_LOCKED] = 1 },
+		{ .path = "/a", .lock = "mem\x1bory", .count[COUNT_LOCKED] = 1 },
+	};
+	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000ULL,
+			    .attach = "tracepoint", .locks = LOCKS_PER_SUBSYSTEM, .lock_rows = true,
+			    .cgroups = cg, .ncgroups = 2 };
+	char *out = render(&r);
+
+	CHECK(strstr(out, "locks per-subsystem (a row per lock)\n") &&
+	      strstr(out, "TOP-FLUSHER              LOCK      CGROUP\n") &&
+	      strstr(out, " base      /a\n") && strstr(out, " mem\\x1bory /a\n"),
+	      "lock rows: %s", out);
+	r.lock_rows = false;
+	out = render(&r);
+	CHECK(!strstr(out, "LOCK ") && !strstr(out, "base"), "a LOCK column without lock rows: %s",
+	      out);
+}
+
 static void test_labels(void)
 {
 	struct row cg[3] = {
@@ -175,5 +197,6 @@ int main(void)
 	RUN_TEST(test_self());
 	RUN_TEST(test_labels());
 	RUN_TEST(test_locks_in_header());
+	RUN_TEST(test_lock_column());
 	return check_done("test_table");
 }

@@ -240,6 +240,163 @@ def tracepoint_counts_match_ftrace():
                    got, ft, "%d locks" % lock["locked"] if lock else "absent", want)
 
 
+# A stat file read for some seconds by one thread of its own (ftrace's pid
+# is its pid); with alloc, 512 KiB of fresh pages charged before each read, so
+# that every memory.stat read finds enough updates to flush (6.13+ skips a
+# flush below MEMCG_CHARGE_BATCH updates a CPU).
+READ_LOOP = ("import mmap, os, sys, time\n"
+             "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+             "alloc, end = sys.argv[2] == '1', time.time() + float(sys.argv[3])\n"
+             "while time.time() < end:\n"
+             "    if alloc:\n"
+             "        m = mmap.mmap(-1, 1 << 19)\n"
+             "        m[::4096] = b'x' * 128\n"
+             "        m.close()\n"
+             "    os.lseek(fd, 0, os.SEEK_SET)\n"
+             "    os.read(fd, 1 << 16)\n")
+
+
+def read_together(cg, files, seconds):
+    """Reads each of files [(path, alloc)] for seconds, from one process
+    each inside cg, all at once; returns their pids, in order."""
+    procs = [cg.spawn(READ_LOOP, path, "1" if alloc else "0", str(seconds))
+             for path, alloc in files]
+    for p in procs:
+        check(p.wait(timeout=300) == 0, "a reader of %s failed" % files)
+        cg.procs.remove(p)
+    return [p.pid for p in procs]
+
+
+def holds_by_pid(recs, cgid):
+    """ftrace's locked and contended events of one cgroup, by task, and its
+    hold windows [(cpu, start, end, pid)]."""
+    counts, open_, windows = {}, {}, []
+    for pid, cpu, ts, ev, cg, _ in recs:
+        if cg != cgid:
+            continue
+        c = counts.setdefault(pid, {"locked": 0, "contended": 0})
+        if ev == "cgroup_rstat_locked":
+            c["locked"] += 1
+            open_[cpu] = (ts, pid)
+        elif ev == "cgroup_rstat_lock_contended":
+            c["contended"] += 1
+        elif ev == "cgroup_rstat_unlock" and cpu in open_:
+            start, who = open_.pop(cpu)
+            windows.append((cpu, start, ts, who))
+    return counts, windows
+
+
+def overlapping(windows, a, b):
+    """How many of a's hold windows overlap one of b's in time (on another
+    CPU): both locks held at once."""
+    bs = [w for w in windows if w[3] == b]
+    return sum(1 for ca, s, e, p in windows if p == a and
+               any(cb != ca and s < eb and sb < e for cb, sb, eb, _ in bs))
+
+
+def lock_rows(summary, cgid):
+    rows = {}
+    for r in find_cgroup(summary, cgid):
+        check(r.get("lock") not in rows, "two rows for lock %r" % r.get("lock"))
+        rows[r.get("lock")] = r
+    return rows
+
+
+@test
+def locks_told_apart_match_ftrace():
+    """6.16+: one rstat lock per subsystem, told apart by fentry on
+    css_rstat_flush. One cgroup with a ticker inside; its cpu.stat and its
+    memory.stat read at once, by one process each inside it (the latter
+    allocating before each read, so that each read flushes): two
+    rows, base and memory, each with the locked and contended counts of
+    ftrace's events from its own reader, and no wait on the base lock
+    although the two held their locks at the same time (a global lock would
+    make them wait). Then two memory.stat readers at once, of two cgroups
+    (each flush finds its own updates): they wait for each other on the
+    memory lock, as ftrace says. Where ftrace can trace
+    css_rstat_flush, --probe must say the locks are told apart; with
+    --lock-rows off, one row for the cgroup with all of ftrace's holds."""
+    need_tool()
+    if not subsystem_locks_expected():
+        raise Skip("one global lock before 6.16 (%d.%d)" % release())
+    rows = probe_lines()[1]
+    traceable = "css_rstat_flush" in traceable_functions()
+    apart = rows["locks"].find("told apart by fentry") >= 0
+    check(apart == traceable, "locks: %r, css_rstat_flush traceable: %s" % (rows["locks"],
+                                                                            traceable))
+    if not traceable:
+        raise Skip("css_rstat_flush cannot be traced here; --probe says: %s" % rows["locks"])
+    mount = cgroup_mounts()["v2"]
+    with open(os.path.join(mount, "cgroup.subtree_control")) as f:
+        if "memory" not in f.read().split():
+            raise Skip("the memory controller is not enabled on %s" % mount)
+    with Cgroup(mount) as cg:
+        cg.spawn(TICKER)
+        cg.wait_populated(1)
+        stat = os.path.join(cg.path, "cpu.stat")
+        mem = os.path.join(cg.path, "memory.stat")
+        pids = []
+        reports, recs = ftrace_run(
+            lambda: pids.extend(read_together(cg, [(stat, False), (mem, True)], 4)),
+            "--cause-sample", "0", timeout=300)
+        summary = reports[-1]
+        check(summary.get("lock_rows") is True, "lock_rows not set: %s" % summary.get("locks"))
+        by_lock = lock_rows(summary, cg.id)
+        counts, windows = holds_by_pid(recs, cg.id)
+        others = set(counts) - set(pids)
+        check(not others, "tasks other than the readers flushed the cgroup: %s" % others)
+        check(set(by_lock) == {"base", "memory"}, "rows by lock: %s" % sorted(by_lock))
+        for lock, pid in zip(("base", "memory"), pids):
+            for key in ("locked", "contended"):
+                check(by_lock[lock][key] == counts[pid][key], "cpu.stat and memory.stat, %s %s: "
+                      "%d vs ftrace %d (lost %s)" % (lock, key, by_lock[lock][key],
+                                                     counts[pid][key], summary["lost"]))
+        both = overlapping(windows, pids[0], pids[1])
+        check(both > 0, "the two readers never held their locks at once (%d and %d holds)" % (
+            counts[pids[0]]["locked"], counts[pids[1]]["locked"]))
+        check(by_lock["base"]["contended"] == 0, "cpu.stat waited %d times" %
+              by_lock["base"]["contended"])
+        apart = "base %d, memory %d holds, %d at once, base waited 0" % (
+            by_lock["base"]["locked"], by_lock["memory"]["locked"], both)
+    # two cgroups' memory.stat: each flush its own (needs_flush is a memcg's),
+    # under the one memory lock
+    with Cgroup(mount) as a, Cgroup(mount) as b:
+        def read_both():
+            for p in [cg.spawn(READ_LOOP, os.path.join(cg.path, "memory.stat"), "1", "4")
+                      for cg in (a, b)]:
+                check(p.wait(timeout=300) == 0, "a memory.stat reader failed")
+        reports, recs = ftrace_run(read_both, "--cause-sample", "0", timeout=300)
+        waited = 0
+        for cg in (a, b):
+            by_lock = lock_rows(reports[-1], cg.id)
+            counts, _ = holds_by_pid(recs, cg.id)
+            check(set(by_lock) == {"memory"}, "rows by lock: %s" % sorted(by_lock))
+            for key in ("locked", "contended"):
+                want = sum(c[key] for c in counts.values())
+                check(by_lock["memory"][key] == want, "two memory.stat readers, %s: %d vs "
+                      "ftrace %d (lost %s)" % (key, by_lock["memory"][key], want,
+                                               reports[-1]["lost"]))
+            waited += by_lock["memory"]["contended"]
+        check(waited > 0, "two memory.stat readers never waited for each other")
+    # --lock-rows off: nothing attached to css_rstat_flush, one row a cgroup
+    r = subprocess.run([BIN, "--probe", "--lock-rows", "off"], capture_output=True, timeout=60)
+    check("not told apart, a row adds up its cgroup's holds under each (--lock-rows off)" in
+          r.stdout.decode(), "--probe --lock-rows off: %s" % r.stdout.decode()[-300:])
+    with Cgroup(mount) as cg:
+        files = [(os.path.join(cg.path, "cpu.stat"), False),
+                 (os.path.join(cg.path, "memory.stat"), True)]
+        reports, recs = ftrace_run(lambda: read_together(cg, files, 1),
+                                   "--lock-rows", "off", "--cause-sample", "0", timeout=300)
+        rows = find_cgroup(reports[-1], cg.id)
+        counts, _ = holds_by_pid(recs, cg.id)
+        want = sum(c["locked"] for c in counts.values())
+        check(len(rows) == 1 and "lock" not in rows[0] and "lock_rows" not in reports[-1] and
+              rows[0]["locked"] == want, "--lock-rows off: rows %s, ftrace %d locks" % (
+                  [(r.get("lock"), r["locked"]) for r in rows], want))
+    return "%s; two memory.stat readers: %d waited; --lock-rows off: one row, %d locks" % (
+        apart, waited, want)
+
+
 def function_graph(funcs, action):
     """Durations of funcs from ftrace's function_graph tracer, in ns. The
     top-level tracing directory: instances cannot trace functions before
@@ -841,8 +998,11 @@ def exporter_drops_privileges():
         check(row, "cgroup not in the JSON")
         with open(path) as f:
             text = f.read()
-        m = re.search(r'^rstatlat_locks_total\{hierarchy="v2",cgroup="/%s"\} (\d+)$' %
-                      re.escape(cg.name), text, re.M)
+        check(len(row) == 1, "cpu.stat under %d locks" % len(row))
+        # where the locks are told apart (6.16+, fentry), cpu.stat's is the base lock
+        lock = ',lock="%s"' % row[0]["lock"] if "lock" in row[0] else ""
+        m = re.search(r'^rstatlat_locks_total\{hierarchy="v2",cgroup="/%s"%s\} (\d+)$' %
+                      (re.escape(cg.name), re.escape(lock)), text, re.M)
         check(m, "cgroup not in the textfile")
         check(int(m.group(1)) == row[0]["locked"], "textfile %s vs JSON %d locks" % (
             m.group(1), row[0]["locked"]))
