@@ -39,12 +39,15 @@ static uint64_t cgroup_ident_hash(const struct row *r)
 
 	for (const unsigned char *p = (const unsigned char *)r->lock; *p; p++)
 		h = mix(h, *p);
+	for (const unsigned char *p = (const unsigned char *)r->lock_type; *p; p++)
+		h = mix(h, *p);
 	return h;
 }
 
 static bool cgroup_ident_same(const struct row *a, const struct row *b)
 {
-	return a->cgid == b->cgid && a->hierarchy == b->hierarchy && !strcmp(a->lock, b->lock);
+	return a->cgid == b->cgid && a->hierarchy == b->hierarchy && !strcmp(a->lock, b->lock) &&
+	       !strcmp(a->lock_type, b->lock_type);
 }
 
 static uint64_t process_ident_hash(const struct row *r)
@@ -92,6 +95,7 @@ void ident_key(struct row *key, const struct ident *who, bool process)
 	key->cgid = who->cg->cgid;
 	key->hierarchy = who->cg->hierarchy;
 	snprintf(key->lock, sizeof(key->lock), "%s", who->lock ? who->lock : "");
+	snprintf(key->lock_type, sizeof(key->lock_type), "%s", who->lock_type ? who->lock_type : "");
 	if (!process)
 		return;
 	key->tgid = who->exited ? 0 : who->tgid;
@@ -120,6 +124,7 @@ static struct row *builder_row(struct builder *bd, const struct ident *who, bool
 	row->tgid = key.tgid;
 	memcpy(row->comm, key.comm, sizeof(row->comm));
 	memcpy(row->lock, key.lock, sizeof(row->lock));
+	memcpy(row->lock_type, key.lock_type, sizeof(row->lock_type));
 	row->path = who->cg->path ? strdup(who->cg->path) : NULL;
 	if (process && who->own_cgroup)
 		row->own_cgroup = strdup(who->own_cgroup);
@@ -179,15 +184,17 @@ const char *collector_slot_path(struct collector *c, unsigned int slot)
 	return c->slots[slot].cg ? c->slots[slot].cg->path : NULL;
 }
 
-const char *collector_slot_lock(struct collector *c, unsigned int slot)
+const char *collector_slot_lock(struct collector *c, unsigned int slot, const char **type)
 {
 	struct ident who = { 0 };
 
+	*type = "";
 	if (slot >= c->max_slots)
 		return "";
 	slot_refresh(c, slot);
 	if (c->slots[slot].cg)
 		ident_of_slot(c, &c->slots[slot], &who);
+	*type = who.lock_type ? who.lock_type : "";
 	return who.lock ? who.lock : "";
 }
 
@@ -398,7 +405,8 @@ static int add_kept_rows(struct builder *bd, const struct cgrec *g)
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct row *r = &g->rows[i];
 		struct ident who = { .cg = g, .tgid = r->tgid, .exited = !r->tgid,
-				     .comm = r->comm, .own_cgroup = r->own_cgroup, .lock = r->lock };
+				     .comm = r->comm, .own_cgroup = r->own_cgroup, .lock = r->lock,
+				     .lock_type = r->lock_type };
 
 		if (builder_add(bd, &who, r, 0))	/* r->exited comes with r */
 			return -ENOMEM;

@@ -61,8 +61,11 @@ unsigned int collector_entries_used(const struct collector *c);
 
 /* The display path of a slot, reading its metadata if not seen yet. */
 const char *collector_slot_path(struct collector *c, unsigned int slot);
-/* The lock of a slot's holds ("" where locks are not told apart). */
-const char *collector_slot_lock(struct collector *c, unsigned int slot);
+/*
+ * The lock of a slot's holds ("" where locks are not told apart), and in
+ * *type their lock type ("" where the tracepoints pass none).
+ */
+const char *collector_slot_lock(struct collector *c, unsigned int slot, const char **type);
 /* False if the slot's cgroup is outside the -c subtree. */
 bool collector_slot_wanted(struct collector *c, unsigned int slot);
 

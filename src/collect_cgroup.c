@@ -217,6 +217,7 @@ static int fold_into_removed(struct collector *c, struct cgrec *g)
 		who.exited = c->per_process;
 		who.comm = r->comm;
 		who.lock = r->lock;
+		who.lock_type = r->lock_type;
 		/* row_merge carries r's own exited count; a live pid adds itself */
 		err = cgrec_keep(&c->removed, r, &who, r->tgid ? 1 : 0);
 	}
@@ -297,6 +298,8 @@ static void slot_describe(struct collector *c, struct slot *s, const struct slot
 	s->cg->live_slots++;
 	s->tgid = m->key.tgid;
 	s->lock = m->key.lock;
+	memcpy(s->lock_type, m->key.lock_type, sizeof(s->lock_type));
+	s->lock_type[RSL_LOCK_TYPE_LEN - 1] = '\0';
 	s->start = m->flusher_start;
 	memcpy(s->comm, m->comm, sizeof(s->comm));
 	s->comm[RSL_COMM_LEN - 1] = '\0';
@@ -332,6 +335,7 @@ void slot_refresh(struct collector *c, unsigned int i)
 void ident_of_slot(const struct collector *c, const struct slot *s, struct ident *who)
 {
 	who->lock = c->src.lock_names && s->lock < LOCK_IDS_MAX ? c->src.lock_names[s->lock] : NULL;
+	who->lock_type = s->lock_type;
 	who->cg = s->cg;
 	who->tgid = s->tgid;
 	who->exited = s->exited;
@@ -383,6 +387,9 @@ static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
 {
 	struct slot_key key = { .cgid = s->cg->cgid, .hierarchy = (__u16)s->cg->hierarchy,
 				.lock = s->lock, .tgid = s->tgid };
+
+	/* the kernel's bytes as they were, NUL padding and all */
+	strncpy(key.lock_type, s->lock_type, sizeof(key.lock_type));
 
 	(void)i;
 	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.slot_ids), &key);

@@ -39,6 +39,7 @@ struct ident {
 	const char *comm;
 	const char *own_cgroup;
 	const char *lock;	/* the lock's name; NULL or "": not told apart */
+	const char *lock_type;	/* the tracepoints' lock type; NULL or "": none */
 };
 
 struct builder {
@@ -76,6 +77,7 @@ struct slot {
 	struct cgrec *cg;
 	uint32_t tgid;
 	uint16_t lock;		/* slot_key.lock (LOCK_*) */
+	char lock_type[RSL_LOCK_TYPE_LEN];	/* slot_key.lock_type, NUL-terminated */
 	uint64_t start;		/* -p: the process's start, boot time ns */
 	char comm[RSL_COMM_LEN];
 	char *own_cgroup;

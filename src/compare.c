@@ -502,14 +502,19 @@ const char *row_label(const struct cmp_row *r)
 	return row_path(r);
 }
 
-/* Rows that are a cgroup under one lock (report.lock_rows) say which: "/a [memory]". */
+/*
+ * Rows that are a cgroup under one lock (report.lock_rows) say which:
+ * "/a [memory]", and their lock type (lock_types): "/a [memory read]".
+ */
 static int label_locks(struct comparison *c)
 {
 	for (size_t i = 0; i < c->nrows; i++) {
 		struct cmp_row *r = &c->rows[i];
 		const struct row *src = r->after ? r->after : r->before;
 
-		if (src->lock[0] && asprintf(&r->lock_label, "%s [%s]", row_path(r), src->lock) < 0) {
+		if ((src->lock[0] || src->lock_type[0]) &&
+		    asprintf(&r->lock_label, "%s [%s%s%s]", row_path(r), src->lock,
+			     src->lock[0] && src->lock_type[0] ? " " : "", src->lock_type) < 0) {
 			r->lock_label = NULL;
 			return -1;
 		}

@@ -312,18 +312,20 @@ static void pair_commands(const struct cmp_opts *o, struct comparison *c)
  * Rows are paired by cgroup and lock where every run tells the locks
  * apart; where one does not (a kernel before 6.16, or no fentry), the
  * others' rows are added up per cgroup to pair with it, and the header
- * says so.
+ * says so. Lock types (an rwlock's read and write) likewise.
  */
 static void fold_locks(const struct cmp_opts *o)
 {
-	bool all = true;
+	bool locks = true, types = true;
 
 	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < o->files[k].n; i++) {
+			locks = locks && sides[k].runs[i].lock_rows;
+			types = types && sides[k].runs[i].lock_types;
+		}
+	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < o->files[k].n; i++)
-			all = all && sides[k].runs[i].lock_rows;
-	for (int k = 0; k < 2 && !all; k++)
-		for (size_t i = 0; i < o->files[k].n; i++)
-			if (report_fold_locks(&sides[k].runs[i]))
+			if (report_fold_locks(&sides[k].runs[i], !locks, !types))
 				die(EXIT_NOMEM, "out of memory");
 }
 

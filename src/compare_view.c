@@ -162,11 +162,13 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 		safe(v[i], TEXT_MAX, s[i]->r->attach, md);
 	header_line(f, md, "attach", v[0], v[1]);
 	/* 6.15 against 6.16+: one lock against one per subsystem, said */
-	if (s[0]->r->locks != LOCKS_UNKNOWN || s[1]->r->locks != LOCKS_UNKNOWN) {
+	if (s[0]->r->locks != LOCKS_UNKNOWN || s[1]->r->locks != LOCKS_UNKNOWN ||
+	    s[0]->r->lock_types || s[1]->r->lock_types) {
 		for (int i = 0; i < 2; i++)
-			snprintf(v[i], TEXT_MAX, "%s%s", s[i]->r->locks == LOCKS_UNKNOWN ? "-" :
+			snprintf(v[i], TEXT_MAX, "%s%s%s", s[i]->r->locks == LOCKS_UNKNOWN ? "-" :
 				 lock_scope_names[s[i]->r->locks], s[i]->r->lock_rows ?
-				 ", a row per lock" : s[i]->r->locks_folded ? ", rows added up" : "");
+				 ", a row per lock" : s[i]->r->locks_folded ? ", rows added up" : "",
+				 s[i]->r->lock_types ? ", and lock type" : "");
 		header_line(f, md, "locks", v[0], v[1]);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -423,6 +425,8 @@ static void json_side(FILE *f, const char *key, const struct side *s)
 	}
 	if (s->r->lock_rows)
 		fputs(",\"lock_rows\":true", f);
+	if (s->r->lock_types)
+		fputs(",\"lock_types\":true", f);
 	if (s->r->locks_folded)
 		fputs(",\"locks_added_up\":true", f);
 	fputs(",\"irqoff_source\":", f);
@@ -447,6 +451,10 @@ static void json_cgroup(FILE *f, const struct cmp_row *row)
 	if (src->lock[0]) {
 		fputs(",\"lock\":", f);
 		json_write_string(f, src->lock);
+	}
+	if (src->lock_type[0]) {
+		fputs(",\"lock_type\":", f);
+		json_write_string(f, src->lock_type);
 	}
 	fprintf(f, "},\"presence\":\"%s\"", presence[row->presence]);
 	if (row->process) {

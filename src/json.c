@@ -409,6 +409,10 @@ static void put_cgroup_ref(struct out *o, const struct row *row)
 		put_lit(o, ",\"lock\":");
 		put_str(o, row->lock);
 	}
+	if (row->lock_type[0]) {
+		put_lit(o, ",\"lock_type\":");
+		put_str(o, row->lock_type);
+	}
 }
 
 static void put_cgroup_row(struct out *o, const struct report *r, const struct row *row)
@@ -501,6 +505,8 @@ static void put_header(struct out *o, const struct report *r)
 	}
 	if (r->lock_rows)
 		put_lit(o, ",\"lock_rows\":true");
+	if (r->lock_types)
+		put_lit(o, ",\"lock_types\":true");
 	put_lit(o, ",\"flush_parts\":");
 	put_cstr(o, r->flush_parts ? "true" : "false");
 	if (r->flush_parts) {

@@ -146,7 +146,7 @@ static void describe_args(const struct tp_args *a, char *why, size_t len)
 	char type[48] = "";
 
 	if (a->type >= 0)
-		snprintf(type, sizeof(type), ", lock type@%d (not recorded)", a->type);
+		snprintf(type, sizeof(type), ", lock type@%d", a->type);
 	if (a->cpu < 0)
 		snprintf(why, len, "tp_btf, args (cgrp@%d, contended@%d%s), no cpu: flushes "
 			 "not delimited", a->cgrp, a->contended, type);
@@ -296,6 +296,9 @@ static void choose_tracepoints(struct attach_plan *plan)
 
 	plan->source = SOURCE_TRACEPOINT;
 	plan->args = point_named(plan, "cgroup_rstat_locked")->args;
+	/* an rwlock's tracepoints pass the lock type: rows are per type too */
+	plan->lock_types = plan->args.type >= 0 &&
+			   point_named(plan, "cgroup_rstat_unlock")->args.type >= 0;
 	plan->cpu_lock_args = cpu_locked->args;
 	for (int i = 0; i < plan->n; i++) {
 		struct attach_point *pt = &plan->points[i];
@@ -858,6 +861,9 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 	} else
 		fprintf(f, "plan: none: %s\n", plan->missing);
 	fprintf(f, "locks: %s\n", plan->locks_why);
+	fprintf(f, "lock types: %s\n", plan->lock_types ?
+		"yes (the tracepoints' type argument, e.g. read or write: a row per type)" :
+		"no: the tracepoints pass none (one kind of lock)");
 	fprintf(f, "bpf features: %s%s\n", plan->bpf_features == FEATURES_YES ?
 		"yes (task storage, atomic compare-and-exchange and fetch-and-add)" :
 		plan->bpf_features == FEATURES_NO ? "no: " : "not checked: loading needs root",

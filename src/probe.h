@@ -37,8 +37,8 @@ enum point_role {
 
 /*
  * Where a tracepoint keeps each argument, by type; -1: it has none. type:
- * a const char * (the lock type of an rwlock, as proposed upstream), found
- * so that it is not mistaken for another; not recorded yet.
+ * a const char * (the lock type of an rwlock, as proposed upstream), which
+ * rows then carry (plan.lock_types).
  */
 struct tp_args {
 	int cgrp, cpu, contended, type;
@@ -100,6 +100,7 @@ struct attach_plan {
 	char causes_why[128];	/* ... and flush causes */
 	enum lock_scope locks;	/* report.h; why in locks_why (choose_locks) */
 	bool lock_rows;	/* holds told apart by lock: the lock scope points attached */
+	bool lock_types;	/* ... and by the tracepoints' lock type argument (args.type) */
 	char locks_why[256];	/* --probe's "locks:" line */
 	/* LOCK_* (rstatlat.h) -> "base", a subsystem's name, ...; "" for LOCK_ALL */
 	char lock_names[LOCK_IDS_MAX][LOCK_NAME_LEN];

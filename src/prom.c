@@ -213,6 +213,7 @@ static long track_of(struct prom_state *p, const struct row *row)
 	p->keys[p->n].cgid = row->cgid;
 	p->keys[p->n].hierarchy = row->hierarchy;
 	memcpy(p->keys[p->n].lock, row->lock, sizeof(row->lock));
+	memcpy(p->keys[p->n].lock_type, row->lock_type, sizeof(row->lock_type));
 	if (row->path && !(p->keys[p->n].path = strdup(row->path)))
 		return -1;
 	p->t[p->n] = (struct track){ .fresh = true };
@@ -551,7 +552,8 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 
 /*
  * hierarchy="v2",cgroup="/a/b" from a display path ("/a/b", "memory:/a/b"),
- * and lock="memory" where the host tells locks apart (report.lock_rows).
+ * and lock="memory" where the host tells locks apart (report.lock_rows),
+ * lock_type="read" where the tracepoints pass one (report.lock_types).
  */
 static void put_cgroup_labels(FILE *f, const struct row *key)
 {
@@ -575,6 +577,11 @@ static void put_cgroup_labels(FILE *f, const struct row *key)
 	if (key->lock[0]) {
 		fputs(",lock=\"", f);
 		prom_write_label(f, key->lock);
+		fputc('"', f);
+	}
+	if (key->lock_type[0]) {
+		fputs(",lock_type=\"", f);
+		prom_write_label(f, key->lock_type);
 		fputc('"', f);
 	}
 }

@@ -496,14 +496,19 @@ static uint64_t row_hash(const struct row *r)
 	}
 	for (const unsigned char *p = (const unsigned char *)r->lock; *p; p++)
 		h = (h ^ *p) * FNV1A_PRIME;
+	for (const unsigned char *p = (const unsigned char *)r->lock_type; *p; p++)
+		h = (h ^ *p) * FNV1A_PRIME;
 	return h ^ (h >> 29);
 }
 
-/* The same cgroup under the same lock (both "" where locks are not told apart). */
+/*
+ * The same cgroup under the same lock and lock type (each "" where not
+ * told apart).
+ */
 static bool row_same_cgroup(const struct row *a, const struct row *b)
 {
 	if (a->hierarchy != b->hierarchy || row_has_path(a) != row_has_path(b) ||
-	    strcmp(a->lock, b->lock))
+	    strcmp(a->lock, b->lock) || strcmp(a->lock_type, b->lock_type))
 		return false;
 	return row_has_path(a) ? !strcmp(a->path, b->path) : a->cgid == b->cgid;
 }
@@ -669,6 +674,7 @@ static int pool_row(struct row **rows, size_t *n, size_t *cap, struct row_index 
 	into->hierarchy = from->hierarchy;
 	memcpy(into->comm, from->comm, sizeof(into->comm));
 	memcpy(into->lock, from->lock, sizeof(into->lock));
+	memcpy(into->lock_type, from->lock_type, sizeof(into->lock_type));
 	into->path = from->path ? strdup(from->path) : NULL;
 	if ((from->path && !into->path) || row_merge(into, from))
 		return -1;
@@ -688,6 +694,7 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		p->r.locks = run->locks;
 		p->r.lock_rows = run->lock_rows;
 		p->r.locks_folded = run->locks_folded;
+		p->r.lock_types = run->lock_types;
 		p->r.irqoff_rows = run->irqoff_rows;
 		p->r.start_ns = run->start_ns;
 		p->r.flush_parts = run->flush_parts;
@@ -725,8 +732,12 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 	return 0;
 }
 
-/* One list's rows added up per cgroup (or flusher): their locks forgotten. */
-static int fold_lock_list(struct row **rows, size_t *n, const struct row_identity *id)
+/*
+ * One list's rows added up per cgroup (or flusher): their locks, or lock
+ * types, forgotten.
+ */
+static int fold_lock_list(struct row **rows, size_t *n, const struct row_identity *id,
+			  bool locks, bool types)
 {
 	struct row *out = NULL;
 	size_t nout = 0, cap = 0;
@@ -734,7 +745,10 @@ static int fold_lock_list(struct row **rows, size_t *n, const struct row_identit
 	int err = 0;
 
 	for (size_t i = 0; i < *n && !err; i++) {
-		(*rows)[i].lock[0] = '\0';
+		if (locks)
+			(*rows)[i].lock[0] = '\0';
+		if (types)
+			(*rows)[i].lock_type[0] = '\0';
 		err = pool_row(&out, &nout, &cap, &ix, &(*rows)[i]);
 	}
 	row_index_free(&ix);
@@ -750,14 +764,17 @@ static int fold_lock_list(struct row **rows, size_t *n, const struct row_identit
 	return 0;
 }
 
-int report_fold_locks(struct report *r)
+int report_fold_locks(struct report *r, bool locks, bool types)
 {
-	if (!r->lock_rows)
+	locks = locks && r->lock_rows;
+	types = types && r->lock_types;
+	if (!locks && !types)
 		return 0;
-	if (fold_lock_list(&r->cgroups, &r->ncgroups, NULL) ||
-	    fold_lock_list(&r->processes, &r->nprocesses, &row_by_flusher))
+	if (fold_lock_list(&r->cgroups, &r->ncgroups, NULL, locks, types) ||
+	    fold_lock_list(&r->processes, &r->nprocesses, &row_by_flusher, locks, types))
 		return -1;
-	r->lock_rows = false;
+	r->lock_rows = r->lock_rows && !locks;
+	r->lock_types = r->lock_types && !types;
 	r->locks_folded = true;
 	return 0;
 }

@@ -62,6 +62,7 @@ struct row {
 	char *path;		/* "/a/b" for v2, "memory:/a/b" for v1 */
 	char *own_cgroup;	/* process rows: the flusher's v2 cgroup */
 	char lock[LOCK_NAME_LEN];	/* report.lock_rows: the lock of its holds; else "" */
+	char lock_type[RSL_LOCK_TYPE_LEN];	/* report.lock_types: "read", "write"; else "" */
 	char comm[RSL_COMM_LEN];	/* process rows */
 	uint64_t count[COUNT_MAX];	/* metrics.h count_defs */
 	/*
@@ -186,6 +187,7 @@ struct report {
 	enum lock_scope locks;
 	bool lock_rows;		/* rows are a cgroup under one lock (row.lock) */
 	bool locks_folded;	/* compare: lock rows added up per cgroup (report_fold_locks) */
+	bool lock_types;	/* rows are per lock type too (row.lock_type): an rwlock */
 	const char *attach_points[MAX_ATTACH_POINTS];	/* the chosen points */
 	int nattach_points;
 	struct lock_summary cpu_lock;
@@ -346,11 +348,12 @@ struct report_pool {
 };
 
 /*
- * Adds up a report's rows of one cgroup under several locks (lock_rows)
- * into one row per cgroup, as a kernel that does not tell them apart
- * has them: compare pairs such a file with one of that kind. 0 or -1.
+ * Adds up a report's rows of one cgroup under several locks (locks:
+ * lock_rows) or lock types (types: lock_types) into one row per cgroup,
+ * as a kernel that does not tell them apart has them: compare pairs such
+ * a file with one of that kind. 0 or -1.
  */
-int report_fold_locks(struct report *r);
+int report_fold_locks(struct report *r, bool locks, bool types);
 /* Returns 0, or -1 out of memory. */
 int report_pool_add(struct report_pool *p, const struct report *run);
 void report_pool_free(struct report_pool *p);

@@ -37,6 +37,7 @@ struct reader {
 	char attach[64];
 	enum lock_scope locks;	/* absent before it was recorded: unknown */
 	bool lock_rows;		/* rows carry their lock */
+	bool lock_types;	/* ... and their lock type */
 	struct read_info *info;
 	bool irqoff_rows;	/* a row had irqoff_ns: measured per row (IRQOFF_ROWS_TRACED) */
 	/* 1 << COUNT_*: optional counters some row had, and some row lacked */
@@ -205,19 +206,28 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 	return 0;
 }
 
-/* A row's lock (files with lock_rows): a name, absent where not told apart. */
-static int read_lock(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+/* An optional name of 1 to len - 1 bytes, into buf. */
+static int read_name(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+		     char *buf, size_t len)
 {
-	json_t *v = json_object_get(obj, "lock");
+	json_t *v = json_object_get(obj, key);
 
 	if (!v)
 		return 0;
-	if (!json_is_string(v) || !json_string_length(v) ||
-	    json_string_length(v) >= sizeof(row->lock))
-		return fail(rd, "%s.lock: not a lock's name (1 to %zu characters)", ctx,
-			    sizeof(row->lock) - 1);
-	memcpy(row->lock, json_string_value(v), json_string_length(v) + 1);
+	if (!json_is_string(v) || !json_string_length(v) || json_string_length(v) >= len)
+		return fail(rd, "%s.%s: not a name of 1 to %zu bytes", ctx, key, len - 1);
+	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
 	return 0;
+}
+
+/*
+ * A row's lock (files with lock_rows) and lock type (lock_types): absent
+ * where not told apart.
+ */
+static int read_lock(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+{
+	return read_name(rd, obj, ctx, "lock", row->lock, sizeof(row->lock)) ||
+	       read_name(rd, obj, ctx, "lock_type", row->lock_type, sizeof(row->lock_type));
 }
 
 /* A row's cgroup: id, hierarchy and path, in obj. */
@@ -621,6 +631,7 @@ static int read_kernel(struct reader *rd, json_t *obj)
 	const char *release, *attach;
 	enum lock_scope locks;
 	json_t *lock_rows = json_object_get(obj, "lock_rows");
+	json_t *lock_types = json_object_get(obj, "lock_types");
 	uint32_t possible, online;
 
 	if (!k)
@@ -632,8 +643,10 @@ static int read_kernel(struct reader *rd, json_t *obj)
 	attach = get_str(rd, obj, "", "attach");
 	if (!attach || read_locks(rd, obj, &locks))
 		return -1;
-	if (lock_rows && !json_is_boolean(lock_rows))
-		return fail(rd, "lock_rows: not a boolean");
+	if ((lock_rows && !json_is_boolean(lock_rows)) ||
+	    (lock_types && !json_is_boolean(lock_types)))
+		return fail(rd, "%s: not a boolean", lock_rows && !json_is_boolean(lock_rows) ?
+			    "lock_rows" : "lock_types");
 	snprintf(ki.release, sizeof(ki.release), "%s", release);
 	ki.cpus_possible = (int)(possible > INT32_MAX ? INT32_MAX : possible);
 	ki.cpus_online = (int)(online > INT32_MAX ? INT32_MAX : online);
@@ -642,11 +655,13 @@ static int read_kernel(struct reader *rd, json_t *obj)
 		snprintf(rd->attach, sizeof(rd->attach), "%s", attach);
 		rd->locks = locks;
 		rd->lock_rows = json_is_true(lock_rows);
+		rd->lock_types = json_is_true(lock_types);
 		rd->have_kernel = true;
 		return 0;
 	}
 	if (strcmp(ki.release, rd->kernel.release) || strcmp(attach, rd->attach) ||
-	    locks != rd->locks || json_is_true(lock_rows) != rd->lock_rows)
+	    locks != rd->locks || json_is_true(lock_rows) != rd->lock_rows ||
+	    json_is_true(lock_types) != rd->lock_types)
 		return fail(rd, "objects from different kernels or attach points in one file");
 	return 0;
 }
@@ -990,6 +1005,7 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	r->attach = r->owned ? r->owned : "";
 	r->locks = rd.locks;
 	r->lock_rows = rd.lock_rows;
+	r->lock_types = rd.lock_types;
 	acc_free(&rd.acc[0]);
 	acc_free(&rd.acc[1]);
 	return 0;

@@ -59,6 +59,8 @@ const volatile bool irqoff_trace = false;	/* --irqoff trace: slot_irqoff is size
 const volatile __u32 arg_cgrp = 0;
 const volatile __s32 arg_cpu = 1;	/* -1: no cpu argument */
 const volatile __u32 arg_contended = 2;
+/* the lock type argument (an rwlock's "read"/"write", RFC 2026-05); -1: none */
+const volatile __s32 arg_type = -1;
 /* The per-CPU lock's tracepoints (6.10-6.16), located the same way. */
 const volatile __u32 cpu_lock_arg_contended = 2;
 /*
@@ -445,7 +447,7 @@ static __always_inline __u64 cgroup_serial(struct cgroup *cgrp, bool typed)
  * the slot map, are read only on a miss.
  */
 static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cgrp, bool typed,
-					__u32 tgid, __u16 lock, bool create)
+					__u32 tgid, __u16 lock, __u64 type, bool create)
 {
 	/*
 	 * One read of the generation for the check and the fill: a fill under
@@ -457,11 +459,13 @@ static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cg
 	int n;
 
 	if (lc->cache_valid == gen && lc->cache_cgrp == (__u64)cgrp &&
-	    lc->cache_serial == serial && lc->cache_tgid == tgid && lc->cache_lock == lock)
+	    lc->cache_serial == serial && lc->cache_tgid == tgid && lc->cache_lock == lock &&
+	    lc->cache_type == type)
 		return lc->cache_slot;
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
 	key.lock = lock;
+	__builtin_memcpy(key.lock_type, &type, sizeof(key.lock_type));
 	slot = bpf_map_lookup_elem(&slot_ids, &key);
 	if (!slot && create)
 		lc->self_rare = 1;
@@ -472,6 +476,7 @@ static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cg
 	lc->cache_serial = serial;
 	lc->cache_tgid = tgid;
 	lc->cache_lock = lock;
+	lc->cache_type = type;
 	lc->cache_slot = n;
 	lc->cache_valid = gen;
 	return n;
@@ -1365,6 +1370,24 @@ static __always_inline __u16 lock_of_hold(struct lock_state *lc, __u64 cgrp)
 	return sc->lock[d > 2 ? 1 : (d - 1) & 1];
 }
 
+/*
+ * The lock type of a hold (arg_type): the first bytes of the string the
+ * tracepoint passes. The kernel passes its constants ("read", "write"), so
+ * the pointer names the string: read again only when it changes here.
+ */
+static __always_inline __u64 lock_type_of(struct lock_state *lc, __u64 ptr)
+{
+	__u64 val = 0;
+
+	if (ptr == lc->type_ptr)
+		return lc->type_val;
+	if (ptr && bpf_probe_read_kernel_str(&val, sizeof(val), (const void *)ptr) < 0)
+		val = 0;
+	lc->type_ptr = ptr;
+	lc->type_val = val;
+	return val;
+}
+
 static __always_inline void on_contended(__u64 now)
 {
 	struct lock_state *lc;
@@ -1404,7 +1427,7 @@ static __always_inline void on_locked(struct cgroup *cgrp, int lock_cpu, bool co
  */
 static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock_cpu, __u64 now)
 {
-	__u64 start, cg, hold, wait;
+	__u64 start, cg, hold, wait, type;
 	struct slot_stage *st;
 	struct lock_state *lc;
 	__u32 tgid = 0, slot;
@@ -1436,8 +1459,9 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	if (per_process || targ_tgid)
 		tgid = bpf_get_current_task_btf()->tgid;
 	lc->hold_lock = lock_rows ? lock_of_hold(lc, cg) : LOCK_ALL;
+	type = arg_type >= 0 ? lock_type_of(lc, tp_arg(ctx, arg_type)) : 0;
 	n = start && (!targ_tgid || tgid == targ_tgid) ?
-	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, lc->hold_lock, true) : -1;
+	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, lc->hold_lock, type, true) : -1;
 	if (n < 0) {
 		lc->contended_ts = 0;
 		return;
@@ -1769,7 +1793,7 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 	 * take every slot from the cgroups that flush.
 	 */
 	n = resolve_slot(lc, memcg->css.cgroup, true, per_process ? tgid : 0,
-			 lock_rows ? memory_lock() : LOCK_ALL, force || needs_flush);
+			 lock_rows ? memory_lock() : LOCK_ALL, 0, force || needs_flush);
 	if (n < 0) {
 		if (!force && !needs_flush)
 			count_lost(LOST_SKIP_UNTRACKED);
@@ -1862,7 +1886,7 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	f = current_flush(true);
 	if (!lc || !f)
 		return;
-	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0, LOCK_ALL, true);
+	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0, LOCK_ALL, 0, true);
 	if (n < 0)
 		return;
 	slot = n;

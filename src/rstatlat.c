@@ -497,6 +497,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	bpf_map__set_autocreate(skel->maps.flush_parked, plan->source == SOURCE_TRACEPOINT);
 	/* holds told apart by lock: each task's open lock scopes */
 	skel->rodata->lock_rows = plan->lock_rows;
+	skel->rodata->arg_type = plan->lock_types ? plan->args.type : -1;
 	bpf_map__set_autocreate(skel->maps.lock_scopes, plan->lock_rows);
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
@@ -540,6 +541,7 @@ static int describe_run(struct run *run, struct report *r)
 	r->attach = run->source;
 	r->locks = run->plan->locks;
 	r->lock_rows = run->plan->lock_rows;
+	r->lock_types = run->plan->lock_types;
 	for (int i = 0; i < run->plan->n && r->nattach_points < MAX_ATTACH_POINTS; i++)
 		if (run->plan->points[i].chosen)
 			r->attach_points[r->nattach_points++] = run->plan->points[i].name;

@@ -6,6 +6,7 @@
 #include "hist.h"
 
 #define RSL_COMM_LEN	16
+#define RSL_LOCK_TYPE_LEN 8	/* slot_key.lock_type, with its NUL */
 /* 64-bit FNV-1a, for hashes on both sides: h = (h ^ byte or word) * prime */
 #define FNV1A_OFFSET	14695981039346656037ULL
 #define FNV1A_PRIME	1099511628211ULL
@@ -37,6 +38,12 @@ struct slot_key {
 	__u16 hierarchy;	/* cgroup_root->hierarchy_id, 0 = v2 */
 	__u16 lock;		/* LOCK_* */
 	__u32 tgid;
+	/*
+	 * The lock type the tracepoints pass where the lock is an rwlock (an
+	 * upstream RFC: "read", "write"), its first 7 bytes, NUL-padded; all
+	 * zero where they pass none (probe.c, arg_type).
+	 */
+	char lock_type[RSL_LOCK_TYPE_LEN];
 };
 
 enum slot_state {
@@ -345,6 +352,9 @@ struct lock_state {
 	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
 	__u16 cache_lock;
 	__u16 hold_lock;	/* the lock of the hold being taken up (lock_rows) */
+	__u64 cache_type;	/* ... and its lock type (slot_key.lock_type) */
+	__u64 type_ptr;		/* the last lock type string read here, and */
+	__u64 type_val;		/* its first bytes: strings are the kernel's constants */
 	__u64 hold_end;		/* --irqoff sample: when the last hold here ended */
 	struct flush_state fl;
 	/* what a flush's first and last holds touch */

@@ -99,7 +99,7 @@ static const char *task_cgroup(struct slow_ctx *sc, const struct slow_event *e)
 }
 
 static void print_text(struct slow_ctx *sc, const struct slow_event *e, const char *path,
-		       const char *lock)
+		       const char *lock, const char *type)
 {
 	char when[32], comm[4 * RSL_COMM_LEN + 1], esc[4096], sym[256], where[600];
 	int frames = e->stack_bytes > 0 ? e->stack_bytes / 8 : 0;
@@ -120,6 +120,10 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 		if (lock[0]) {
 			term_escape(esc, sizeof(esc), lock);
 			fprintf(sc->out, ", lock %s", esc);
+		}
+		if (type[0]) {
+			term_escape(esc, sizeof(esc), type);
+			fprintf(sc->out, ", lock type %s", esc);
 		}
 		fputc('\n', sc->out);
 		if (e->kind == SLOW_IRQOFF)
@@ -148,7 +152,7 @@ static void print_text(struct slow_ctx *sc, const struct slow_event *e, const ch
 }
 
 static void print_json(struct slow_ctx *sc, const struct slow_event *e, const char *path,
-		       const char *lock)
+		       const char *lock, const char *type)
 {
 	int frames = e->stack_bytes > 0 ? e->stack_bytes / 8 : 0;
 	char sym[256];
@@ -165,6 +169,10 @@ static void print_json(struct slow_ctx *sc, const struct slow_event *e, const ch
 	if (lock[0]) {
 		fputs(",\"lock\":", sc->out);
 		json_write_string(sc->out, lock);
+	}
+	if (type[0]) {
+		fputs(",\"lock_type\":", sc->out);
+		json_write_string(sc->out, type);
 	}
 	fputc('}', sc->out);
 	if (e->kind == SLOW_IRQOFF) {
@@ -195,7 +203,7 @@ int slow_handle(void *ctx, void *data, size_t len)
 {
 	struct slow_ctx *sc = ctx;
 	struct slow_event e;
-	const char *path, *lock;
+	const char *path, *lock, *type = "";
 
 	if (len < sizeof(e))
 		return 0;
@@ -205,11 +213,11 @@ int slow_handle(void *ctx, void *data, size_t len)
 	if (e.kind == SLOW_TICK ? sc->cgroup_filter : !collector_slot_wanted(sc->collector, e.slot))
 		return 0;	/* outside -c */
 	path = collector_slot_path(sc->collector, e.slot);
-	lock = e.kind == SLOW_TICK ? "" : collector_slot_lock(sc->collector, e.slot);
+	lock = e.kind == SLOW_TICK ? "" : collector_slot_lock(sc->collector, e.slot, &type);
 	if (sc->json)
-		print_json(sc, &e, path, lock);
+		print_json(sc, &e, path, lock, type);
 	else
-		print_text(sc, &e, path, lock);
+		print_text(sc, &e, path, lock, type);
 	fflush(sc->out);
 	return 0;
 }

@@ -356,8 +356,20 @@ static size_t flusher_label(char *buf, const char *comm, uint32_t tgid, uint32_t
 	return (size_t)(p - buf);
 }
 
-/* The LOCK column (report.lock_rows): "memory", "(unknown)" */
+/*
+ * The LOCK column (report.lock_rows, lock_types): "memory", "(unknown)",
+ * with the lock type after a slash where there is one: "memory/read".
+ */
 #define LOCK_COL 9
+
+static size_t lock_label(char *buf, size_t len, const struct row *row)
+{
+	char lock[4 * LOCK_NAME_LEN], type[4 * RSL_LOCK_TYPE_LEN];
+
+	term_escape(lock, sizeof(lock), row->lock);
+	term_escape(type, sizeof(type), row->lock_type);
+	return (size_t)snprintf(buf, len, "%s%s%s", lock, lock[0] && type[0] ? "/" : "", type);
+}
 
 /* The CGROUP column: the path, or how many removed cgroups the row holds. */
 static char *put_path(char *p, const struct row *row)
@@ -393,8 +405,8 @@ static void print_row(FILE *f, const struct report *r, const struct sorted_row *
 	else
 		n = flusher_label(who, row->top_comm, row->top_tgid, 0);
 	p = put_left(p, who, n, 24);
-	if (r->lock_rows)
-		p = put_left(p, who, term_escape(who, sizeof(who), row->lock), LOCK_COL);
+	if (r->lock_rows || r->lock_types)
+		p = put_left(p, who, lock_label(who, sizeof(who), row), LOCK_COL);
 	p = put_path(p, row);
 	*p++ = '\n';
 	fwrite(line, 1, (size_t)(p - line), f);
@@ -459,7 +471,7 @@ static void print_rows(FILE *f, const struct report *r, const struct row *rows,
 	if (irq_columns(r) && !o->flush)
 		fprintf(f, "%8s %8s ", "IRQp99", "IRQmax");
 	fprintf(f, "%-24s ", process_rows ? "OWN-CGROUP" : "TOP-FLUSHER");
-	if (r->lock_rows)
+	if (r->lock_rows || r->lock_types)
 		fprintf(f, "%-*s ", LOCK_COL, "LOCK");
 	fprintf(f, "%s\n", "CGROUP");
 	for (size_t i = 0; i < shown; i++) {

@@ -617,10 +617,12 @@ static void test_lock_rows(void)
 {
 	struct row b[2] = {
 		{ .cgid = 1, .path = "/a", .lock = "base", .count[COUNT_LOCKED] = 1 },
-		{ .cgid = 1, .path = "/a", .lock = "memory", .count[COUNT_LOCKED] = 2 },
+		{ .cgid = 1, .path = "/a", .lock = "memory", .lock_type = "read",
+		  .count[COUNT_LOCKED] = 2 },
 	};
 	struct row a[2] = {
-		{ .cgid = 1, .path = "/a", .lock = "memory", .count[COUNT_LOCKED] = 4 },
+		{ .cgid = 1, .path = "/a", .lock = "memory", .lock_type = "read",
+		  .count[COUNT_LOCKED] = 4 },
 		{ .cgid = 1, .path = "/a", .lock = "base", .count[COUNT_LOCKED] = 2 },
 	};
 	struct report rb = { .duration_ns = 1000000000, .cgroups = b, .ncgroups = 2,
@@ -647,8 +649,8 @@ static void test_lock_rows(void)
 	CHECK(compare_build(&c, NULL, 0, "/a", err, sizeof(err)) == -1 &&
 	      strstr(err, "has a row per lock"), "-c of a cgroup with two locks: %s", err);
 	compare_free(&c);
-	CHECK(compare_build(&c, NULL, 0, "/a [memory]", err, sizeof(err)) == 0, "-c a lock: %s",
-	      err);
+	CHECK(compare_build(&c, NULL, 0, "/a [memory read]", err, sizeof(err)) == 0,
+	      "-c a lock and its type: %s", err);
 	compare_free(&c);
 }
 

@@ -148,8 +148,9 @@ static void test_four_args(void)
 
 /*
  * The rwlock RFC's shape (cgrp, cpu, const char *type, bool contended):
- * the string is told from the others by its type, and contended is still
- * read where it moved to.
+ * the string is told from the others by its type, contended is still read
+ * where it moved to, and the rows carry the type (plan.lock_types, which
+ * sets the BPF side's arg_type).
  */
 static void test_lock_type_arg(void)
 {
@@ -163,9 +164,12 @@ static void test_lock_type_arg(void)
 	for (const char *const *n = (const char *const[]){ "cgroup_rstat_lock_contended",
 			"cgroup_rstat_locked", "cgroup_rstat_unlock", NULL }; *n; n++) {
 		pt = point(&plan, *n);
-		CHECK(pt->chosen && strstr(pt->why, "contended@3, lock type@2 (not recorded)"),
+		CHECK(pt->chosen && strstr(pt->why, "contended@3, lock type@2)"),
 		      "%s: chosen %d, %s", *n, pt->chosen, pt->why);
 	}
+	CHECK(plan.lock_types, "lock types not recorded where the tracepoints pass them");
+	CHECK(probe(&plan, "four_arg_rstat", PREF_AUTO, IRQOFF_AUTO) == 0 && !plan.lock_types &&
+	      plan.args.type == -1, "lock types without the argument");
 }
 
 /*

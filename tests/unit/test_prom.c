@@ -146,13 +146,15 @@ static void test_lock_label(void)
 	strcpy(r.cgroups[0].lock, "base");
 	strcpy(r.cgroups[1].lock, "mem\"ory");
 	strcpy(r.cgroups[2].lock, "io");
+	strcpy(r.cgroups[2].lock_type, "read");
 	text = expose(p, &r, 1);
 	CHECK(value_of(text, "rstatlat_locks_total{hierarchy=\"v2\",cgroup=\"/a\",lock=\"base\"}") ==
 	      3, "base lock row: %s", text);
 	CHECK(value_of(text, "rstatlat_locks_total{hierarchy=\"v2\",cgroup=\"/a\","
 			     "lock=\"mem\\\"ory\"}") == 5, "second lock row, escaped");
 	CHECK(value_of(text, "rstatlat_lock_hold_seconds_count{hierarchy=\"v2\",cgroup=\"/b\","
-			     "lock=\"io\"}") == 7, "histograms carry the lock");
+			     "lock=\"io\",lock_type=\"read\"}") == 7,
+	      "histograms carry the lock and its type");
 	CHECK(locks_of(text, "/a") == -1, "a row without its lock label");
 	free(text);
 	report_free(&r);

@@ -651,10 +651,13 @@ static void test_lock_rows(void)
 	rows[1].path = rows[0].path;
 	strcpy(rows[0].lock, "base");
 	strcpy(rows[1].lock, "memory");
+	strcpy(rows[1].lock_type, "write");
 	r.locks = LOCKS_PER_SUBSYSTEM;
 	r.lock_rows = true;
+	r.lock_types = true;
 	text = print_report(&r);
-	CHECK(strstr(text, "\"lock_rows\":true") && strstr(text, "\"lock\":\"memory\""),
+	CHECK(strstr(text, "\"lock_rows\":true,\"lock_types\":true") &&
+	      strstr(text, "\"lock\":\"memory\",\"lock_type\":\"write\""),
 	      "lock rows not written: %.300s", text);
 	CHECK(read_text(text, &back, &info, err) == 0 && back.lock_rows && back.ncgroups == 2,
 	      "read back: %d rows, lock_rows %d (%s)", (int)back.ncgroups, back.lock_rows, err);
@@ -666,8 +669,11 @@ static void test_lock_rows(void)
 
 		CHECK(base && memory, "locks read back: %s %s", back.cgroups[0].lock,
 		      back.cgroups[1].lock);
+		CHECK(back.lock_types && (!strcmp(back.cgroups[0].lock_type, "write") ||
+					  !strcmp(back.cgroups[1].lock_type, "write")),
+		      "lock type not read back");
 	}
-	CHECK(report_fold_locks(&back) == 0 && back.ncgroups == 1 && !back.lock_rows &&
+	CHECK(report_fold_locks(&back, true, true) == 0 && back.ncgroups == 1 && !back.lock_rows &&
 	      back.locks_folded && !back.cgroups[0].lock[0] &&
 	      back.cgroups[0].count[COUNT_LOCKED] == 13 &&
 	      back.cgroups[0].dist[DIST_HOLD].count == 13,
@@ -675,13 +681,16 @@ static void test_lock_rows(void)
 	      back.ncgroups ? (unsigned long long)back.cgroups[0].count[COUNT_LOCKED] : 0ULL);
 	report_free(&back);
 	bad = replaced(text, "\"memory\"", "\"a-lock-name-of-17\"");
-	expect_bad(bad, ".lock: not a lock's name");
+	expect_bad(bad, ".lock: not a name of 1 to 15 bytes");
 	free(bad);
 	bad = replaced(text, "\"memory\"", "3");
-	expect_bad(bad, ".lock: not a lock's name");
+	expect_bad(bad, ".lock: not a name of 1 to 15 bytes");
 	free(bad);
 	bad = replaced(text, "\"lock_rows\":true", "\"lock_rows\":1");
 	expect_bad(bad, "lock_rows: not a boolean");
+	free(bad);
+	bad = replaced(text, "\"write\"", "\"writeXYZ\"");
+	expect_bad(bad, ".lock_type: not a name of 1 to 7 bytes");
 	free(bad);
 	free(text);
 	sample_free(rows);

@@ -81,7 +81,7 @@ static void test_lock_column(void)
 {
 	struct row cg[2] = {
 		{ .path = "/a", .lock = "base", .count[COUNT_LOCKED] = 1 },
-		{ .path = "/a", .lock = "mem\x1bory", .count[COUNT_LOCKED] = 1 },
+		{ .path = "/a", .lock = "mem\x1bory", .lock_type = "write", .count[COUNT_LOCKED] = 1 },
 	};
 	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000ULL,
 			    .attach = "tracepoint", .locks = LOCKS_PER_SUBSYSTEM, .lock_rows = true,
@@ -90,7 +90,7 @@ static void test_lock_column(void)
 
 	CHECK(strstr(out, "locks per-subsystem (a row per lock)\n") &&
 	      strstr(out, "TOP-FLUSHER              LOCK      CGROUP\n") &&
-	      strstr(out, " base      /a\n") && strstr(out, " mem\\x1bory /a\n"),
+	      strstr(out, " base      /a\n") && strstr(out, " mem\\x1bory/write /a\n"),
 	      "lock rows: %s", out);
 	r.lock_rows = false;
 	out = render(&r);

@@ -53,7 +53,7 @@ def last_possible_cpu():
 
 # the statements --probe prints after its plan, as "NAME: yes" or "NAME: no: why"
 PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions", "holds are irqs-off",
-                    "locks", "bpf features")
+                    "locks", "lock types", "bpf features")
 
 
 def realtime():
@@ -139,6 +139,9 @@ def probe_matches_kernel():
     features = bpf_features_expected()
     check(rows["bpf features"].startswith("yes" if features else "no"),
           "bpf features: %r on %d.%d" % ((rows["bpf features"],) + release()))
+    # no released kernel's rstat tracepoints pass a lock type (the rwlock RFC's would)
+    check(rows.get("lock types", "").startswith("no: the tracepoints pass none"),
+          "lock types: %r" % rows.get("lock types"))
     per_subsystem = subsystem_locks_expected()
     check(rows["locks"].startswith("one per subsystem" if per_subsystem else "one global lock"),
           "locks: %r on %d.%d" % ((rows["locks"],) + release()))
