@@ -671,12 +671,13 @@ def probe_table_reads_prototypes_not_versions():
         ("btf_four_arg_rstat.c", (), 0, [b"(cgrp@1, cpu@2, contended@3)", b"plan: tracepoint"]),
         ("btf_no_bool_rstat.c", (), 3, [b"no struct cgroup * or bool argument", b"plan: none"]),
         # the rwlock RFC's (cgrp, cpu, const char *type, bool contended)
-        ("btf_lock_type_rstat.c", (), 0, [b"(cgrp@0, cpu@1, contended@3, lock type@2 (not "
-                                          b"recorded))", b"plan: tracepoint"]),
+        ("btf_lock_type_rstat.c", (), 0, [b"(cgrp@0, cpu@1, contended@3, lock type@2)",
+                                          b"plan: tracepoint", b"\nlock types: yes"]),
         # one lock per subsystem (6.16+): said, with why rows do not tell them apart
         ("btf_subsys_locks.c", (), 0, [b"locks: one per subsystem and one for the base stats",
                                        b"plan: tracepoint"]),
-        ("btf_four_arg_rstat.c", (), 0, [b"locks: one global lock (cgroup_rstat_lock)"]),
+        ("btf_four_arg_rstat.c", (), 0, [b"locks: one global lock (cgroup_rstat_lock)",
+                                         b"\nlock types: no: the tracepoints pass none"]),
         # no tracepoints: the functions are found; this host refuses fentry and kprobes
         ("btf_flush_functions.c", (), 3, [b"function cgroup_rstat_flush_locked", b"plan: none",
                                           b"refuses"]),
