@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Inside a 6.16+ guest that allows fentry (bench/vm-locks): what telling
 the locks apart costs. cpu.stat and memory.stat of one cgroup read at once
-(two reader threads each, 2 s) with --lock-rows off and auto, interleaved,
+(two reader threads each, 2 s) with --lock-rows off and on, interleaved,
 three rounds: BPF run time per run of the unlock program (which asks for
 a hold's lock) and of the lock scope programs, and all of rstatlat's BPF
 time per hold, from bpf_stats. TCG timing: compare the rows, not with the
@@ -52,13 +52,13 @@ def main():
     unlock = ["rstat_unlock"]
     scopes = ["scope_flush_ent", "scope_flush_exi", "scope_cputime_e", "scope_cputime_x"]
     res = {m: {"unlock": [], "scope": [], "per_hold": [], "scope_runs": []}
-           for m in ("off", "auto")}
+           for m in ("off", "on")}
     with Cgroup(cgroup_mounts()["v2"]) as cg:
         cg.spawn(TICKER)
         cg.spawn(MEMHOG)
         cg.wait_populated(2)
         for _ in range(3):
-            for mode in ("off", "auto"):
+            for mode in ("off", "on"):
                 tool = Rstatlat("-j", "--lock-rows", mode, "--cause-sample", "0").start(
                     timeout=120)
                 s0 = prog_stats()
@@ -80,8 +80,8 @@ def main():
     for m, r in med.items():
         print("| %s | %.0f | %.0f | %.3f | %.0f |" % (m, r["unlock"], r["scope"],
                                                      r["scope_runs"], r["per_hold"]))
-    print("\nauto over off, BPF time per hold: %.2fx (median of 3 interleaved rounds; "
-          "programs named %s)" % (med["auto"]["per_hold"] / med["off"]["per_hold"],
+    print("\non over off, BPF time per hold: %.2fx (median of 3 interleaved rounds; "
+          "programs named %s)" % (med["on"]["per_hold"] / med["off"]["per_hold"],
                                    ", ".join(unlock + scopes)))
 
 

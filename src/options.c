@@ -98,11 +98,11 @@ static const struct cli_opt rstatlat_opts[] = {
 		  "default one in 64 or fewer: each CPU takes about a\n"
 		  "stack per 16384 holds, 1 to 32 a second" },
 	{ .name = "lock-rows", .val = OPT_LOCK_ROWS, .has_arg = required_argument,
-	  .arg = "auto|off",
-	  .help = "6.16+, one lock per subsystem: auto (default) tells\n"
-		  "them apart, a row per cgroup and lock, where the\n"
-		  "kernel allows fentry on css_rstat_flush (two programs\n"
-		  "a flush); off adds up a cgroup's holds in one row" },
+	  .arg = "on|off",
+	  .help = "6.16+, one lock per subsystem: on tells them apart,\n"
+		  "a row per cgroup and lock, where the kernel allows\n"
+		  "fentry on css_rstat_flush (two programs a flush);\n"
+		  "off (default) adds up a cgroup's holds in one row" },
 	{ .heading = "\nExporting (with neither INTERVAL nor -j, no table or summary is printed):\n",
 	  .name = "prometheus", .val = OPT_PROMETHEUS, .has_arg = required_argument,
 	  .arg = "[ADDR:]PORT",

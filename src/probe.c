@@ -610,20 +610,23 @@ static void choose_locks(struct attach_plan *plan, const struct btf *btf, bool p
 
 void plan_lock_rows_off(struct attach_plan *plan)
 {
-	if (plan->locks != LOCKS_PER_SUBSYSTEM)
-		return;
+	if (!plan->lock_rows)
+		return;	/* not told apart anyway: locks_why says why */
 	for (int i = 0; i < plan->n; i++) {
 		struct attach_point *pt = &plan->points[i];
 
 		if (pt->role != ROLE_LOCK_SCOPE || !pt->present)
 			continue;
 		pt->chosen = false;
-		snprintf(pt->why, sizeof(pt->why), "present; not chosen: --lock-rows off");
+		snprintf(pt->why, sizeof(pt->why), "present; not chosen: --lock-rows off "
+			 "(fentry allowed)");
 	}
 	plan->lock_rows = false;
 	snprintf(plan->locks_why, sizeof(plan->locks_why),
 		 PER_SUBSYSTEM_LOCKS
-		 "not told apart, a row adds up its cgroup's holds under each (--lock-rows off)");
+		 "not told apart, a row adds up its cgroup's holds under each (--lock-rows off, "
+		 "the default; fentry on css_rstat_flush is allowed: --lock-rows on tells them "
+		 "apart)");
 }
 
 /*

@@ -101,7 +101,7 @@ struct attach_plan {
 	enum lock_scope locks;	/* report.h; why in locks_why (choose_locks) */
 	bool lock_rows;	/* holds told apart by lock: the lock scope points attached */
 	bool lock_types;	/* ... and by the tracepoints' lock type argument (args.type) */
-	char locks_why[256];	/* --probe's "locks:" line */
+	char locks_why[320];	/* --probe's "locks:" line */
 	/* LOCK_* (rstatlat.h) -> "base", a subsystem's name, ...; "" for LOCK_ALL */
 	char lock_names[LOCK_IDS_MAX][LOCK_NAME_LEN];
 	enum bpf_features bpf_features;
@@ -120,7 +120,10 @@ int source_pref_parse(const char *s, enum source_pref *pref);
 int irqoff_pref_parse(const char *s, enum irqoff_pref *pref);
 int parts_pref_parse(const char *s, enum parts_pref *pref);
 void probe_print(FILE *f, const struct attach_plan *plan);
-/* --lock-rows off: the lock scope points detached, a cgroup's holds add up. */
+/*
+ * --lock-rows off (the default): the lock scope points detached, a
+ * cgroup's holds add up; where they could have been told apart, said so.
+ */
 void plan_lock_rows_off(struct attach_plan *plan);
 /* Whether the plan attaches the per-CPU lock's tracepoints (6.10-6.16). */
 bool plan_has_cpu_lock(const struct attach_plan *plan);

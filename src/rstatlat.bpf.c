@@ -130,7 +130,8 @@ struct task_flush {
 /*
  * The locks a task's flushes take, from the functions that name them
  * (lock_rows): a stack, as cgroup_base_stat_cputime_show() calls
- * css_rstat_flush(); depth beyond two keeps the outer two.
+ * css_rstat_flush(); depth beyond two keeps the outer two. Kept while the
+ * task is inside one, by its pid.
  */
 struct lock_scope {
 	__u16 lock[2];
@@ -236,11 +237,17 @@ struct {
 	__type(value, struct task_flush);
 } task_flush SEC(".maps");
 
-/* lock_rows: each task's open lock scopes. */
+/*
+ * lock_rows: the open lock scopes of the tasks inside one, by pid. A
+ * preallocated hash, not task storage: creating a task's storage can fail
+ * while another task on the CPU is in a storage call (its busy counter),
+ * which left a cpu.stat read's last hold "(unknown)" about one run in ten
+ * under QEMU; an insert here fails only when full, and says so.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RSL_LOCK_SCOPE_TASKS);
+	__type(key, __u32);
 	__type(value, struct lock_scope);
 } lock_scopes SEC(".maps");
 
@@ -1358,12 +1365,13 @@ static __always_inline __u16 lock_of_hold(struct lock_state *lc, __u64 cgrp)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct flush_state *fl = &lc->fl;
 	struct lock_scope *sc;
-	__u32 d;
+	__u32 d, tid;
 
 	if (fl->cgrp == cgrp && fl->tid == (__u32)task->pid &&
 	    lc->locked_lock_cpu > fl->last_lock_cpu)
 		return fl->lock;
-	sc = bpf_task_storage_get(&lock_scopes, task, 0, 0);
+	tid = (__u32)task->pid;
+	sc = bpf_map_lookup_elem(&lock_scopes, &tid);
 	d = sc ? sc->depth : 0;
 	if (!d)
 		return LOCK_UNKNOWN;
@@ -1704,23 +1712,31 @@ static __always_inline __u16 memory_lock(void)
 
 static __always_inline void scope_enter(__u16 lock)
 {
-	struct lock_scope *sc = bpf_task_storage_get(&lock_scopes, bpf_get_current_task_btf(), 0,
-						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct lock_scope *sc = bpf_map_lookup_elem(&lock_scopes, &tid);
+	struct lock_scope first = { .lock = { lock }, .depth = 1 };
 
-	if (!sc)
+	if (!sc) {
+		/* only this task inserts its pid: no race but a full map */
+		if (bpf_map_update_elem(&lock_scopes, &tid, &first, BPF_NOEXIST))
+			count_lost(LOST_LOCK_SCOPE);
 		return;
+	}
 	if (sc->depth < 2)
 		sc->lock[sc->depth & 1] = lock;
 	sc->depth++;
 }
 
+/* The outermost scope's exit removes the task's entry. */
 static __always_inline void scope_exit(void)
 {
-	struct lock_scope *sc = bpf_task_storage_get(&lock_scopes, bpf_get_current_task_btf(), 0,
-						     0);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct lock_scope *sc = bpf_map_lookup_elem(&lock_scopes, &tid);
 
-	if (sc && sc->depth)
+	if (sc && sc->depth > 1)
 		sc->depth--;
+	else if (sc)
+		bpf_map_delete_elem(&lock_scopes, &tid);
 }
 
 /*

@@ -88,7 +88,7 @@ static struct options {
 	bool parts_given;	/* --flush-parts: else --flush asks for timed parts */
 	uint64_t cause_sample;	/* 0: causes off */
 	bool cause_sample_given;	/* exactly 1 in cause_sample: no stack budget */
-	bool lock_rows_off;	/* --lock-rows off: holds under each lock add up */
+	bool lock_rows_on;	/* --lock-rows on: holds told apart by lock (6.16+) */
 	uint64_t sample_hz;
 	uint64_t threshold_ns;
 	uint64_t targ_tgid;
@@ -307,9 +307,9 @@ static void parse_args(int argc, char **argv)
 			opts.cause_sample_given = true;
 			break;
 		case OPT_LOCK_ROWS:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "off"))
-				die(EXIT_USAGE, "invalid --lock-rows '%s': auto or off", optarg);
-			opts.lock_rows_off = !strcmp(optarg, "off");
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				die(EXIT_USAGE, "invalid --lock-rows '%s': on or off", optarg);
+			opts.lock_rows_on = !strcmp(optarg, "on");
 			break;
 		case 'o':
 			if (!*optarg)
@@ -391,7 +391,7 @@ static void check_environment(struct attach_plan *plan)
 	if (plan->usable && !opts.probe_only && opts.parts_given && opts.parts != PARTS_OFF &&
 	    !plan->flush_parts)
 		die(EXIT_ENV, "--flush-parts: not on this kernel: %s", plan->parts_why);
-	if (opts.lock_rows_off)
+	if (!opts.lock_rows_on)
 		plan_lock_rows_off(plan);
 	if (plan->flush_causes && !opts.cause_sample) {
 		plan->flush_causes = false;

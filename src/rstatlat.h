@@ -7,6 +7,7 @@
 
 #define RSL_COMM_LEN	16
 #define RSL_LOCK_TYPE_LEN 8	/* slot_key.lock_type, with its NUL */
+#define RSL_LOCK_SCOPE_TASKS 4096	/* tasks inside a flush at once (lock_rows) */
 /* 64-bit FNV-1a, for hashes on both sides: h = (h ^ byte or word) * prime */
 #define FNV1A_OFFSET	14695981039346656037ULL
 #define FNV1A_PRIME	1099511628211ULL
@@ -448,6 +449,7 @@ enum lost_kind {
 	LOST_CAUSE_STACK,	/* a sampled flush without a stack: cause "unknown" */
 	LOST_SKIP_UNTRACKED,	/* a skipped memcg request of a cgroup without a slot */
 	LOST_FLUSH_UNSEEN,	/* a flush whose first hold was not seen (not counted) */
+	LOST_LOCK_SCOPE,	/* a task's lock scope not kept (lock_scopes full): "(unknown)" */
 	LOST_MAX,
 };
 

@@ -209,12 +209,14 @@ def tracepoint_counts_match_ftrace():
         reports, recs = ftrace_run(
             lambda: reader(os.path.join(cg.path, "cpu.stat"), reads, 2), timeout=120)
         summary = reports[-1]
-        row = find_cgroup(summary, cg.id)
-        check(row, "cgroup not in the report")
-        row = row[0]
+        rows = find_cgroup(summary, cg.id)
+        check(len(rows) == 1, "cgroup in %d rows: %s" % (
+            len(rows), [(r.get("lock"), r["locked"]) for r in rows]))
+        row = rows[0]
         holds, counts, _ = pair_holds(recs, cg.id)
         for key in ("locked", "contended"):
-            check(row[key] == counts[key], "%s: %d vs ftrace %d" % (key, row[key], counts[key]))
+            check(row[key] == counts[key], "%s: %d vs ftrace %d (lost %s)" % (
+                key, row[key], counts[key], {k: v for k, v in summary["lost"].items() if v}))
         check(row["hold_ns"]["count"] == len(holds), "holds %d vs ftrace %d" % (
             row["hold_ns"]["count"], len(holds)))
         flushes = ftrace_flushes(recs, cg.id, last_possible_cpu())
@@ -308,8 +310,9 @@ def lock_rows(summary, cgid):
 @test
 def locks_told_apart_match_ftrace():
     """6.16+: one rstat lock per subsystem, told apart by fentry on
-    css_rstat_flush. One cgroup with a ticker inside; its cpu.stat and its
-    memory.stat read at once, by one process each inside it (the latter
+    css_rstat_flush (--lock-rows on). One cgroup with a ticker inside; its
+    cpu.stat and its memory.stat read at once, by one process each inside
+    it (the latter
     allocating before each read, so that each read flushes): two
     rows, base and memory, each with the locked and contended counts of
     ftrace's events from its own reader, and no wait on the base lock
@@ -317,18 +320,20 @@ def locks_told_apart_match_ftrace():
     make them wait). Then two memory.stat readers at once, of two cgroups
     (each flush finds its own updates): they wait for each other on the
     memory lock, as ftrace says. Where ftrace can trace
-    css_rstat_flush, --probe must say the locks are told apart; with
-    --lock-rows off, one row for the cgroup with all of ftrace's holds."""
+    css_rstat_flush, --probe --lock-rows on must say the locks are told
+    apart; at the default (--lock-rows off), one row for the cgroup with
+    all of ftrace's holds, and --probe says they could be told apart."""
     need_tool()
     if not subsystem_locks_expected():
         raise Skip("one global lock before 6.16 (%d.%d)" % release())
-    rows = probe_lines()[1]
+    r = subprocess.run([BIN, "--probe", "--lock-rows", "on"], capture_output=True, timeout=60)
+    locks = [l for l in r.stdout.decode().splitlines() if l.startswith("locks: ")][0]
     traceable = "css_rstat_flush" in traceable_functions()
-    apart = rows["locks"].find("told apart by fentry") >= 0
-    check(apart == traceable, "locks: %r, css_rstat_flush traceable: %s" % (rows["locks"],
-                                                                            traceable))
+    apart = locks.find("told apart by fentry") >= 0
+    check(apart == traceable, "--lock-rows on: %r, css_rstat_flush traceable: %s" % (
+        locks, traceable))
     if not traceable:
-        raise Skip("css_rstat_flush cannot be traced here; --probe says: %s" % rows["locks"])
+        raise Skip("css_rstat_flush cannot be traced here; --probe says: %s" % locks)
     mount = cgroup_mounts()["v2"]
     with open(os.path.join(mount, "cgroup.subtree_control")) as f:
         if "memory" not in f.read().split():
@@ -341,7 +346,7 @@ def locks_told_apart_match_ftrace():
         pids = []
         reports, recs = ftrace_run(
             lambda: pids.extend(read_together(cg, [(stat, False), (mem, True)], 4)),
-            "--cause-sample", "0", timeout=300)
+            "--lock-rows", "on", "--cause-sample", "0", timeout=300)
         summary = reports[-1]
         check(summary.get("lock_rows") is True, "lock_rows not set: %s" % summary.get("locks"))
         by_lock = lock_rows(summary, cg.id)
@@ -368,7 +373,8 @@ def locks_told_apart_match_ftrace():
             for p in [cg.spawn(READ_LOOP, os.path.join(cg.path, "memory.stat"), "1", "4")
                       for cg in (a, b)]:
                 check(p.wait(timeout=300) == 0, "a memory.stat reader failed")
-        reports, recs = ftrace_run(read_both, "--cause-sample", "0", timeout=300)
+        reports, recs = ftrace_run(read_both, "--lock-rows", "on", "--cause-sample", "0",
+                                   timeout=300)
         waited = 0
         for cg in (a, b):
             by_lock = lock_rows(reports[-1], cg.id)
@@ -381,15 +387,16 @@ def locks_told_apart_match_ftrace():
                                                reports[-1]["lost"]))
             waited += by_lock["memory"]["contended"]
         check(waited > 0, "two memory.stat readers never waited for each other")
-    # --lock-rows off: nothing attached to css_rstat_flush, one row a cgroup
-    r = subprocess.run([BIN, "--probe", "--lock-rows", "off"], capture_output=True, timeout=60)
-    check("not told apart, a row adds up its cgroup's holds under each (--lock-rows off)" in
-          r.stdout.decode(), "--probe --lock-rows off: %s" % r.stdout.decode()[-300:])
+    # --lock-rows off, the default: nothing attached to css_rstat_flush, one row a cgroup
+    r = subprocess.run([BIN, "--probe"], capture_output=True, timeout=60)
+    check("not told apart, a row adds up its cgroup's holds under each (--lock-rows off, the "
+          "default; fentry on css_rstat_flush is allowed" in r.stdout.decode(),
+          "--probe: %s" % r.stdout.decode()[-400:])
     with Cgroup(mount) as cg:
         files = [(os.path.join(cg.path, "cpu.stat"), False),
                  (os.path.join(cg.path, "memory.stat"), True)]
         reports, recs = ftrace_run(lambda: read_together(cg, files, 1),
-                                   "--lock-rows", "off", "--cause-sample", "0", timeout=300)
+                                   "--cause-sample", "0", timeout=300)
         rows = find_cgroup(reports[-1], cg.id)
         counts, _ = holds_by_pid(recs, cg.id)
         want = sum(c["locked"] for c in counts.values())
