@@ -35,19 +35,12 @@ uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy)
  */
 static uint64_t cgroup_ident_hash(const struct row *r)
 {
-	uint64_t h = cg_hash(r->cgid, r->hierarchy);
-
-	for (const unsigned char *p = (const unsigned char *)r->lock; *p; p++)
-		h = mix(h, *p);
-	for (const unsigned char *p = (const unsigned char *)r->lock_type; *p; p++)
-		h = mix(h, *p);
-	return h;
+	return row_lock_hash(cg_hash(r->cgid, r->hierarchy), r);
 }
 
 static bool cgroup_ident_same(const struct row *a, const struct row *b)
 {
-	return a->cgid == b->cgid && a->hierarchy == b->hierarchy && !strcmp(a->lock, b->lock) &&
-	       !strcmp(a->lock_type, b->lock_type);
+	return a->cgid == b->cgid && a->hierarchy == b->hierarchy && row_same_lock(a, b);
 }
 
 static uint64_t process_ident_hash(const struct row *r)

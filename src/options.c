@@ -171,7 +171,8 @@ static const struct cli_opt compare_opts[] = {
 		  "LIMIT: 100us, 5ms (times), 5% (shares), a\n"
 		  "number (locked.rate, flush.holds)" },
 	{ .name = "cgroup", .val = 'c', .has_arg = required_argument, .arg = "PATH",
-	  .help = "gate only this cgroup (its path as in the JSON);\n"
+	  .help = "gate only this cgroup (its path as in the JSON, or\n"
+		  "\"PATH [LOCK]\" where rows are per lock);\n"
 		  "when every file ran a command (rstatlat -- CMD), the\n"
 		  "command's cgroups are gated by default, paired as\n"
 		  "(command) whatever their names" },

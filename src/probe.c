@@ -555,6 +555,19 @@ static void name_locks(struct attach_plan *plan, const struct btf *btf)
  * not, a cgroup's row adds up its holds under every lock, and --probe
  * says why: said, never guessed.
  */
+/* The present lock scope points, not chosen, and why. */
+static void scope_points_not_chosen(struct attach_plan *plan, const char *why)
+{
+	for (int i = 0; i < plan->n; i++) {
+		struct attach_point *pt = &plan->points[i];
+
+		if (pt->role != ROLE_LOCK_SCOPE || !pt->present)
+			continue;
+		pt->chosen = false;
+		snprintf(pt->why, sizeof(pt->why), "present; not chosen: %s", why);
+	}
+}
+
 #define PER_SUBSYSTEM_LOCKS \
 	"one per subsystem and one for the base stats (cgroup_subsys.rstat_ss_lock): "
 
@@ -576,14 +589,14 @@ static void choose_locks(struct attach_plan *plan, const struct btf *btf, bool p
 		  "needs the rstat tracepoints" : !privileged ? "not checked: not root" :
 		  !fentry_attaches(btf, flush->name) ? "is refused here" : NULL;
 	if (refused) {
+		char why[96];
+
 		snprintf(plan->locks_why, sizeof(plan->locks_why),
 			 PER_SUBSYSTEM_LOCKS
 			 "not told apart, a row adds up its cgroup's holds under each (fentry on %s, "
 			 "which would tell them, %s)", flush->name, refused);
-		for (int i = 0; i < plan->n; i++)
-			if (plan->points[i].role == ROLE_LOCK_SCOPE && plan->points[i].present)
-				snprintf(plan->points[i].why, sizeof(plan->points[i].why),
-					 "present; not chosen: fentry on %s %s", flush->name, refused);
+		snprintf(why, sizeof(why), "fentry on %s %s", flush->name, refused);
+		scope_points_not_chosen(plan, why);
 		return;
 	}
 	plan->lock_rows = true;
@@ -612,15 +625,7 @@ void plan_lock_rows_off(struct attach_plan *plan)
 {
 	if (!plan->lock_rows)
 		return;	/* not told apart anyway: locks_why says why */
-	for (int i = 0; i < plan->n; i++) {
-		struct attach_point *pt = &plan->points[i];
-
-		if (pt->role != ROLE_LOCK_SCOPE || !pt->present)
-			continue;
-		pt->chosen = false;
-		snprintf(pt->why, sizeof(pt->why), "present; not chosen: --lock-rows off "
-			 "(fentry allowed)");
-	}
+	scope_points_not_chosen(plan, "--lock-rows off (fentry allowed)");
 	plan->lock_rows = false;
 	snprintf(plan->locks_why, sizeof(plan->locks_why),
 		 PER_SUBSYSTEM_LOCKS

@@ -495,11 +495,22 @@ static uint64_t row_hash(const struct row *r)
 	} else {
 		h = (h ^ r->cgid) * FNV1A_PRIME;
 	}
+	h = row_lock_hash(h, r);
+	return h ^ (h >> 29);
+}
+
+uint64_t row_lock_hash(uint64_t h, const struct row *r)
+{
 	for (const unsigned char *p = (const unsigned char *)r->lock; *p; p++)
 		h = (h ^ *p) * FNV1A_PRIME;
 	for (const unsigned char *p = (const unsigned char *)r->lock_type; *p; p++)
 		h = (h ^ *p) * FNV1A_PRIME;
-	return h ^ (h >> 29);
+	return h;
+}
+
+bool row_same_lock(const struct row *a, const struct row *b)
+{
+	return !strcmp(a->lock, b->lock) && !strcmp(a->lock_type, b->lock_type);
 }
 
 /*
@@ -509,7 +520,7 @@ static uint64_t row_hash(const struct row *r)
 static bool row_same_cgroup(const struct row *a, const struct row *b)
 {
 	if (a->hierarchy != b->hierarchy || row_has_path(a) != row_has_path(b) ||
-	    strcmp(a->lock, b->lock) || strcmp(a->lock_type, b->lock_type))
+	    !row_same_lock(a, b))
 		return false;
 	return row_has_path(a) ? !strcmp(a->path, b->path) : a->cgid == b->cgid;
 }

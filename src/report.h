@@ -271,6 +271,12 @@ int row_copy(struct row *dst, const struct row *src);
  */
 int row_merge(struct row *into, const struct row *from);
 /*
+ * A row's lock and lock type, part of its identity wherever rows are
+ * matched: h advanced over them (FNV-1a), and whether two rows share them.
+ */
+uint64_t row_lock_hash(uint64_t h, const struct row *r);
+bool row_same_lock(const struct row *a, const struct row *b);
+/*
  * The irqs-off distribution of a row, or NULL under IRQOFF_ROWS_NONE:
  * under HOLDS its holds, under TRACED dist[DIST_IRQOFF].
  */

@@ -239,10 +239,11 @@ struct {
 
 /*
  * lock_rows: the open lock scopes of the tasks inside one, by pid. A
- * preallocated hash, not task storage: creating a task's storage can fail
- * while another task on the CPU is in a storage call (its busy counter),
- * which left a cpu.stat read's last hold "(unknown)" about one run in ten
- * under QEMU; an insert here fails only when full, and says so.
+ * preallocated hash, not task storage, whose creation can fail while
+ * another task on the CPU is in a storage call: an insert here fails only
+ * when full, and says so (LOST_LOCK_SCOPE). A scope program the kernel
+ * skips (preempted, then re-entered on its CPU) still leaves its flush's
+ * holds "(unknown)": why lock rows are opt-in.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1364,18 +1365,15 @@ static __always_inline __u16 lock_of_hold(struct lock_state *lc, __u64 cgrp)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct flush_state *fl = &lc->fl;
+	__u32 tid = (__u32)task->pid;
 	struct lock_scope *sc;
-	__u32 d, tid;
 
-	if (fl->cgrp == cgrp && fl->tid == (__u32)task->pid &&
-	    lc->locked_lock_cpu > fl->last_lock_cpu)
+	if (fl->cgrp == cgrp && fl->tid == tid && lc->locked_lock_cpu > fl->last_lock_cpu)
 		return fl->lock;
-	tid = (__u32)task->pid;
 	sc = bpf_map_lookup_elem(&lock_scopes, &tid);
-	d = sc ? sc->depth : 0;
-	if (!d)
+	if (!sc || !sc->depth)
 		return LOCK_UNKNOWN;
-	return sc->lock[d > 2 ? 1 : (d - 1) & 1];
+	return sc->lock[sc->depth > 1];	/* the innermost of the outer two */
 }
 
 /*
