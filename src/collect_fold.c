@@ -363,6 +363,29 @@ static int read_system(struct collector *c, uint64_t epoch)
 	return err;
 }
 
+/*
+ * Runs of rstatlat's programs that the kernel skipped, as it counts them
+ * (bpf_prog_info.recursion_misses, 5.12+): a program still running on a
+ * CPU, preempted or interrupted, is not entered again there. Its event is
+ * not seen: a hold not counted, or a lock scope not kept ("(unknown)").
+ */
+static uint64_t programs_skipped(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
 static int read_lost_map(struct collector *c)
 {
 	int fd = bpf_map__fd(c->skel->maps.lost);
@@ -371,8 +394,9 @@ static int read_lost_map(struct collector *c)
 	for (__u32 k = 0; k < LOST_MAX; k++) {
 		uint64_t sum = 0;
 
-		if (k == LOST_RETIRED) {
-			c->lost[k] = c->retired_dropped;
+		if (k == LOST_RETIRED || k == LOST_PROG_SKIPPED) {
+			c->lost[k] = k == LOST_RETIRED ? c->retired_dropped :
+				     programs_skipped(c->skel->obj);
 			continue;
 		}
 		if (bpf_map_lookup_elem(fd, &k, percpu))

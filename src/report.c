@@ -18,6 +18,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_SKIP_UNTRACKED] = "memcg_skips_untracked",
 	[LOST_FLUSH_UNSEEN] = "flush_start_unseen",
 	[LOST_LOCK_SCOPE] = "lock_scope_full",
+	[LOST_PROG_SKIPPED] = "program_skipped",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */

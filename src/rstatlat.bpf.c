@@ -130,12 +130,17 @@ struct task_flush {
 /*
  * The locks a task's flushes take, from the functions that name them
  * (lock_rows): a stack, as cgroup_base_stat_cputime_show() calls
- * css_rstat_flush(); depth beyond two keeps the outer two. Kept while the
- * task is inside one, by its pid.
+ * css_rstat_flush(); nothing nests deeper. Each level keeps the address
+ * of its call's frame (the fentry ctx, on the task's stack, the same for
+ * its fexit): a level is live while its frame lies above the stack
+ * pointer, so a level whose exit the kernel skipped is seen to be gone,
+ * and an exit whose entry it skipped pops nothing. Kept while the task
+ * is inside one, by its pid.
  */
 struct lock_scope {
+	__u64 frame[2];
 	__u16 lock[2];
-	__u32 depth;
+	__u32 depth;	/* levels kept, 0-2 */
 };
 
 /* ---- maps ---- */
@@ -242,8 +247,8 @@ struct {
  * preallocated hash, not task storage, whose creation can fail while
  * another task on the CPU is in a storage call: an insert here fails only
  * when full, and says so (LOST_LOCK_SCOPE). A scope program the kernel
- * skips (preempted, then re-entered on its CPU) still leaves its flush's
- * holds "(unknown)": why lock rows are opt-in.
+ * skips (preempted, then re-entered on its CPU) leaves its flush's holds
+ * "(unknown)", counted by userspace as program_skipped.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1358,22 +1363,28 @@ __noinline __u64 contended_wait(struct lock_state *lc, struct slot_stage *st, __
 /*
  * The lock of this hold (lock_rows). One that goes on with the flush
  * this CPU keeps (its task's, its cgroup's, a later lock cpu) is under
- * that flush's lock; any other asks the task's open lock scope, once a
- * flush and a CPU it moves to: with one hold per CPU, a flush asks once.
+ * that flush's lock; any other asks the task's innermost live lock scope
+ * (its frame above this program's ctx, on the same stack), once a flush
+ * and a CPU it moves to: with one hold per CPU, a flush asks once.
  */
-static __always_inline __u16 lock_of_hold(struct lock_state *lc, __u64 cgrp)
+static __always_inline __u16 lock_of_hold(struct lock_state *lc, __u64 cgrp, void *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct flush_state *fl = &lc->fl;
 	__u32 tid = (__u32)task->pid;
+	__u64 here = (__u64)ctx;
 	struct lock_scope *sc;
 
 	if (fl->cgrp == cgrp && fl->tid == tid && lc->locked_lock_cpu > fl->last_lock_cpu)
 		return fl->lock;
 	sc = bpf_map_lookup_elem(&lock_scopes, &tid);
-	if (!sc || !sc->depth)
+	if (!sc)
 		return LOCK_UNKNOWN;
-	return sc->lock[sc->depth > 1];	/* the innermost of the outer two */
+	if (sc->depth > 1 && sc->frame[1] > here)
+		return sc->lock[1];
+	if (sc->depth > 0 && sc->frame[0] > here)
+		return sc->lock[0];
+	return LOCK_UNKNOWN;
 }
 
 /*
@@ -1464,7 +1475,7 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	/* the task is asked only where it matters: -p, --pid (flushes ask later) */
 	if (per_process || targ_tgid)
 		tgid = bpf_get_current_task_btf()->tgid;
-	lc->hold_lock = lock_rows ? lock_of_hold(lc, cg) : LOCK_ALL;
+	lc->hold_lock = lock_rows ? lock_of_hold(lc, cg, ctx) : LOCK_ALL;
 	type = arg_type >= 0 ? lock_type_of(lc, tp_arg(ctx, arg_type)) : 0;
 	n = start && (!targ_tgid || tgid == targ_tgid) ?
 	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, lc->hold_lock, type, true) : -1;
@@ -1708,11 +1719,16 @@ static __always_inline __u16 memory_lock(void)
 	return LOCK_SUBSYS + bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 }
 
-static __always_inline void scope_enter(__u16 lock)
+/*
+ * A call that names a lock begins, its frame at ctx: levels whose frames
+ * are not above it have returned (their exits skipped) and go first.
+ */
+static __always_inline void scope_enter(void *ctx, __u16 lock)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lock_scope *sc = bpf_map_lookup_elem(&lock_scopes, &tid);
-	struct lock_scope first = { .lock = { lock }, .depth = 1 };
+	struct lock_scope first = { .frame = { (__u64)ctx }, .lock = { lock }, .depth = 1 };
+	__u64 here = (__u64)ctx;
 
 	if (!sc) {
 		/* only this task inserts its pid: no race but a full map */
@@ -1720,20 +1736,31 @@ static __always_inline void scope_enter(__u16 lock)
 			count_lost(LOST_LOCK_SCOPE);
 		return;
 	}
-	if (sc->depth < 2)
-		sc->lock[sc->depth & 1] = lock;
+	if (sc->depth > 1 && sc->frame[1] <= here)
+		sc->depth = 1;
+	if (sc->depth > 0 && sc->frame[0] <= here)
+		sc->depth = 0;
+	if (sc->depth > 1)
+		return;	/* nothing nests deeper today: its holds take the inner level */
+	sc->frame[sc->depth & 1] = here;
+	sc->lock[sc->depth & 1] = lock;
 	sc->depth++;
 }
 
-/* The outermost scope's exit removes the task's entry. */
-static __always_inline void scope_exit(void)
+/* Its exit pops its own level only; the last level's removes the entry. */
+static __always_inline void scope_exit(void *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lock_scope *sc = bpf_map_lookup_elem(&lock_scopes, &tid);
+	__u64 here = (__u64)ctx;
 
-	if (sc && sc->depth > 1)
-		sc->depth--;
-	else if (sc)
+	if (!sc)
+		return;
+	if (sc->depth > 1 && sc->frame[1] == here)
+		sc->depth = 1;
+	else if (sc->depth > 0 && sc->frame[0] == here)
+		sc->depth = 0;	/* and an inner level whose exit was skipped */
+	if (!sc->depth)
 		bpf_map_delete_elem(&lock_scopes, &tid);
 }
 
@@ -1747,8 +1774,7 @@ int BPF_PROG(scope_flush_enter, struct cgroup_subsys_state *css)
 	struct cgroup_subsys *ss = css->ss;
 	__u32 id = ss ? (__u32)ss->id : 0;
 
-	(void)ctx;
-	scope_enter(!ss ? LOCK_BASE : id < LOCK_IDS_MAX - LOCK_SUBSYS ? LOCK_SUBSYS + id :
+	scope_enter(ctx, !ss ? LOCK_BASE : id < LOCK_IDS_MAX - LOCK_SUBSYS ? LOCK_SUBSYS + id :
 		    LOCK_UNKNOWN);
 	return 0;
 }
@@ -1756,8 +1782,7 @@ int BPF_PROG(scope_flush_enter, struct cgroup_subsys_state *css)
 SEC("fexit/css_rstat_flush")
 int BPF_PROG(scope_flush_exit)
 {
-	(void)ctx;
-	scope_exit();
+	scope_exit(ctx);
 	return 0;
 }
 
@@ -1765,16 +1790,14 @@ int BPF_PROG(scope_flush_exit)
 SEC("fentry/cgroup_base_stat_cputime_show")
 int BPF_PROG(scope_cputime_enter)
 {
-	(void)ctx;
-	scope_enter(LOCK_BASE);
+	scope_enter(ctx, LOCK_BASE);
 	return 0;
 }
 
 SEC("fexit/cgroup_base_stat_cputime_show")
 int BPF_PROG(scope_cputime_exit)
 {
-	(void)ctx;
-	scope_exit();
+	scope_exit(ctx);
 	return 0;
 }
 

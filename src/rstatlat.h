@@ -450,6 +450,7 @@ enum lost_kind {
 	LOST_SKIP_UNTRACKED,	/* a skipped memcg request of a cgroup without a slot */
 	LOST_FLUSH_UNSEEN,	/* a flush whose first hold was not seen (not counted) */
 	LOST_LOCK_SCOPE,	/* a task's lock scope not kept (lock_scopes full): "(unknown)" */
+	LOST_PROG_SKIPPED,	/* userspace: runs the kernel skipped (recursion on a CPU) */
 	LOST_MAX,
 };
 
