@@ -2,7 +2,8 @@
 /*
  * Times the views on a synthetic report of N cgroups with realistic
  * histograms: the table rendered in full (-n 0), the JSON object, and the
- * Prometheus exposition (each refresh of /metrics), 100 cgroups named.
+ * Prometheus exposition (each refresh of /metrics) at the exporter's
+ * defaults (PROM_DEFAULT_BUCKETS, PROM_DEFAULT_MAX_CGROUPS named).
  *   render [N [table|json|prom]]
  */
 #include <stdio.h>
@@ -62,14 +63,14 @@ int main(int argc, char **argv)
 			    .memcg_decisions = true, .irqoff_rows = IRQOFF_ROWS_LOCK };
 	FILE *devnull = fopen("/dev/null", "w");
 	double best_table = 1e9, best_json = 1e9, best_prom = 1e9;
-	struct prom_opts po = { .max_cgroups = 100, .idle_ns = 300000000000ULL, .version = "bench" };
+	struct prom_opts po = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS, .idle_ns = 300000000000ULL, .version = "bench" };
 	struct prom_state *prom;
 	const char *why;
 
 	srand(42);
 	for (size_t i = 0; i < n; i++)
 		fill(report_add_row(&r.cgroups, &r.ncgroups, &cap), i);
-	if (prom_buckets_parse("128ns:128ms:2", &po, &why) || !(prom = prom_new(&po)))
+	if (prom_buckets_parse(PROM_DEFAULT_BUCKETS, &po, &why) || !(prom = prom_new(&po)))
 		return 1;
 	for (int rep = 0; rep < REPS; rep++) {
 		double t0 = now_ms(), t1, t2, t3;

@@ -24,7 +24,7 @@ const struct dist_def dist_defs[DIST_MAX] = {
 		.name = "irqoff", .json = "irqoff_ns",
 		.json_optional = true,	/* per row only where measured (report.irqoff_rows) */
 		.prom = "rstatlat_irqoff_seconds",
-		.prom_help = "Irqs-off intervals of rstat flushes (the holds, or traced).",
+		.prom_help = "Irqs-off intervals of rstat flushes, machine-wide (the holds, or traced).",
 	},
 	/* system-wide, the report's irqoff summary: prom.c and json.c name them there */
 	[DIST_OUTSIDE] = { .name = "irqoff_outside" },

@@ -115,11 +115,11 @@ static const struct cli_opt rstatlat_opts[] = {
 	{ .name = "prom-buckets", .val = OPT_PROM_BUCKETS, .has_arg = required_argument,
 	  .arg = "MIN:MAX[:FACTOR]",
 	  .help = "histogram buckets, powers of two\n"
-		  "(default 128ns:128ms:2)" },
+		  "(default 256ns:64ms:4: 10 bounds)" },
 	{ .name = "prom-max-cgroups", .val = OPT_PROM_MAX_CGROUPS, .has_arg = required_argument,
 	  .arg = "N",
 	  .help = "cgroups with series of their own, the busiest by\n"
-		  "locks; the rest sum under cgroup=\"(other)\" (default 100)" },
+		  "locks; the rest sum under cgroup=\"(other)\" (default 50)" },
 	{ .name = "prom-idle", .val = OPT_PROM_IDLE, .has_arg = required_argument, .arg = "SECS",
 	  .help = "a cgroup without locks this long (e.g. removed) leaves\n"
 		  "its series to (other) (default 300)" },

@@ -741,6 +741,30 @@ static void put_labelled_family(FILE *f, const char *name, const char *help, con
 	}
 }
 
+/*
+ * Irqs-off, machine-wide only: under --irqoff lock a cgroup's are its
+ * holds (rstatlat_lock_hold_seconds has them), and one histogram a host
+ * is what an alert on long irqs-off needs, at a twentieth of the series.
+ * The label sets' figures add up to the whole run's, so it never goes down.
+ */
+static void put_irqoff(const struct prom_state *p, FILE *f, const struct pfig *figs, size_t n)
+{
+	const struct dist_def *d = &dist_defs[DIST_IRQOFF];
+	struct phist all;
+
+	memset(&all, 0, sizeof(all));
+	for (size_t k = 0; k <= n; k++) {
+		const struct phist *h = &figs[k].h[DIST_IRQOFF];
+
+		for (int i = 0; i <= p->o.nbounds; i++)
+			all.bin[i] += h->bin[i];
+		all.count += h->count;
+		all.sum_ns += h->sum_ns;
+	}
+	family(f, d->prom, "histogram", d->prom_help);
+	(void)put_hist(p, f, d->prom, "", &all);
+}
+
 /* The per-cgroup families: the named cgroups, then "(other)". */
 static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 {
@@ -763,9 +787,11 @@ static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 
 		figs[n] = p->other;
 		for (size_t i = 0; i < nrf && !err; i++)
-			if (rf[i].dist != DIST_IRQOFF || r->irqoff_rows != IRQOFF_ROWS_NONE)
+			if (rf[i].dist != DIST_IRQOFF)
 				err = put_row_family(p, f, &rf[i], figs, labels, n);
 	}
+	if (!err && r->irqoff_rows != IRQOFF_ROWS_NONE)
+		put_irqoff(p, f, figs, n);
 	if (!err) {
 		if (r->flush_parts)
 			put_labelled_family(f, "rstatlat_flush_part_seconds_total",
@@ -951,16 +977,62 @@ static void put_info(const struct prom_state *p, const struct report *r, FILE *f
 	fputs("\"} 1\n", f);
 }
 
+/*
+ * The samples written through a stream (its lines that are not comments):
+ * rstatlat_series, counted as written rather than worked out, so that
+ * every family, present or future, is in it.
+ */
+struct sample_count {
+	FILE *to;
+	size_t samples;
+	bool line_start, comment;
+};
+
+static ssize_t count_samples(void *cookie, const char *buf, size_t len)
+{
+	struct sample_count *c = cookie;
+	const char *at = buf, *end = buf + len;
+
+	while (at < end) {
+		const char *nl;
+
+		if (c->line_start)
+			c->comment = *at == '#';
+		nl = memchr(at, '\n', (size_t)(end - at));
+		c->line_start = nl != NULL;
+		if (!nl)
+			break;
+		c->samples += !c->comment;
+		at = nl + 1;
+	}
+	return fwrite(buf, 1, len, c->to) == len ? (ssize_t)len : -1;
+}
+
 int prom_write(struct prom_state *p, const struct report *summary,
 	       const struct prom_http_counts *http, uint64_t now_mono_ns,
 	       uint64_t now_real_ns, FILE *f)
 {
-	if (refresh(p, summary, now_mono_ns) || put_rows(p, summary, f) ||
-	    (summary->cause_sample && put_causes(summary, f)))
-		return -1;
-	put_system(p, summary, f);
-	put_costs(summary, f);
-	put_exporter(p, summary, http, now_real_ns, f);
-	put_info(p, summary, f);
-	return 0;
+	struct sample_count c = { .to = f, .line_start = true };
+	FILE *out = fopencookie(&c, "w", (cookie_io_functions_t){ .write = count_samples });
+	int err = out ? 0 : -1;
+
+	if (!err && (refresh(p, summary, now_mono_ns) || put_rows(p, summary, out) ||
+		     (summary->cause_sample && put_causes(summary, out))))
+		err = -1;
+	if (!err) {
+		put_system(p, summary, out);
+		put_costs(summary, out);
+		put_exporter(p, summary, http, now_real_ns, out);
+		err = fflush(out) ? -1 : 0;
+	}
+	if (!err) {
+		/* itself and rstatlat_info, which follow */
+		put_scalar(out, "rstatlat_series", "gauge",
+			   "Samples in this exposition, this one included: what rstatlat costs "
+			   "the time series database (docs/fleet.md, Series budget).", c.samples + 2);
+		put_info(p, summary, out);
+	}
+	if (out && fclose(out))
+		err = -1;
+	return err;
 }

@@ -19,6 +19,14 @@
 #include "report.h"
 
 #define PROM_MAX_BOUNDS	32
+/*
+ * The defaults keep a host within its series budget: at most 3 000
+ * samples with 100 busy cgroups (docs/fleet.md, Series budget, has the
+ * arithmetic; the unit test holds it).
+ */
+#define PROM_DEFAULT_BUCKETS	"256ns:64ms:4"
+#define PROM_DEFAULT_MAX_CGROUPS 50
+#define PROM_SERIES_BUDGET	3000
 
 struct prom_opts {
 	uint64_t bound_ns[PROM_MAX_BOUNDS];	/* histogram bucket bounds, powers of two */

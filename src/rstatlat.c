@@ -68,8 +68,6 @@
  * The exposition: powers of two from 128 ns (a fast hold) to 128 ms (an
  * irqs-off interval that drops packets): 21 bounds, and +Inf.
  */
-#define DEFAULT_PROM_BUCKETS "128ns:128ms:2"
-#define DEFAULT_PROM_MAX_CGROUPS 100
 #define DEFAULT_PROM_IDLE_S 300
 /* node_exporter is scraped every 15 s or more: rewriting faster only wears disks */
 #define DEFAULT_TEXTFILE_INTERVAL_S 15
@@ -112,7 +110,7 @@ static struct options {
 	.sample_hz = DEFAULT_SAMPLE_HZ,
 	.cause_sample = DEFAULT_CAUSE_SAMPLE,
 	.textfile_interval = DEFAULT_TEXTFILE_INTERVAL_S,
-	.prom = { .max_cgroups = DEFAULT_PROM_MAX_CGROUPS,
+	.prom = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS,
 		  .idle_ns = DEFAULT_PROM_IDLE_S * 1000000000ULL, .version = VERSION },
 };
 
@@ -243,7 +241,7 @@ static void parse_args(int argc, char **argv)
 	const char *why;
 	int c;
 
-	if (prom_buckets_parse(DEFAULT_PROM_BUCKETS, &opts.prom, &why))
+	if (prom_buckets_parse(PROM_DEFAULT_BUCKETS, &opts.prom, &why))
 		die(EXIT_RUNTIME, "internal error: default buckets: %s", why);
 	argc = split_command(argc, argv);
 	cli_getopt_tables(&rstatlat_cli, long_opts, short_opts);

@@ -5,6 +5,7 @@
  * cgroups come, go and change places, and escaped labels.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include "check.h"
 #include "prom.h"
@@ -259,25 +260,45 @@ static void test_busiest_of_many(int names)
  * from then on, one leaving gives back to (other), a re-created path (two
  * rows, one label set) sums.
  */
-/* Hold lines whose irqs-off twin (same labels) has the same value; -1 at a mismatch. */
-static int irqoff_twins(const char *text)
+/*
+ * The machine-wide irqs-off histogram when irqs-off are the holds
+ * (IRQOFF_ROWS_LOCK): each of its lines the sum of the hold lines of every
+ * label set with the same le (or _sum, _count). Returns its _count, or -1
+ * at a mismatch or with no such histogram.
+ */
+static double irqoff_is_holds(const char *text)
 {
+	static const char irq[] = "rstatlat_irqoff_seconds";
 	static const char hold[] = "rstatlat_lock_hold_seconds";
-	int n = 0;
+	const char *l = strstr(text, "\nrstatlat_irqoff_seconds");
 
-	for (const char *l = strstr(text, hold); l; l = strstr(l + 1, hold)) {
-		char series[512];
-		const char *sp = strchr(l, ' ');
+	if (!l)
+		return -1;
+	for (l++; !strncmp(l, irq, sizeof(irq) - 1); l = strchr(l, '\n') + 1) {
+		const char *suffix = l + sizeof(irq) - 1, *sp = strchr(l, ' ');
+		const char *le = strstr(suffix, "le=\"");
+		size_t slen = strcspn(suffix, "{ "), lelen = le ? strcspn(le + 4, "\"") + 5 : 0;
+		double want = 0;
 
-		if (l != text && l[-1] != '\n')
-			continue;	/* # HELP and # TYPE lines */
-		snprintf(series, sizeof(series), "rstatlat_irqoff_seconds%.*s",
-			 (int)(sp - l - (sizeof(hold) - 1)), l + sizeof(hold) - 1);
-		if (value_of(text, series) != strtod(sp + 1, NULL))
+		/* every hold line of that suffix (_bucket, _sum, _count) and le */
+		for (const char *h = strstr(text, hold); h; h = strstr(h + 1, hold)) {
+			const char *hs = h + sizeof(hold) - 1, *hsp = strchr(h, ' ');
+
+			if (h[-1] != '\n' || strncmp(hs, suffix, slen) || (hs[slen] != '{' &&
+									   hs[slen] != ' '))
+				continue;
+			if (le && (hsp - hs < (long)lelen ||
+				   strncmp(hsp - lelen - 1, le, lelen)))	/* ,le="X"} */
+				continue;
+			want += strtod(hsp + 1, NULL);
+		}
+		/* sums in seconds of 9 decimals: added as doubles, not exactly */
+		if (fabs(strtod(sp + 1, NULL) - want) > 1e-12)
 			return -1;
-		n++;
+		if (!strncmp(suffix, "_count ", 7))
+			return want;
 	}
-	return n;
+	return -1;
 }
 
 static void test_counters_monotonic(enum irqoff_rows irqoff)
@@ -312,9 +333,11 @@ static void test_counters_monotonic(enum irqoff_rows irqoff)
 	CHECK(locks_of(t3, "/c") == 100, "c counts from its naming: %g", locks_of(t3, "/c"));
 	CHECK(other_locks(t3) == other_locks(t2), "(other) moved: %g", other_locks(t3));
 	if (irqoff == IRQOFF_ROWS_LOCK)
-		CHECK(irqoff_twins(t1) > 0 && irqoff_twins(t2) > 0 && irqoff_twins(t3) > 0,
-		      "irqoff the same as holds: %d, %d, %d series", irqoff_twins(t1),
-		      irqoff_twins(t2), irqoff_twins(t3));
+		CHECK(irqoff_is_holds(t1) == 160 && irqoff_is_holds(t2) == 1251 &&
+		      irqoff_is_holds(t3) == 1356, "irqs-off, machine-wide, all the holds: %g, %g, %g",
+		      irqoff_is_holds(t1), irqoff_is_holds(t2), irqoff_is_holds(t3));
+	else
+		CHECK(!strstr(t1, "rstatlat_irqoff_seconds"), "irqs-off without a source");
 	free(t1);
 	free(t2);
 	free(t3);
@@ -325,9 +348,9 @@ static void test_counters_monotonic(enum irqoff_rows irqoff)
 }
 
 /*
- * Irqs-off per row that are the holds (IRQOFF_ROWS_LOCK): copied from the
- * folded holds, not folded again; the same in named series and (other), as
- * cgroups change places and one is named later (counting from then).
+ * Irqs-off that are the holds (IRQOFF_ROWS_LOCK): one machine-wide
+ * histogram, the sum of every label set's holds, whole as cgroups change
+ * places and one is named later (counting from then), and never per cgroup.
  */
 static void test_irqoff_of_holds(void)
 {
@@ -336,7 +359,7 @@ static void test_irqoff_of_holds(void)
 	struct report r[3] = { { .type = REPORT_SUMMARY, .irqoff_rows = IRQOFF_ROWS_LOCK } };
 	size_t cap[3] = { 0 };
 	char *t[3];
-	int n[3];
+	double n[3];
 
 	r[2] = r[1] = r[0];
 	add_row(&r[0], &cap[0], "/a", 1, 100, 300);
@@ -348,14 +371,11 @@ static void test_irqoff_of_holds(void)
 	dist_add_value(&r[2].cgroups[1].dist[DIST_HOLD], 9000000);
 	for (int i = 0; i < 3; i++) {
 		t[i] = expose(p, &r[i], 1 + (uint64_t)i);
-		n[i] = irqoff_twins(t[i]);
+		n[i] = irqoff_is_holds(t[i]);
 	}
-	CHECK(n[0] > 20 && n[1] > 20 && n[2] > 40, "irqoff the same as holds: %d, %d, %d series",
+	CHECK(n[0] == 110 && n[1] == 1101 && n[2] == 1603, "irqs-off, all the holds: %g, %g, %g",
 	      n[0], n[1], n[2]);
-	CHECK(value_of(t[2], "rstatlat_irqoff_seconds_count{hierarchy=\"v2\",cgroup=\"/b\"}") ==
-	      501, "named later: counts from then");
-	CHECK(value_of(t[2], "rstatlat_irqoff_seconds_count{hierarchy=\"(other)\","
-		       "cgroup=\"(other)\"}") == 102 + 1000, "(other): /a and what /b had");
+	CHECK(!strstr(t[2], "rstatlat_irqoff_seconds_count{"), "irqs-off per cgroup");
 	for (int i = 0; i < 3; i++) {
 		free(t[i]);
 		report_free(&r[i]);
@@ -390,10 +410,9 @@ static void test_idle_cgroups_leave(enum irqoff_rows irqoff)
 	CHECK(locks_of(t4, "/gone") == 60 && other_locks(t4) == 7,
 	      "woken: series %g, (other) %g", locks_of(t4, "/gone"), other_locks(t4));
 	if (irqoff == IRQOFF_ROWS_LOCK)
-		CHECK(irqoff_twins(t3) > 0 && irqoff_twins(t4) > 0 &&
-		      value_of(t4, "rstatlat_irqoff_seconds_count{hierarchy=\"v2\",cgroup=\"/gone\"}") ==
-		      60, "parked and woken: irqoff the same as holds (%d, %d series)",
-		      irqoff_twins(t3), irqoff_twins(t4));
+		CHECK(irqoff_is_holds(t3) == 7 && irqoff_is_holds(t4) == 67,
+		      "parked and woken: irqs-off all the holds (%g, %g)", irqoff_is_holds(t3),
+		      irqoff_is_holds(t4));
 	free(t1);
 	free(t2);
 	free(t3);
@@ -489,6 +508,81 @@ static void test_flush_families(void)
 	prom_free(p);
 }
 
+/* The samples of an exposition: its lines that are not comments. */
+static size_t samples_in(const char *text)
+{
+	size_t n = 0;
+
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+		n += *l != '#';
+	return n;
+}
+
+/*
+ * The series budget at the defaults (PROM_DEFAULT_*): a host with 100 busy
+ * cgroups, each with every per-cgroup family (holds spread over every
+ * bucket, waits, flushes, timed parts, memcg decisions), the per-CPU lock,
+ * traced irqs-off and causes, stays within PROM_SERIES_BUDGET samples, and
+ * rstatlat_series says how many there are, itself included.
+ */
+static void test_series_budget(void)
+{
+	struct prom_opts o = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS, .idle_ns = 300 * SEC,
+			       .version = "test" };
+	struct report r = { .type = REPORT_SUMMARY, .irqoff_rows = IRQOFF_ROWS_TRACED,
+			    .flush_parts = true, .memcg_decisions = true,
+			    .parts_from = PARTS_FROM_TIMED, .parts_measured = (1U << PART_MAX) - 1,
+			    .cause_sample = 64 };
+	struct prom_http_counts http = { .present = true };
+	struct prom_state *p;
+	size_t cap = 0, len = 0, n;
+	char path[32], cause[32], *text = NULL;
+	const char *why;
+	FILE *f;
+
+	CHECK(!prom_buckets_parse(PROM_DEFAULT_BUCKETS, &o, &why), "%s", why);
+	p = prom_new(&o);
+	for (int i = 0; i < 100; i++) {
+		struct row *row;
+
+		snprintf(path, sizeof(path), "/kubepods/pod%d", i);
+		add_row(&r, &cap, path, (uint64_t)i + 1, 1000, 100);
+		row = &r.cgroups[i];
+		for (uint64_t v = 16; v < 4 * SEC; v *= 2) {
+			for (int k = 0; k < DIST_ROW_MAX; k++)
+				dist_add_value(&row->dist[k], v);
+		}
+		row->count[COUNT_CONTENDED] = 10;
+		row->count[COUNT_FLUSH_HOLDS] = 100;
+		row->count[COUNT_FLUSHES_OFFCPU] = 1;
+		for (int k = 0; k < PART_MAX; k++)
+			row->part[k] = 1000;
+		for (int k = 0; k < DECISION_MAX; k++)
+			row->decisions[k] = 5;
+		snprintf(cause, sizeof(cause), "cause%d", i % 10);
+		CHECK(row_add_cause(row, cause, 1, 1, 1) == 0, "cause");
+	}
+	r.cpu_lock.present = r.irqoff.trace = r.self.present = r.self.bpf_stats = true;
+	for (uint64_t v = 16; v < 4 * SEC; v *= 2) {
+		dist_add_value(&r.cpu_lock.hold, v);
+		dist_add_value(&r.cpu_lock.wait, v);
+		dist_add_value(&r.irqoff.outside, v);
+	}
+	f = open_memstream(&text, &len);
+	CHECK(prom_write(p, &r, &http, SEC, SEC, f) == 0, "prom_write failed");
+	fclose(f);
+	n = samples_in(text);
+	CHECK(n <= PROM_SERIES_BUDGET, "%zu samples at the defaults, the budget %d", n,
+	      PROM_SERIES_BUDGET);
+	CHECK(value_of(text, "rstatlat_series") == (double)n, "rstatlat_series %g, %zu samples",
+	      value_of(text, "rstatlat_series"), n);
+	CHECK(prom_named(p) == PROM_DEFAULT_MAX_CGROUPS, "%zu named", prom_named(p));
+	printf("test_prom: %zu samples with 100 busy cgroups at the defaults\n", n);
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
 int main(void)
 {
 	RUN_TEST(test_buckets_parse());
@@ -505,5 +599,6 @@ int main(void)
 	RUN_TEST(test_families_whole());
 	RUN_TEST(test_flush_families());
 	RUN_TEST(test_irqoff_of_holds());
+	RUN_TEST(test_series_budget());
 	return check_done("test_prom");
 }
