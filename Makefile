@@ -177,17 +177,21 @@ bench: $(BENCH_BINS)
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+# the Prometheus alerting rules and the Grafana dashboard, for the fleet's servers
+DATADIR ?= $(PREFIX)/share/rstatlat
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 ENVFILE = $(SYSCONFDIR)/default/rstatlat
 INSTALL ?= install
 
-install: rstatlat dist/rstatlat.service.in dist/rstatlat.default | $(OUT)
+install: rstatlat dist/rstatlat.service.in dist/rstatlat.default dist/rstatlat.rules.yml \
+		dist/rstatlat.dashboard.json | $(OUT)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@ENVFILE@|$(ENVFILE)|g' \
 		dist/rstatlat.service.in > $(OUT)/rstatlat.service
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(dir $(ENVFILE))
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(dir $(ENVFILE)) $(DESTDIR)$(DATADIR)
 	$(INSTALL) -m 0755 rstatlat $(DESTDIR)$(SBINDIR)/rstatlat
 	$(INSTALL) -m 0644 man/rstatlat.8 $(DESTDIR)$(MANDIR)/man8/rstatlat.8
 	$(INSTALL) -m 0644 $(OUT)/rstatlat.service $(DESTDIR)$(SYSTEMDUNITDIR)/rstatlat.service
 	$(INSTALL) -m 0644 dist/rstatlat.default $(DESTDIR)$(ENVFILE)
+	$(INSTALL) -m 0644 dist/rstatlat.rules.yml dist/rstatlat.dashboard.json $(DESTDIR)$(DATADIR)

@@ -25,7 +25,7 @@ import time
 import urllib.parse
 
 from harness import Skip, check
-from lib import BIN, READER, Cgroup, Rstatlat, cgroup_mounts, find_cgroup, json_lines, \
+from lib import BIN, READER, ROOT, Cgroup, Rstatlat, cgroup_mounts, find_cgroup, json_lines, \
     read_stat, reader, unique
 
 MOUNTS = cgroup_mounts()
@@ -1436,3 +1436,77 @@ def register(test):
         types = [r["type"] for r in json_lines(out)]
         check(types == ["interval"] * 3 + ["summary"], "types %s" % types)
         return "3 intervals + summary, scraped meanwhile"
+
+    @test
+    def alert_rules_pass_promtool():
+        """dist/rstatlat.rules.yml passes promtool check rules, and promtool
+        test rules (tests/prom/rules_test.yml) passes, with every alert of the
+        file tested both firing and quiet."""
+        need(PROMTOOL)
+        rules = os.path.join(ROOT, "dist", "rstatlat.rules.yml")
+        tests = os.path.join(ROOT, "tests", "prom", "rules_test.yml")
+        r = subprocess.run([PROMTOOL, "check", "rules", rules], capture_output=True, timeout=60)
+        check(r.returncode == 0, "promtool check rules: %s" % (r.stdout + r.stderr).decode())
+        r = subprocess.run([PROMTOOL, "test", "rules", tests], capture_output=True, timeout=60)
+        check(r.returncode == 0, "promtool test rules: %s" % (r.stdout + r.stderr).decode()[-2000:])
+        with open(rules) as f:
+            alerts = re.findall(r"^\s*- alert: (\w+)", f.read(), re.M)
+        with open(tests) as f:
+            text = f.read()
+        cases = re.findall(r"alertname: (\w+)\n\s*exp_alerts:(\s*\[\])?", text)
+        firing = {a for a, empty in cases if not empty}
+        quiet = {a for a, empty in cases if empty}
+        # a quiet case is also each firing test's other instances (h1 vs h2)
+        check(set(alerts) <= firing, "alerts never tested firing: %s" % sorted(set(alerts) - firing))
+        return "%d alerts, all tested firing, %d also tested quiet at another time; %s" % (
+            len(alerts), len(quiet & set(alerts)), r.stdout.decode().split()[-1])
+
+    @test
+    def dashboard_queries_return_data():
+        """Every query of dist/rstatlat.dashboard.json, its variables set as
+        Grafana would ($instance the exporter, $__rate_interval 30s), runs on
+        a real Prometheus scraping rstatlat while two threads read a cgroup's
+        cpu.stat twice (so that the lock is contended, and its wait series
+        exist before the second time) and returns data (a value
+        that is not NaN); BPF run
+        time is turned on (kernel.bpf_stats_enabled) for its panel."""
+        need(PROMETHEUS, READER)
+        with open(os.path.join(ROOT, "dist", "rstatlat.dashboard.json")) as f:
+            dash = json.load(f)
+        exprs = [(p["title"], t["expr"]) for p in dash["panels"] for t in p["targets"]]
+        names = {v["name"] for v in dash["templating"]["list"]}
+        check(names == {"datasource", "instance"}, "variables %s" % sorted(names))
+        for title, e in exprs:
+            left = re.sub(r"\$(instance|__rate_interval)\b", "", e)
+            check("$" not in left, "%s: an unknown variable in %s" % (title, e))
+        stats = "/proc/sys/kernel/bpf_stats_enabled"
+        with open(stats) as f:
+            was = f.read().strip()
+        empty, bad = [], []
+        try:
+            with open(stats, "w") as f:
+                f.write("1")
+            with Cgroup(v2()) as cg, Procs() as procs:
+                port = free_port()
+                procs.add(Exporter(port, "--prometheus", "127.0.0.1:%d" % port)).start()
+                with Prometheus(["127.0.0.1:%d" % port]) as prom:
+                    prom.wait_value('up{job="rstatlat"}', lambda v: v == 1, what="first scrape")
+                    # twice: a histogram's first scrape has nothing to take a rate from
+                    for _ in range(2):
+                        reader(os.path.join(cg.path, "cpu.stat"), 20000, threads=2)
+                        done = time.time()
+                        prom.wait_value("rstatlat_refresh_timestamp_seconds",
+                                        lambda v: v > done + 1, timeout=10,
+                                        what="a scrape after the reads")
+                    instance = "127.0.0.1:%d" % port
+                    for title, e in exprs:
+                        # a multi-value variable of one value: the value itself
+                        q = e.replace("$instance", instance).replace("$__rate_interval", "30s")
+                        # NaN: a quantile of buckets that did not move
+                        if not [v for _, v in prom.query(q) if v == v]:
+                            empty.append("%s: %s" % (title, q))
+        finally:
+            with open(stats, "w") as f:
+                f.write(was)
+        check(not empty, "no data: %s" % " | ".join(empty))
+        return "%d panels, %d queries, each with data" % (len(dash["panels"]), len(exprs))
