@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include "collect_int.h"
 #include "rstatlat.skel.h"
+#include "self.h"
 
 /* ---- one read ---- */
 
@@ -364,47 +365,31 @@ static int read_system(struct collector *c, uint64_t epoch)
 }
 
 /*
- * Runs of rstatlat's programs that the kernel skipped, as it counts them
- * (bpf_prog_info.recursion_misses, 5.12+): a program still running on a
- * CPU, preempted or interrupted, is not entered again there. Its event is
- * not seen: a hold not counted, or a lock scope not kept ("(unknown)").
+ * The BPF side's losses, and userspace's: recycled slots it could not keep,
+ * and runs of rstatlat's programs the kernel skipped (a program still
+ * running on a CPU, preempted, is not entered again there: a hold not
+ * counted, or a lock scope not kept, "(unknown)").
  */
-static uint64_t programs_skipped(struct bpf_object *obj)
-{
-	struct bpf_program *prog;
-	uint64_t sum = 0;
-
-	bpf_object__for_each_program(prog, obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			sum += info.recursion_misses;
-	}
-	return sum;
-}
-
 static int read_lost_map(struct collector *c)
 {
 	int fd = bpf_map__fd(c->skel->maps.lost);
 	__u64 *percpu = c->lost_percpu;
+	struct prog_totals progs;
 
 	for (__u32 k = 0; k < LOST_MAX; k++) {
 		uint64_t sum = 0;
 
-		if (k == LOST_RETIRED || k == LOST_PROG_SKIPPED) {
-			c->lost[k] = k == LOST_RETIRED ? c->retired_dropped :
-				     programs_skipped(c->skel->obj);
-			continue;
-		}
+		if (k == LOST_RETIRED || k == LOST_PROG_SKIPPED)
+			continue;	/* userspace's, below */
 		if (bpf_map_lookup_elem(fd, &k, percpu))
 			return -errno;
 		for (int cpu = 0; cpu < c->ncpus; cpu++)
 			sum += percpu[cpu];
 		c->lost[k] = sum;
 	}
+	self_prog_totals(c->skel->obj, &progs);
+	c->lost[LOST_RETIRED] = c->retired_dropped;
+	c->lost[LOST_PROG_SKIPPED] = progs.skipped;
 	return 0;
 }
 

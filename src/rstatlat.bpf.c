@@ -1727,8 +1727,8 @@ static __always_inline void scope_enter(void *ctx, __u16 lock)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lock_scope *sc = bpf_map_lookup_elem(&lock_scopes, &tid);
-	struct lock_scope first = { .frame = { (__u64)ctx }, .lock = { lock }, .depth = 1 };
 	__u64 here = (__u64)ctx;
+	struct lock_scope first = { .frame = { here }, .lock = { lock }, .depth = 1 };
 
 	if (!sc) {
 		/* only this task inserts its pid: no race but a full map */

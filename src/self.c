@@ -61,16 +61,11 @@ static bool bpf_stats_enabled(void)
 	return on == 1;
 }
 
-/*
- * Run time and runs of every loaded program, as the kernel counts them.
- * Asked through the program fds, not /proc/self/fdinfo, which a process
- * that dropped to another user can no longer read.
- */
-static void bpf_run_totals(struct bpf_object *obj, uint64_t *ns, uint64_t *runs)
+void self_prog_totals(struct bpf_object *obj, struct prog_totals *t)
 {
 	struct bpf_program *prog;
 
-	*ns = *runs = 0;
+	memset(t, 0, sizeof(*t));
 	bpf_object__for_each_program(prog, obj) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
@@ -79,9 +74,19 @@ static void bpf_run_totals(struct bpf_object *obj, uint64_t *ns, uint64_t *runs)
 		memset(&info, 0, sizeof(info));
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 			continue;
-		*ns += info.run_time_ns;
-		*runs += info.run_cnt;
+		t->run_ns += info.run_time_ns;
+		t->runs += info.run_cnt;
+		t->skipped += info.recursion_misses;
 	}
+}
+
+static void bpf_run_totals(struct bpf_object *obj, uint64_t *ns, uint64_t *runs)
+{
+	struct prog_totals t;
+
+	self_prog_totals(obj, &t);
+	*ns = t.run_ns;
+	*runs = t.runs;
 }
 
 static uint64_t tv_ns(struct timeval tv)

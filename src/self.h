@@ -25,6 +25,18 @@ struct self_meter {
  */
 uint64_t self_map_bytes(struct bpf_object *obj, FILE *list);
 
+/* What the kernel counts of every loaded program of the object, summed. */
+struct prog_totals {
+	uint64_t run_ns, runs;	/* kernel.bpf_stats_enabled only */
+	uint64_t skipped;	/* recursion_misses (5.12+): runs not entered */
+};
+
+/*
+ * Asked through the program fds, not /proc/self/fdinfo, which a process
+ * that dropped to another user can no longer read.
+ */
+void self_prog_totals(struct bpf_object *obj, struct prog_totals *t);
+
 /* Starts measuring once the object is loaded. */
 void self_start(struct self_meter *m, struct bpf_object *obj);
 
