@@ -39,7 +39,7 @@ LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
-	src/collect_cause.c
+	src/collect_cause.c src/collect_flusher.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \
 	src/command.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)

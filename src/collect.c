@@ -260,6 +260,10 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->sys_percpu = calloc((size_t)ncpus, sys_value ? sys_value : 1);
 	c->seen_len = (size_t)max_slots * sizeof(__u64);
 	c->seen = map_mmap(bpf_map__fd(skel->maps.slot_seen), c->seen_len);
+	if (sources->flushers && flushers_init(c)) {
+		collector_free(c);
+		return NULL;
+	}
 	c->removed.path = strdup("(removed cgroups)");
 	c->removed.rel_path = strdup("");
 	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->irq_percpu ||
@@ -307,6 +311,7 @@ void collector_free(struct collector *c)
 	if (!c)
 		return;
 	ksyms_free(c->own_ksyms);
+	flushers_free(c);
 	for (size_t i = 0; i < c->ncause_ids; i++)
 		free(c->cause_ids[i]);
 	free(c->cause_ids);
@@ -433,6 +438,8 @@ int collector_summary(struct collector *c, struct report *out)
 	report_sources(c, out);
 	if (!err)
 		err = copy_sys(out, &c->sys_total);
+	if (!err && c->src.flushers)
+		err = collect_flushers(c, out);
 	memcpy(out->lost, c->lost, sizeof(out->lost));
 	return err;
 }

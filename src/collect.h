@@ -25,6 +25,7 @@ struct collect_sources {
 	uint32_t cause_sample;	/* one flush in this many (at random) names a cause; 0: off */
 	bool cause_budgeted;	/* ... at most: fewer where flushes come fast */
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
+	bool flushers;		/* flushes counted by comm (rstatlat.h, flushers) */
 	const struct ksyms *ksyms;	/* names the flush stacks; NULL: read when needed */
 	/* slot_key.lock (LOCK_*) -> the rows' lock; NULL: locks not told apart */
 	const char (*lock_names)[LOCK_NAME_LEN];

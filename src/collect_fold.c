@@ -390,6 +390,7 @@ static int read_lost_map(struct collector *c)
 	self_prog_totals(c->skel->obj, &progs);
 	c->lost[LOST_RETIRED] = c->retired_dropped;
 	c->lost[LOST_PROG_SKIPPED] = progs.skipped;
+	c->lost[LOST_FLUSHERS_FULL] += c->flushers_full;
 	return 0;
 }
 
@@ -415,6 +416,8 @@ int collector_read(struct collector *c)
 	err = fold_slots(c, epoch, nrefs, ndirty);
 	if (!err)
 		err = read_system(c, epoch);
+	if (!err && c->src.flushers)
+		err = read_flushers(c, epoch);
 	if (!err)
 		err = read_lost_map(c);
 	if (!err)

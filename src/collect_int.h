@@ -147,6 +147,11 @@ struct collector {
 	bool ksyms_tried;	/* in this load: do not retry a failed read each stack */
 	uint64_t ksyms_used;	/* the read that last named a stack with it */
 	size_t ncause_ids, cap_cause_ids;
+	/* src.flushers (collect_flusher.c) */
+	struct flusher_total *flusher_table;	/* every comm's since load */
+	size_t nflushers;
+	uint64_t flushers_full;		/* flushes of comms beyond the table */
+	struct flusher_stage *flusher_percpu;
 	void (*waiter)(void *arg);	/* called while a grace period passes */
 	void *waiter_arg;
 };
@@ -179,6 +184,16 @@ void ident_of_slot(const struct collector *c, const struct slot *s, struct ident
 bool process_alive(struct collector *c, const struct slot *s, bool check_start);
 /* After each read: retires slots and cgroups that are gone. 0 or -errno. */
 int housekeeping(struct collector *c, unsigned int nslots);
+
+/* ---- collect_flusher.c ---- */
+
+/* The flushers' table and buffers (src.flushers). 0 or -1 out of memory. */
+int flushers_init(struct collector *c);
+void flushers_free(struct collector *c);
+/* One read: the stages of the epoch just closed, and the kernel's records. 0 or -errno. */
+int read_flushers(struct collector *c, uint64_t epoch);
+/* Every flusher's figures since load into r->flushers. 0 or -errno. */
+int collect_flushers(struct collector *c, struct report *r);
 
 /* ---- collect_cause.c ---- */
 

@@ -71,4 +71,29 @@ static __always_inline __u64 hist_bucket_upper(unsigned int b)
 	       (1ULL << ((b - 1) / HIST_SUB + HIST_LOW_SHIFT - HIST_SUB_BITS));
 }
 
+/*
+ * Octaves, the layout of the flushers' histograms (rstatlat.h, flushers):
+ * octave 0 holds every value below 2^HIST_LOW_SHIFT ns, octave k >= 1 the
+ * values from 2^(k + HIST_LOW_SHIFT - 1) ns to twice that, and the last
+ * (HIST_OCTAVES - 1) also everything beyond 2^HIST_HIGH_SHIFT ns: the
+ * same range as the buckets above, one bucket per power of two.
+ */
+#define HIST_OCTAVES	(HIST_HIGH_SHIFT - HIST_LOW_SHIFT + 2)
+
+static __always_inline unsigned int hist_octave(__u64 v)
+{
+	unsigned int msb;
+
+	if (v < (1ULL << HIST_LOW_SHIFT))
+		return 0;
+	msb = hist_msb(v);
+	return (msb > HIST_HIGH_SHIFT ? HIST_HIGH_SHIFT : msb) - HIST_LOW_SHIFT + 1;
+}
+
+/* The bucket that begins where octave k does: an octave's count can stand there. */
+static __always_inline unsigned int hist_octave_bucket(unsigned int k)
+{
+	return k ? 1 + (k - 1) * HIST_SUB : 0;
+}
+
 #endif /* RSTATLAT_HIST_H */

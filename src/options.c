@@ -119,7 +119,12 @@ static const struct cli_opt rstatlat_opts[] = {
 	{ .name = "prom-max-cgroups", .val = OPT_PROM_MAX_CGROUPS, .has_arg = required_argument,
 	  .arg = "N",
 	  .help = "cgroups with series of their own, the busiest by\n"
-		  "locks; the rest sum under cgroup=\"(other)\" (default 50)" },
+		  "locks; the rest sum under cgroup=\"(other)\" (default 40)" },
+	{ .name = "prom-max-flushers", .val = OPT_PROM_MAX_FLUSHERS, .has_arg = required_argument,
+	  .arg = "N",
+	  .help = "comms with flusher series of their own, the busiest by\n"
+		  "locks; the rest sum under comm=\"(other)\" (default 20;\n"
+		  "0: flushers not counted)" },
 	{ .name = "prom-idle", .val = OPT_PROM_IDLE, .has_arg = required_argument, .arg = "SECS",
 	  .help = "a cgroup without locks this long (e.g. removed) leaves\n"
 		  "its series to (other) (default 300)" },

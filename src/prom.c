@@ -56,19 +56,29 @@ struct parked {
 	struct pfig fig;
 };
 
-struct prom_state {
-	struct prom_opts o;
-	uint8_t bin_of[HIST_BUCKETS];
-	char le[PROM_MAX_BOUNDS][24];
-	struct row *keys;	/* identity of each track: hierarchy, path, cgid */
+/*
+ * The label sets of one kind (cgroups, flushers) across refreshes: a
+ * track each, and which are named (at most max); the rest are "(other)".
+ */
+struct namer {
+	size_t max;
+	struct row *keys;	/* identity of each track: cgroup, lock, comm */
 	struct track *t;
 	size_t n, cap;
 	struct row_index ix;
 	struct named *named;
 	size_t nnamed;
-	struct parked *parked;	/* at most max_cgroups */
+	struct parked *parked;	/* at most max */
 	size_t nparked;
 	struct pfig other;
+};
+
+struct prom_state {
+	struct prom_opts o;
+	uint8_t bin_of[HIST_BUCKETS];
+	char le[PROM_MAX_BOUNDS][24];
+	struct namer cg;	/* cgroups, by cgroup and lock */
+	struct namer fl;	/* flushers, by comm (report.flushers) */
 	uint32_t gen;
 	uint64_t now_ns;	/* this refresh */
 };
@@ -135,6 +145,31 @@ int prom_buckets_parse(const char *s, struct prom_opts *o, const char **why)
 
 /* ---- state ---- */
 
+static int namer_init(struct namer *nm, size_t max)
+{
+	nm->max = max;
+	nm->named = calloc(max ? max : 1, sizeof(*nm->named));
+	nm->parked = calloc(max ? max : 1, sizeof(*nm->parked));
+	return nm->named && nm->parked ? 0 : -1;
+}
+
+static void forget_tracks(struct namer *nm)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->keys[i].path);
+	nm->n = 0;
+	row_index_free(&nm->ix);
+}
+
+static void namer_free(struct namer *nm)
+{
+	forget_tracks(nm);
+	free(nm->keys);
+	free(nm->t);
+	free(nm->named);
+	free(nm->parked);
+}
+
 struct prom_state *prom_new(const struct prom_opts *o)
 {
 	struct prom_state *p = calloc(1, sizeof(*p));
@@ -142,12 +177,9 @@ struct prom_state *prom_new(const struct prom_opts *o)
 	if (!p)
 		return NULL;
 	p->o = *o;
-	p->named = calloc(o->max_cgroups ? o->max_cgroups : 1, sizeof(*p->named));
-	p->parked = calloc(o->max_cgroups ? o->max_cgroups : 1, sizeof(*p->parked));
-	if (!p->named || !p->parked) {
-		free(p->named);
-		free(p->parked);
-		free(p);
+	p->fl.ix.identity = &row_by_flusher;
+	if (namer_init(&p->cg, o->max_cgroups) || namer_init(&p->fl, o->max_flushers)) {
+		prom_free(p);
 		return NULL;
 	}
 	/* fine buckets never straddle a power of two: each lies in one bin */
@@ -163,87 +195,87 @@ struct prom_state *prom_new(const struct prom_opts *o)
 	return p;
 }
 
-static void forget_tracks(struct prom_state *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free(p->keys[i].path);
-	p->n = 0;
-	row_index_free(&p->ix);
-}
-
 void prom_free(struct prom_state *p)
 {
 	if (!p)
 		return;
-	forget_tracks(p);
-	free(p->keys);
-	free(p->t);
-	free(p->named);
-	free(p->parked);
+	namer_free(&p->cg);
+	namer_free(&p->fl);
 	free(p);
 }
 
 size_t prom_named(const struct prom_state *p)
 {
-	return p->nnamed;
+	return p->cg.nnamed;
+}
+
+size_t prom_named_flushers(const struct prom_state *p)
+{
+	return p->fl.nnamed;
 }
 
 /* The track of row's labels, added if new; -1 out of memory. */
-static long track_of(struct prom_state *p, const struct row *row)
+static long track_of(struct namer *nm, const struct row *row)
 {
-	long at = row_index_find(&p->ix, p->keys, row);
+	long at = row_index_find(&nm->ix, nm->keys, row);
 
 	if (at >= 0)
 		return at;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 256;
-		struct row *keys = realloc(p->keys, cap * sizeof(*keys));
+	if (nm->n == nm->cap) {
+		size_t cap = nm->cap ? 2 * nm->cap : 256;
+		struct row *keys = realloc(nm->keys, cap * sizeof(*keys));
 		struct track *t;
 
 		if (!keys)
 			return -1;
-		p->keys = keys;
-		t = realloc(p->t, cap * sizeof(*t));
+		nm->keys = keys;
+		t = realloc(nm->t, cap * sizeof(*t));
 		if (!t)
 			return -1;
-		p->t = t;
-		p->cap = cap;
+		nm->t = t;
+		nm->cap = cap;
 	}
-	memset(&p->keys[p->n], 0, sizeof(p->keys[p->n]));
-	p->keys[p->n].cgid = row->cgid;
-	p->keys[p->n].hierarchy = row->hierarchy;
-	memcpy(p->keys[p->n].lock, row->lock, sizeof(row->lock));
-	memcpy(p->keys[p->n].lock_type, row->lock_type, sizeof(row->lock_type));
-	if (row->path && !(p->keys[p->n].path = strdup(row->path)))
+	memset(&nm->keys[nm->n], 0, sizeof(nm->keys[nm->n]));
+	nm->keys[nm->n].cgid = row->cgid;
+	nm->keys[nm->n].hierarchy = row->hierarchy;
+	memcpy(nm->keys[nm->n].lock, row->lock, sizeof(row->lock));
+	memcpy(nm->keys[nm->n].lock_type, row->lock_type, sizeof(row->lock_type));
+	memcpy(nm->keys[nm->n].comm, row->comm, sizeof(row->comm));
+	if (row->path && !(nm->keys[nm->n].path = strdup(row->path)))
 		return -1;
-	p->t[p->n] = (struct track){ .fresh = true };
-	if (row_index_add(&p->ix, p->keys, p->n)) {
-		free(p->keys[p->n].path);
+	nm->t[nm->n] = (struct track){ .fresh = true };
+	if (row_index_add(&nm->ix, nm->keys, nm->n)) {
+		free(nm->keys[nm->n].path);
 		return -1;
 	}
-	return (long)p->n++;
+	return (long)nm->n++;
 }
 
-/* The aggregate of cgroups removed beyond the kept ones: always "(other)". */
+/*
+ * Rows that are "(other)" already: the aggregate of cgroups removed beyond
+ * the kept ones, and the flushers that found the kernel's record full or
+ * call themselves "(other)" (a comm is anything a process sets).
+ */
 static bool is_aggregate(const struct row *row)
 {
-	return row->removed_cgroups > 0;
+	return row->removed_cgroups > 0 || !strcmp(row->comm, FLUSHERS_OTHER);
 }
 
 /* Sums each label set's locks; pos[i] is row i's track (-1: aggregate). */
-static int see_rows(struct prom_state *p, const struct report *r, long *pos)
+static int see_rows(struct prom_state *p, struct namer *nm, const struct row *rows,
+		    size_t nrows, long *pos)
 {
-	for (size_t i = 0; i < r->ncgroups; i++) {
-		const struct row *row = &r->cgroups[i];
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *row = &rows[i];
 		struct track *t;
 
 		pos[i] = -1;
 		if (is_aggregate(row))
 			continue;
-		pos[i] = track_of(p, row);
+		pos[i] = track_of(nm, row);
 		if (pos[i] < 0)
 			return -1;
-		t = &p->t[pos[i]];
+		t = &nm->t[pos[i]];
 		if (t->gen != p->gen) {
 			t->gen = p->gen;
 			t->locked = 0;
@@ -253,56 +285,56 @@ static int see_rows(struct prom_state *p, const struct report *r, long *pos)
 	return 0;
 }
 
-static void unname(struct prom_state *p, size_t track)
+static void unname(struct namer *nm, size_t track)
 {
-	size_t k = p->t[track].named - 1;
+	size_t k = nm->t[track].named - 1;
 
-	p->t[track].named = 0;
-	if (k != p->nnamed - 1) {
-		p->named[k] = p->named[p->nnamed - 1];
-		p->t[p->named[k].track].named = k + 1;
+	nm->t[track].named = 0;
+	if (k != nm->nnamed - 1) {
+		nm->named[k] = nm->named[nm->nnamed - 1];
+		nm->t[nm->named[k].track].named = k + 1;
 	}
-	p->nnamed--;
+	nm->nnamed--;
 }
 
-static void unpark(struct prom_state *p, size_t track)
+static void unpark(struct namer *nm, size_t track)
 {
-	size_t k = p->t[track].parked - 1;
+	size_t k = nm->t[track].parked - 1;
 
-	p->t[track].parked = 0;
-	if (k != p->nparked - 1) {
-		p->parked[k] = p->parked[p->nparked - 1];
-		p->t[p->parked[k].track].parked = k + 1;
+	nm->t[track].parked = 0;
+	if (k != nm->nparked - 1) {
+		nm->parked[k] = nm->parked[nm->nparked - 1];
+		nm->t[nm->parked[k].track].parked = k + 1;
 	}
-	p->nparked--;
+	nm->nparked--;
 }
 
 /* An idle named cgroup leaves, keeping its figures (struct parked). */
-static void park(struct prom_state *p, size_t track)
+static void park(struct namer *nm, size_t track)
 {
-	const struct named *n = &p->named[p->t[track].named - 1];
+	const struct named *n = &nm->named[nm->t[track].named - 1];
 
-	if (p->nparked == p->o.max_cgroups)
-		unpark(p, p->parked[0].track);
-	p->parked[p->nparked] = (struct parked){ .track = track, .fig = n->cur };
-	p->t[track].parked = ++p->nparked;
-	unname(p, track);
+	if (nm->nparked == nm->max)
+		unpark(nm, nm->parked[0].track);
+	nm->parked[nm->nparked] = (struct parked){ .track = track, .fig = n->cur };
+	nm->t[track].parked = ++nm->nparked;
+	unname(nm, track);
 }
 
-static void name(struct prom_state *p, size_t track)
+static void name(struct namer *nm, size_t track)
 {
-	struct named *n = &p->named[p->nnamed++];
-	struct track *t = &p->t[track];
+	struct named *n = &nm->named[nm->nnamed++];
+	struct track *t = &nm->t[track];
 
 	memset(n, 0, sizeof(*n));
 	n->track = track;
 	if (t->parked) {
-		n->base = p->parked[t->parked - 1].fig;
-		unpark(p, track);
+		n->base = nm->parked[t->parked - 1].fig;
+		unpark(nm, track);
 	} else {
 		n->from_now = !t->fresh;
 	}
-	t->named = p->nnamed;
+	t->named = nm->nnamed;
 }
 
 /* Whether a track saw no lock for the idle time (o.idle_ns). */
@@ -312,17 +344,17 @@ static bool idle(const struct prom_state *p, const struct track *t)
 }
 
 /* Ranks and ages every track; unseen and idle ones lose their names. */
-static void age_tracks(struct prom_state *p)
+static void age_tracks(struct prom_state *p, struct namer *nm)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		struct track *t = &p->t[i];
+	for (size_t i = 0; i < nm->n; i++) {
+		struct track *t = &nm->t[i];
 		uint64_t d;
 
 		if (t->gen != p->gen) {
 			if (t->named)
-				unname(p, i);
+				unname(nm, i);
 			if (t->parked)
-				unpark(p, i);
+				unpark(nm, i);
 			continue;
 		}
 		d = t->locked > t->last_locked ? t->locked - t->last_locked : 0;
@@ -332,7 +364,7 @@ static void age_tracks(struct prom_state *p)
 		if (d || t->fresh)
 			t->active_ns = p->now_ns;
 		if (t->named && idle(p, t))
-			park(p, i);
+			park(nm, i);
 	}
 }
 
@@ -380,69 +412,69 @@ static void busiest_first(struct track *t, size_t *cand, size_t n, size_t k)
  * that took over twice the locks of the least busy named one: a bounded,
  * sticky set, so series neither flap nor stay stuck on idle cgroups.
  */
-static int choose_named(struct prom_state *p)
+static int choose_named(struct prom_state *p, struct namer *nm)
 {
-	size_t *cand = malloc((p->n + 1) * sizeof(*cand)), nc = 0, c = 0;
-	size_t *mine = malloc((p->nnamed + 1) * sizeof(*mine)), nm = p->nnamed;
+	size_t *cand = malloc((nm->n + 1) * sizeof(*cand)), nc = 0, c = 0;
+	size_t *mine = malloc((nm->nnamed + 1) * sizeof(*mine)), nmine = nm->nnamed;
 
 	if (!cand || !mine) {
 		free(cand);
 		free(mine);
 		return -1;
 	}
-	for (size_t i = 0; i < p->n; i++)
-		if (p->t[i].gen == p->gen && !p->t[i].named && !idle(p, &p->t[i]))
+	for (size_t i = 0; i < nm->n; i++)
+		if (nm->t[i].gen == p->gen && !nm->t[i].named && !idle(p, &nm->t[i]))
 			cand[nc++] = i;
-	for (size_t k = 0; k < nm; k++)
-		mine[k] = p->named[k].track;
-	busiest_first(p->t, cand, nc, p->o.max_cgroups - p->nnamed + MAX_SWAPS);
-	qsort_r(mine, nm, sizeof(*mine), by_recent_desc, p->t);
-	while (c < nc && p->nnamed < p->o.max_cgroups)
-		name(p, cand[c++]);
-	for (int swaps = 0; swaps < MAX_SWAPS && c < nc && nm > 0; swaps++, c++) {
-		size_t worst = mine[--nm];
+	for (size_t k = 0; k < nmine; k++)
+		mine[k] = nm->named[k].track;
+	busiest_first(nm->t, cand, nc, nm->max - nm->nnamed + MAX_SWAPS);
+	qsort_r(mine, nmine, sizeof(*mine), by_recent_desc, nm->t);
+	while (c < nc && nm->nnamed < nm->max)
+		name(nm, cand[c++]);
+	for (int swaps = 0; swaps < MAX_SWAPS && c < nc && nmine > 0; swaps++, c++) {
+		size_t worst = mine[--nmine];
 
-		if (p->t[cand[c]].recent <= 2 * p->t[worst].recent)
+		if (nm->t[cand[c]].recent <= 2 * nm->t[worst].recent)
 			break;
-		unname(p, worst);
-		name(p, cand[c]);
+		unname(nm, worst);
+		name(nm, cand[c]);
 	}
 	/* grown and still unnamed: what it had parked is in "(other)" now */
-	for (size_t i = 0; i < p->n; i++)
-		if (p->t[i].parked && p->t[i].grew && !p->t[i].named)
-			unpark(p, i);
+	for (size_t i = 0; i < nm->n; i++)
+		if (nm->t[i].parked && nm->t[i].grew && !nm->t[i].named)
+			unpark(nm, i);
 	free(cand);
 	free(mine);
 	return 0;
 }
 
 /* Drops tracks no row has any more; renumbers the rest and the names. */
-static int drop_unseen(struct prom_state *p)
+static int drop_unseen(struct prom_state *p, struct namer *nm)
 {
 	size_t w = 0;
 	bool any = false;
 
-	for (size_t i = 0; i < p->n; i++)
-		any |= p->t[i].gen != p->gen;
+	for (size_t i = 0; i < nm->n; i++)
+		any |= nm->t[i].gen != p->gen;
 	if (!any)
 		return 0;
-	row_index_free(&p->ix);
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->t[i].gen != p->gen) {
-			free(p->keys[i].path);
+	row_index_free(&nm->ix);
+	for (size_t i = 0; i < nm->n; i++) {
+		if (nm->t[i].gen != p->gen) {
+			free(nm->keys[i].path);
 			continue;
 		}
-		p->keys[w] = p->keys[i];
-		p->t[w] = p->t[i];
-		if (p->t[w].named)
-			p->named[p->t[w].named - 1].track = w;
-		if (p->t[w].parked)
-			p->parked[p->t[w].parked - 1].track = w;
-		if (row_index_add(&p->ix, p->keys, w))
+		nm->keys[w] = nm->keys[i];
+		nm->t[w] = nm->t[i];
+		if (nm->t[w].named)
+			nm->named[nm->t[w].named - 1].track = w;
+		if (nm->t[w].parked)
+			nm->parked[nm->t[w].parked - 1].track = w;
+		if (row_index_add(&nm->ix, nm->keys, w))
 			return -1;
 		w++;
 	}
-	p->n = w;
+	nm->n = w;
 	return 0;
 }
 
@@ -491,51 +523,66 @@ static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
 		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
 }
 
-static void fold_report(struct prom_state *p, const struct report *r, const long *pos)
+/*
+ * Each named label set's figures and "(other)"'s, from rows (pos: their
+ * tracks). irqoff: a cgroup's irqs-off are its holds (--irqoff lock).
+ */
+static void fold_rows(struct prom_state *p, struct namer *nm, const struct report *r,
+		      const struct row *rows, size_t nrows, const long *pos)
 {
-	memset(&p->other, 0, sizeof(p->other));
-	for (size_t k = 0; k < p->nnamed; k++)
-		memset(&p->named[k].cur, 0, sizeof(p->named[k].cur));
-	for (size_t i = 0; i < r->ncgroups; i++) {
-		size_t nm = pos[i] >= 0 ? p->t[pos[i]].named : 0;
+	memset(&nm->other, 0, sizeof(nm->other));
+	for (size_t k = 0; k < nm->nnamed; k++)
+		memset(&nm->named[k].cur, 0, sizeof(nm->named[k].cur));
+	for (size_t i = 0; i < nrows; i++) {
+		size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
 
-		fold_row(p, r, nm ? &p->named[nm - 1].cur : &p->other, &r->cgroups[i]);
+		fold_row(p, r, k ? &nm->named[k - 1].cur : &nm->other, &rows[i]);
 	}
-	copy_holds_to_irqoff(r, &p->other);
-	for (size_t k = 0; k < p->nnamed; k++) {
-		struct named *n = &p->named[k];
+	copy_holds_to_irqoff(r, &nm->other);
+	for (size_t k = 0; k < nm->nnamed; k++) {
+		struct named *n = &nm->named[k];
 
 		copy_holds_to_irqoff(r, &n->cur);
 		if (n->from_now) {
 			n->base = n->cur;
 			n->from_now = false;
 		}
-		pfig_add(&p->other, &n->base, +1);
+		pfig_add(&nm->other, &n->base, +1);
 	}
-	for (size_t i = 0; i < p->n; i++)
-		p->t[i].fresh = false;
+	for (size_t i = 0; i < nm->n; i++)
+		nm->t[i].fresh = false;
 }
 
-static int refresh(struct prom_state *p, const struct report *r, uint64_t now_ns)
+/* One kind's label sets brought up to date with rows. */
+static int refresh_namer(struct prom_state *p, struct namer *nm, const struct report *r,
+			 const struct row *rows, size_t nrows)
 {
-	long *pos = malloc((r->ncgroups + 1) * sizeof(*pos));
+	long *pos = malloc((nrows + 1) * sizeof(*pos));
 	int err;
 
 	if (!pos)
 		return -1;
-	p->gen++;
-	p->now_ns = now_ns;
-	err = see_rows(p, r, pos);
+	err = see_rows(p, nm, rows, nrows, pos);
 	if (!err) {
-		age_tracks(p);
-		err = choose_named(p);
+		age_tracks(p, nm);
+		err = choose_named(p, nm);
 	}
 	if (!err) {
-		fold_report(p, r, pos);
-		err = drop_unseen(p);
+		fold_rows(p, nm, r, rows, nrows, pos);
+		err = drop_unseen(p, nm);
 	}
 	free(pos);
 	return err;
+}
+
+static int refresh(struct prom_state *p, const struct report *r, uint64_t now_ns)
+{
+	p->gen++;
+	p->now_ns = now_ns;
+	if (refresh_namer(p, &p->cg, r, r->cgroups, r->ncgroups))
+		return -1;
+	return r->flushers_counted && p->fl.max ?
+	       refresh_namer(p, &p->fl, r, r->flushers, r->nflushers) : 0;
 }
 
 /* ---- writing ---- */
@@ -633,15 +680,59 @@ static int put_hist(const struct prom_state *p, FILE *f, const char *name, const
 	return 0;
 }
 
-/* A row's labels into buf (the same text for every family of the row). */
-static const char *row_labels(const struct prom_state *p, size_t k, char **buf, size_t *len)
+/* comm="..." of a flusher row */
+static void put_flusher_labels(FILE *f, const struct row *key)
 {
-	FILE *m = open_memstream(buf, len);
+	fputs("comm=\"", f);
+	prom_write_label(f, key->comm);
+	fputc('"', f);
+}
+
+/* A row's labels into buf (the same text for every family of the row). */
+static const char *row_labels(const struct namer *nm, size_t k,
+			      void (*put_labels)(FILE *f, const struct row *key), char **buf)
+{
+	size_t len;
+	FILE *m = open_memstream(buf, &len);
 
 	if (!m)
 		return NULL;
-	put_cgroup_labels(m, &p->keys[p->named[k].track]);
+	put_labels(m, &nm->keys[nm->named[k].track]);
 	return fclose(m) ? NULL : *buf;
+}
+
+/* What one kind's label sets export: each named one's and then "(other)"'s. */
+struct exported {
+	size_t n;		/* named; figs[n] is "(other)" */
+	struct pfig *figs;
+	char **labels;
+};
+
+static void exported_free(struct exported *e)
+{
+	for (size_t k = 0; e->labels && k < e->n; k++)
+		free(e->labels[k]);
+	free(e->labels);
+	free(e->figs);
+}
+
+/* Each named label set's figures since it was named (cur - base), with its labels. */
+static int exported_of(const struct namer *nm, void (*put_labels)(FILE *f, const struct row *key),
+		       struct exported *e)
+{
+	e->n = nm->nnamed;
+	e->figs = calloc(e->n + 1, sizeof(*e->figs));
+	e->labels = calloc(e->n + 1, sizeof(*e->labels));
+	if (!e->figs || !e->labels)
+		return -1;
+	for (size_t k = 0; k < e->n; k++) {
+		e->figs[k] = nm->named[k].cur;
+		pfig_add(&e->figs[k], &nm->named[k].base, -1);
+		if (!row_labels(nm, k, put_labels, &e->labels[k]))
+			return -1;
+	}
+	e->figs[e->n] = nm->other;
+	return 0;
 }
 
 struct row_family {
@@ -768,24 +859,16 @@ static void put_irqoff(const struct prom_state *p, FILE *f, const struct pfig *f
 /* The per-cgroup families: the named cgroups, then "(other)". */
 static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 {
-	size_t n = p->nnamed;
-	struct pfig *figs = calloc(n + 1, sizeof(*figs));
-	char **labels = calloc(n + 1, sizeof(*labels));
-	int err = figs && labels ? 0 : -1;
+	struct exported e = { 0 };
+	int err = exported_of(&p->cg, put_cgroup_labels, &e);
+	struct pfig *figs = e.figs;
+	char **labels = e.labels;
+	size_t n = e.n;
 
-	for (size_t k = 0; k < n && !err; k++) {
-		size_t len;
-
-		figs[k] = p->named[k].cur;
-		pfig_add(&figs[k], &p->named[k].base, -1);
-		if (!row_labels(p, k, &labels[k], &len))
-			err = -1;
-	}
 	if (!err) {
 		struct row_family rf[2 * DIST_ROW_MAX + COUNT_MAX];
 		size_t nrf = row_families(r, rf);
 
-		figs[n] = p->other;
 		for (size_t i = 0; i < nrf && !err; i++)
 			if (rf[i].dist != DIST_IRQOFF)
 				err = put_row_family(p, f, &rf[i], figs, labels, n);
@@ -807,10 +890,44 @@ static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
 					    DECISION_MAX, (1U << DECISION_MAX) - 1, figs, labels, n,
 					    offsetof(struct pfig, decisions), false);
 	}
-	for (size_t k = 0; labels && k < n; k++)
-		free(labels[k]);
-	free(labels);
-	free(figs);
+	exported_free(&e);
+	return err;
+}
+
+/*
+ * The flushers' families (report.flushers): each named comm's holds and
+ * flushes, then "(other)"'s. Octave buckets: every power-of-two bound
+ * counts exactly.
+ */
+static int put_flushers(const struct prom_state *p, FILE *f)
+{
+	static const struct {
+		const char *name, *help;
+		int dist;
+	} fams[] = {
+		{ "rstatlat_flusher_hold_seconds", "How long the flushes of each comm (the flushing "
+		  "process's) held the rstat lock: one value per hold of its flushes.", DIST_HOLD },
+		{ "rstatlat_flusher_flush_seconds", "Whole flushes of each comm, first acquisition "
+		  "(or wait) to last release: their count, time and length.", DIST_FLUSH },
+	};
+	struct exported e = { 0 };
+	int err = exported_of(&p->fl, put_flusher_labels, &e);
+
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]) && !err; i++) {
+		bool any = false;
+
+		for (size_t k = 0; k <= e.n && !any; k++)
+			any = e.figs[k].h[fams[i].dist].count > 0;
+		if (!any)
+			continue;
+		family(f, fams[i].name, "histogram", fams[i].help);
+		for (size_t k = 0; k <= e.n && !err; k++)
+			if (e.figs[k].h[fams[i].dist].count)
+				err = put_hist(p, f, fams[i].name,
+					       k < e.n ? e.labels[k] : "comm=\"" FLUSHERS_OTHER "\"",
+					       &e.figs[k].h[fams[i].dist]);
+	}
+	exported_free(&e);
 	return err;
 }
 
@@ -940,8 +1057,9 @@ static void put_exporter(const struct prom_state *p, const struct report *r,
 			 const struct prom_http_counts *http, uint64_t now_real_ns, FILE *f)
 {
 	put_scalar(f, "rstatlat_exported_cgroups", "gauge",
-		   "Cgroups with series of their own (--prom-max-cgroups).", p->nnamed);
-	put_scalar(f, "rstatlat_tracked_cgroups", "gauge", "Cgroups seen, named or in (other).", p->n);
+		   "Cgroups with series of their own (--prom-max-cgroups).", p->cg.nnamed);
+	put_scalar(f, "rstatlat_tracked_cgroups", "gauge", "Cgroups seen, named or in (other).",
+		   p->cg.n);
 	family(f, "rstatlat_cpus", "gauge", "CPUs of the machine.");
 	fprintf(f, "rstatlat_cpus{state=\"possible\"} %d\nrstatlat_cpus{state=\"online\"} %d\n",
 		r->kernel.cpus_possible, r->kernel.cpus_online);
@@ -1017,6 +1135,7 @@ int prom_write(struct prom_state *p, const struct report *summary,
 	int err = out ? 0 : -1;
 
 	if (!err && (refresh(p, summary, now_mono_ns) || put_rows(p, summary, out) ||
+		     (summary->flushers_counted && p->fl.max && put_flushers(p, out)) ||
 		     (summary->cause_sample && put_causes(summary, out))))
 		err = -1;
 	if (!err) {

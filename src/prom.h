@@ -9,7 +9,9 @@
  * down, so which cgroups are named is state kept across refreshes: a
  * cgroup named when first seen counts from zero; one named later counts
  * from then on (what it had before stays in "(other)"); one that leaves
- * gives its counts back to "(other)".
+ * gives its counts back to "(other)". Flushers (report.flushers) are
+ * named the same way, by comm, at most max_flushers, the rest under
+ * comm="(other)".
  */
 #ifndef RSTATLAT_PROM_H
 #define RSTATLAT_PROM_H
@@ -25,13 +27,15 @@
  * arithmetic; the unit test holds it).
  */
 #define PROM_DEFAULT_BUCKETS	"256ns:64ms:4"
-#define PROM_DEFAULT_MAX_CGROUPS 50
+#define PROM_DEFAULT_MAX_CGROUPS 40
+#define PROM_DEFAULT_MAX_FLUSHERS 20
 #define PROM_SERIES_BUDGET	3000
 
 struct prom_opts {
 	uint64_t bound_ns[PROM_MAX_BOUNDS];	/* histogram bucket bounds, powers of two */
 	int nbounds;
 	size_t max_cgroups;		/* cgroups with series of their own */
+	size_t max_flushers;		/* comms with flusher series of their own; 0: none */
 	uint64_t idle_ns;		/* a named cgroup without locks this long leaves */
 	const char *version;
 };
@@ -63,7 +67,8 @@ int prom_write(struct prom_state *p, const struct report *summary,
 	       const struct prom_http_counts *http, uint64_t now_mono_ns,
 	       uint64_t now_real_ns, FILE *f);
 
-/* Cgroups named after the last prom_write (for the unit tests). */
+/* Cgroups, and flushers, named after the last prom_write (for the unit tests). */
 size_t prom_named(const struct prom_state *p);
+size_t prom_named_flushers(const struct prom_state *p);
 
 #endif

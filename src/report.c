@@ -19,6 +19,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_FLUSH_UNSEEN] = "flush_start_unseen",
 	[LOST_LOCK_SCOPE] = "lock_scope_full",
 	[LOST_PROG_SKIPPED] = "program_skipped",
+	[LOST_FLUSHERS_FULL] = "flushers_full",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */
@@ -613,6 +614,7 @@ void report_free(struct report *r)
 {
 	rows_free(r->cgroups, r->ncgroups);
 	rows_free(r->processes, r->nprocesses);
+	rows_free(r->flushers, r->nflushers);
 	dist_free(&r->cpu_lock.hold);
 	dist_free(&r->cpu_lock.wait);
 	dist_free(&r->irqoff.outside);
@@ -620,8 +622,8 @@ void report_free(struct report *r)
 	free(r->owned);
 	r->owned = NULL;
 	command_free(&r->command);
-	r->cgroups = r->processes = NULL;
-	r->ncgroups = r->nprocesses = 0;
+	r->cgroups = r->processes = r->flushers = NULL;
+	r->ncgroups = r->nprocesses = r->nflushers = 0;
 }
 
 void command_free(struct command_info *c)

@@ -212,8 +212,20 @@ struct report {
 	size_t ncgroups;
 	struct row *processes;
 	size_t nprocesses;
+	/*
+	 * Summaries of an exporter: every flushing comm's flushes since load
+	 * (rstatlat.h, flushers): comm, count[COUNT_LOCKED] and
+	 * [COUNT_FLUSH_HOLDS] the holds of its flushes, dist[DIST_HOLD] and
+	 * [DIST_FLUSH] by octave (no maximum). FLUSHERS_OTHER: those that
+	 * found the kernel's record full.
+	 */
+	bool flushers_counted;
+	struct row *flushers;
+	size_t nflushers;
 	uint64_t lost[LOST_MAX];
 };
+
+#define FLUSHERS_OTHER	"(other)"
 
 extern const char *const lost_names[LOST_MAX];
 

@@ -40,8 +40,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define EEXIST		17
 
-/* task_struct.flags: getting killed or exiting (include/linux/sched.h, unchanged since 2.6) */
+/* task_struct.flags: exiting, a kernel thread (include/linux/sched.h, unchanged since 2.6) */
 #define PF_EXITING	0x00000004
+#define PF_KTHREAD	0x00200000
 
 /* ---- knobs and globals ---- */
 
@@ -86,6 +87,8 @@ const volatile bool cause_budgeted = false;
  * programs are attached and keep each task's open scope in lock_scopes.
  */
 const volatile bool lock_rows = false;
+/* Flushes are added up by comm (rstatlat.h, flushers): the exporter's flusher series. */
+const volatile bool count_flushers = false;
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* advanced by userspace at every read (rstatlat.h) */
@@ -269,6 +272,25 @@ struct {
 	__type(value, struct flush_state);
 } flush_parked SEC(".maps");
 
+/* count_flushers: the comms' spilled flushes (rstatlat.h, flushers); else 1 entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* resized by userspace */
+	__type(key, struct flusher_key);
+	__type(value, struct flusher_rec);
+} flushers SEC(".maps");
+
+/* What a comm's first spill inserts: too large for the stack. */
+const struct flusher_rec flusher_zero = {};
+
+/* count_flushers: each CPU's flusher stage, by epoch parity (not created otherwise). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct flusher_stage);
+} flusher_stages SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LOST_MAX);
@@ -308,12 +330,17 @@ struct kernfs_node___pre615 {
 	struct kernfs_node *parent;
 } __attribute__((preserve_access_index));
 
-static __always_inline void count_lost(__u32 kind)
+static __always_inline void count_lost_n(__u32 kind, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&lost, &kind);
 
 	if (v)
-		(*v)++;
+		*v += n;
+}
+
+static __always_inline void count_lost(__u32 kind)
+{
+	count_lost_n(kind, 1);
 }
 
 static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
@@ -1242,13 +1269,113 @@ __noinline int flush_record(struct lock_state *lc, struct slot_stage *st, __u64 
 	return cause_sample ? cause_weight(lc, wall, fl->holds, now) : 0;
 }
 
-/* ... and its cause, from its stack, when it takes one. */
+/*
+ * A stage's figures into its comm's record (rstatlat.h, flushers), made
+ * if new; the overflow's when the hash is full.
+ */
+static __always_inline void flusher_spill(const struct flusher_stage *fs)
+{
+	struct flusher_key overflow = FLUSHER_OVERFLOW;
+	struct flusher_rec *r = bpf_map_lookup_elem(&flushers, &fs->key);
+
+	if (!r) {
+		/* another CPU may add it first: then this finds it */
+		bpf_map_update_elem(&flushers, &fs->key, &flusher_zero, BPF_NOEXIST);
+		r = bpf_map_lookup_elem(&flushers, &fs->key);
+	}
+	if (!r) {
+		count_lost_n(LOST_FLUSHERS_FULL, fs->flushes);
+		r = bpf_map_lookup_elem(&flushers, &overflow);
+		if (!r)
+			return;
+	}
+	__sync_fetch_and_add(&r->flushes, fs->flushes);
+	__sync_fetch_and_add(&r->holds, fs->holds);
+	__sync_fetch_and_add(&r->flush_ns, fs->flush_ns);
+	__sync_fetch_and_add(&r->hold_ns, fs->hold_ns);
+	for (int i = 0; i < RSL_FLUSHER_OCTAVES; i++) {
+		if (fs->flush_oct[i])
+			__sync_fetch_and_add(&r->flush_oct[i], fs->flush_oct[i]);
+		if (fs->hold_oct[i])
+			__sync_fetch_and_add(&r->hold_oct[i], fs->hold_oct[i]);
+	}
+}
+
+static __always_inline bool same_comm(const struct flusher_key *a, const struct flusher_key *b)
+{
+	const __u64 *x = (const __u64 *)a->comm, *y = (const __u64 *)b->comm;
+
+	return x[0] == y[0] && x[1] == y[1];
+}
+
+/*
+ * The stage, for the comm in key (a kernel thread's when kthread: cut at
+ * its '/'), of process tgid, in epoch e: kept when it holds that comm's
+ * flushes of e; else emptied, after a spill when it held another comm's
+ * of e (one of an earlier epoch userspace has read). Global: verified
+ * once.
+ */
+__noinline int flusher_claim(struct flusher_stage *fs, struct flusher_key *key, __u32 e,
+			     __u32 tgid, __u32 kthread)
+{
+	bool cut = false;
+
+	if (!fs || !key)
+		return 0;
+	for (int i = 0; kthread && i < RSL_COMM_LEN; i++) {
+		cut |= key->comm[i] == '/';
+		if (cut)
+			key->comm[i] = 0;
+	}
+	fs->tgid = tgid;
+	if (fs->epoch == e && fs->flushes) {
+		if (same_comm(&fs->key, key))
+			return 0;
+		flusher_spill(fs);
+	}
+	__builtin_memset(fs, 0, sizeof(*fs));
+	fs->epoch = e;
+	fs->tgid = tgid;
+	__builtin_memcpy(&fs->key, key, sizeof(*key));
+	return 0;
+}
+
+/*
+ * A recorded flush into this CPU's flusher stage (rstatlat.h, flushers):
+ * its comm read only when another process's flush was the last here.
+ */
+static __always_inline void flusher_of(struct task_struct *task, const struct flush_state *fl,
+				       __u64 wall)
+{
+	__u32 e = (__u32)epoch, parity = e & 1, tgid = task->tgid;
+	struct flusher_stage *fs = bpf_map_lookup_elem(&flusher_stages, &parity);
+
+	if (!fs)
+		return;
+	if (fs->epoch != e || !fs->flushes || fs->tgid != tgid) {
+		struct flusher_key key = {};
+
+		bpf_probe_read_kernel_str(key.comm, sizeof(key.comm), task->group_leader->comm);
+		flusher_claim(fs, &key, e, tgid, !!(task->flags & PF_KTHREAD));
+	}
+	fs->flushes++;
+	fs->holds += fl->holds;
+	fs->flush_ns += wall;
+	fs->hold_ns += fl->held;
+	fs->flush_oct[hist_octave(wall) & (RSL_FLUSHER_OCTAVES - 1)]++;
+	for (int i = 0; i < RSL_FLUSHER_OCTAVES; i++)
+		fs->hold_oct[i] += fl->hold_oct[i];
+}
+
+/* ... and its cause, from its stack, when it takes one; and its flusher. */
 static __always_inline void flush_end(void *ctx, struct lock_state *lc, struct slot_stage *st,
 				      struct task_struct *task, __u64 now)
 {
 	int weight = flush_record(lc, st, parts_from == PARTS_FROM_KERNEL ? run_delay_of(task) : 0,
 				  now);
 
+	if (count_flushers && lc->fl.start)
+		flusher_of(task, &lc->fl, now - lc->fl.start);
 	if (weight > 0)
 		cause_record(lc->fl.slot, cause_key(ctx), weight, now - lc->fl.start);
 }
@@ -1312,10 +1439,12 @@ static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct 
 		flush_begin(lc, st, cgrp, task, now - hold - wait);
 	fl->last_lock_cpu = lock_cpu;
 	fl->holds++;
-	if (parts_from) {
+	if (parts_from || count_flushers)
 		fl->held += hold;
+	if (parts_from)
 		fl->wait += wait_alone(lc, wait);
-	}
+	if (count_flushers)
+		fl->hold_oct[hist_octave(hold) & (RSL_FLUSHER_OCTAVES - 1)]++;
 	if (lock_cpu != unlock_cpu)
 		fl->paired = 0;
 	/* not over until the release of -1, or of the last CPU of a walk */

@@ -111,6 +111,7 @@ static struct options {
 	.cause_sample = DEFAULT_CAUSE_SAMPLE,
 	.textfile_interval = DEFAULT_TEXTFILE_INTERVAL_S,
 	.prom = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS,
+		  .max_flushers = PROM_DEFAULT_MAX_FLUSHERS,
 		  .idle_ns = DEFAULT_PROM_IDLE_S * 1000000000ULL, .version = VERSION },
 };
 
@@ -183,6 +184,10 @@ static bool parse_export_option(int c, const char *arg)
 		return true;
 	case OPT_PROM_MAX_CGROUPS:
 		opts.prom.max_cgroups = parse_count(arg, 100000, "--prom-max-cgroups");
+		export_shaped = true;
+		return true;
+	case OPT_PROM_MAX_FLUSHERS:
+		opts.prom.max_flushers = parse_count(arg, RSL_FLUSHERS - 1, "--prom-max-flushers");
 		export_shaped = true;
 		return true;
 	case OPT_PROM_IDLE:
@@ -456,6 +461,28 @@ static void possible_cpu_range(int *first, int *last, int ncpus)
 	fclose(f);
 }
 
+/*
+ * Flushes are counted by comm for the exporter's flusher series, where
+ * flushes are kept per CPU: the tracepoints (rstatlat.h, flushers).
+ */
+static bool flushers_counted(const struct attach_plan *plan)
+{
+	return (opts.serve || opts.textfile) && opts.prom.max_flushers &&
+	       plan->source == SOURCE_TRACEPOINT;
+}
+
+/* The record of the comms that find the others full: there before any flush. */
+static int make_flushers_overflow(struct rstatlat_bpf *skel)
+{
+	static const struct flusher_rec zero;
+	struct flusher_key overflow = FLUSHER_OVERFLOW;
+
+	if (!skel->rodata->count_flushers)
+		return 0;
+	return bpf_map__update_elem(skel->maps.flushers, &overflow, sizeof(overflow), &zero,
+				    sizeof(zero), BPF_ANY);
+}
+
 static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 		      unsigned int max_slots, int ncpus)
 {
@@ -497,6 +524,10 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->lock_rows = plan->lock_rows;
 	skel->rodata->arg_type = plan->lock_types ? plan->args.type : -1;
 	bpf_map__set_autocreate(skel->maps.lock_scopes, plan->lock_rows);
+	skel->rodata->count_flushers = flushers_counted(plan);
+	bpf_map__set_max_entries(skel->maps.flushers, RSL_FLUSHERS);
+	bpf_map__set_autocreate(skel->maps.flushers, skel->rodata->count_flushers);
+	bpf_map__set_autocreate(skel->maps.flusher_stages, skel->rodata->count_flushers);
 	/* without -t nothing is ever submitted: one page is the minimum */
 	bpf_map__set_max_entries(skel->maps.events, opts.threshold_ns ?
 				 SLOW_RINGBUF_BYTES : (unsigned int)getpagesize());
@@ -1068,6 +1099,11 @@ int main(int argc, char **argv)
 	if (err)
 		die(err == -EPERM ? EXIT_ENV : EXIT_RUNTIME, "cannot load the BPF programs: %s%s",
 		    strerror(-err), opts.verbose ? "" : " (-v shows the verifier log)");
+	if ((opts.serve || opts.textfile) && opts.prom.max_flushers && !flushers_counted(&plan))
+		fprintf(stderr, "rstatlat: flushers are not counted by comm with the flush functions "
+			"(%s): no rstatlat_flusher_* series\n", plan.source_name);
+	if (make_flushers_overflow(run.skel))
+		die(EXIT_RUNTIME, "cannot make the flushers' overflow record: %s", strerror(errno));
 	self_start(&run.self, run.skel->obj);
 	if (opts.verbose)
 		self_map_bytes(run.skel->obj, stderr);
@@ -1094,6 +1130,7 @@ int main(int argc, char **argv)
 		.cause_budgeted = run.skel->rodata->cause_budgeted,
 		.memcg_decisions = plan.memcg_decisions,
 		.lock_names = plan.lock_rows ? plan.lock_names : NULL,
+		.flushers = run.skel->rodata->count_flushers,
 	};
 	/*
 	 * kallsyms takes a tenth of a second to read: read at start only for

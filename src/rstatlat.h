@@ -17,6 +17,8 @@
 #define RSL_MAX_STACK	32	/* kernel frames in a slow event */
 #define RSL_CAUSE_FRAMES 16	/* kernel frames kept of a sampled flush's stack */
 #define RSL_CAUSE_STACKS 1024	/* distinct flush stacks kept (flush_stacks entries) */
+#define RSL_FLUSHERS	512	/* comms kept by flushers (their overflow entry included) */
+#define RSL_FLUSHER_OCTAVES 32	/* HIST_OCTAVES, rounded up to a power of two */
 
 /*
  * Which lock a slot's holds are under (slot_key.lock). Before 6.16 one
@@ -326,6 +328,8 @@ struct flush_state {
 	__u64 offcpu;		/* ... its time switched out */
 	__u64 irq_mark;		/* ... this CPU's irq_ns when it came here */
 	__u64 off_ts;		/* ... when it was switched out; 0: on a CPU */
+	/* flushers: its holds by octave (hist_octave); holds per flush are at most a few per CPU */
+	__u16 hold_oct[RSL_FLUSHER_OCTAVES];
 };
 
 /*
@@ -451,7 +455,52 @@ enum lost_kind {
 	LOST_FLUSH_UNSEEN,	/* a flush whose first hold was not seen (not counted) */
 	LOST_LOCK_SCOPE,	/* a task's lock scope not kept (lock_scopes full): "(unknown)" */
 	LOST_PROG_SKIPPED,	/* userspace: runs the kernel skipped (recursion on a CPU) */
+	LOST_FLUSHERS_FULL,	/* flushes of comms with no flusher record left: in the overflow */
 	LOST_MAX,
+};
+
+/*
+ * Flushers (the exporter's --prom-max-flushers): each recorded flush's
+ * figures by the comm of its process (the group leader's, as -p names a
+ * process; a kernel thread's up to its first '/', so that every
+ * kworker/N:M is "kworker"). Kept per flush, not per hold: a hold adds one
+ * to its octave in its flush (flush_state.hold_oct), and the flush's end
+ * adds the flush to its CPU's flusher stage, without atomics. A stage holds
+ * one comm's flushes of one epoch (flusher_stages, by epoch parity, as the
+ * slots' stages: userspace adds those of the epoch it closes); a flush of
+ * another comm in the same epoch first spills the stage into the comm's
+ * record (flushers, a hash shared by every CPU, atomic adds; userspace
+ * adds what each record grew). Octaves suffice: the exporter's bucket
+ * bounds are powers of two. A comm that finds the hash full spills into
+ * the overflow record (FLUSHER_OVERFLOW, made by userspace) and is counted
+ * lost.
+ */
+struct flusher_key {
+	char comm[RSL_COMM_LEN];
+} __attribute__((aligned(8)));	/* compared as two __u64 */
+
+/* No comm can be this: its bytes after the first NUL are not 0. */
+#define FLUSHER_OVERFLOW	{ .comm = { 0, 1 } }
+
+struct flusher_rec {
+	__u64 flushes;
+	__u64 holds;		/* holds of its flushes */
+	__u64 flush_ns;		/* their wall time */
+	__u64 hold_ns;		/* their holds' time */
+	__u64 flush_oct[RSL_FLUSHER_OCTAVES];
+	__u64 hold_oct[RSL_FLUSHER_OCTAVES];
+};
+
+struct flusher_stage {
+	__u32 epoch;		/* the epoch its figures are of */
+	__u32 tgid;		/* the process it last added: the same one reads no comm */
+	struct flusher_key key;	/* the comm its figures are of; none while flushes is 0 */
+	__u32 flushes;
+	__u32 holds;
+	__u64 flush_ns;
+	__u64 hold_ns;
+	__u32 flush_oct[RSL_FLUSHER_OCTAVES];
+	__u32 hold_oct[RSL_FLUSHER_OCTAVES];
 };
 
 enum slow_kind {

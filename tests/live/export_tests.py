@@ -652,6 +652,70 @@ def register(test):
                                                  len(s.samples), lint_summary(lint))
 
     @test
+    def flushers_match_per_process_json():
+        """Flushers without -p, checked against -p -j of the same run: two
+        copies of build/bench/reader under two names (two comms) read one
+        cgroup's cpu.stat, one with two threads (its process's comm, not
+        the thread's); each comm's rstatlat_flusher_flush_seconds (every
+        bucket, _count and _sum) and rstatlat_flusher_hold_seconds_count
+        equal what the JSON's process rows of that comm add up to (flushes
+        and their holds); --prom-max-flushers 1 names the busier and puts
+        the other under comm="(other)", whose counts are the rest of
+        every comm's."""
+        need(READER)
+        names = ("rslflushbusy", "rslflushquiet")
+        with Cgroup(v2()) as cg, Procs() as procs, tempfile.TemporaryDirectory() as d:
+            bins = []
+            for n in names:
+                bins.append(os.path.join(d, n))
+                shutil.copy(READER, bins[-1])
+            port = free_port()
+            tool = procs.add(Exporter(port, "-p", "-j", "--prometheus", str(port),
+                                      "--prom-max-flushers", "1", "--prom-buckets",
+                                      "1us:1ms:2")).start()
+            stat = os.path.join(cg.path, "cpu.stat")
+            quiet = subprocess.Popen([bins[1], stat, "1", "-n", "300"], stdout=subprocess.DEVNULL)
+            subprocess.run([bins[0], stat, "2", "-n", "1000"], check=True, timeout=120,
+                           capture_output=True)
+            check(quiet.wait(timeout=120) == 0, "the quiet reader failed")
+            body, s = tool.scrape_after(time.time() + 0.05)
+            summary = summary_of(tool)
+        s.validate()
+        rows = summary.get("processes") or []
+        flushers = {}
+        for f in s.find("rstatlat_flusher_flush_seconds_count"):
+            flushers[f[0]["comm"]] = f[1]
+        check(set(flushers) == {names[0], "(other)"}, "flusher label sets %s" % sorted(flushers))
+        every = [r for r in rows if r["flush_ns"]["count"]]
+        check({r["comm"] for r in every} >= set(names), "-p comms %s" % sorted(
+            {r["comm"] for r in every}))
+        shown = []
+        for comm, mine in ((names[0], lambda r: r["comm"] == names[0]),
+                           ("(other)", lambda r: r["comm"] != names[0])):
+            mine_rows = [r for r in every if mine(r)]
+            flushes = sum(r["flush_ns"]["count"] for r in mine_rows)
+            holds = sum(r["flush_holds"] for r in mine_rows)
+            total = sum(r["flush_ns"]["sum"] for r in mine_rows)
+            got = s.value("rstatlat_flusher_flush_seconds_count", comm=comm)
+            check(got == flushes, "%s: %s flushes, -p rows %d" % (comm, got, flushes))
+            got = s.value("rstatlat_flusher_hold_seconds_count", comm=comm)
+            check(got == holds, "%s: %s holds, -p rows' flush holds %d" % (comm, got, holds))
+            got = s.value("rstatlat_flusher_flush_seconds_sum", comm=comm)
+            check(round(got * 1e9) == total, "%s: flush _sum %r s, -p rows %d ns" % (
+                comm, got, total))
+            for labels, v in s.find("rstatlat_flusher_flush_seconds_bucket", comm=comm):
+                bound = float("inf") if labels["le"] == "+Inf" else round(
+                    float(labels["le"]) * 1e9)
+                want = sum(b["count"] for r in mine_rows for b in r["flush_ns"]["buckets"]
+                           if b["le"] < bound)
+                check(v == want, "%s le=%s: %s flushes, -p rows' buckets below it %d" % (
+                    comm, labels["le"], v, want))
+            shown.append("%s %d flushes, %d holds" % (comm, flushes, holds))
+        check(flushers[names[0]] >= 1000, "the busy reader's %d flushes for 1000 reads" %
+              flushers[names[0]])
+        return "; ".join(shown) + " = -p -j"
+
+    @test
     def textfile_is_always_whole():
         """--textfile rewritten every 50 ms while a reader hammers a cgroup:
         ~1000 reads of it in 5 s each see a whole file; no temp file stays;
@@ -1314,7 +1378,8 @@ def register(test):
     def metric_families_match_json():
         """The families of the interface, each in the state this kernel and
         run put it (cpu_lock only on 6.10-6.16, bpf_* only with
-        kernel.bpf_stats_enabled=1, ticks only when sampling), their values
+        kernel.bpf_stats_enabled=1, ticks only when sampling, flushers by
+        comm only with the tracepoints), their values
         against the JSON summary of the same run, every per-cgroup series
         naming a JSON row, and rstatlat_info last with its five labels."""
         need(READER)
@@ -1349,6 +1414,9 @@ def register(test):
             "rstatlat_cpu_locks_total": summary["cpu_lock"] is not None,
             "rstatlat_tick_late_seconds": sampling, "rstatlat_ticks_total": sampling,
             "rstatlat_irqoff_outside_seconds": q["source"] == "trace" and q["outside_ns"] is not None,
+            # flushers by comm: where flushes are kept per CPU (the tracepoints)
+            "rstatlat_flusher_hold_seconds": summary["attach"] == "tracepoint",
+            "rstatlat_flusher_flush_seconds": summary["attach"] == "tracepoint",
             # a counter of the table measured only with its flush part
             "rstatlat_flushes_offcpu_total": summary["flush_parts"] and
             "offcpu" not in summary["flush_parts_unmeasured"],

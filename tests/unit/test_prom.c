@@ -74,6 +74,29 @@ static double other_locks(const char *text)
 	return value_of(text, "rstatlat_locks_total{hierarchy=\"(other)\",cgroup=\"(other)\"}");
 }
 
+/* A flusher row: flushes of holds holds each, each hold hold_ns, each flush flush_ns. */
+static void add_flusher(struct report *r, size_t *cap, const char *comm, uint64_t flushes,
+			uint64_t holds, uint64_t hold_ns, uint64_t flush_ns)
+{
+	struct row *row = report_add_row(&r->flushers, &r->nflushers, cap);
+
+	r->flushers_counted = true;
+	snprintf(row->comm, sizeof(row->comm), "%s", comm);
+	row->count[COUNT_LOCKED] = row->count[COUNT_FLUSH_HOLDS] = flushes * holds;
+	dist_add(&row->dist[DIST_HOLD], hist_octave_bucket(hist_octave(hold_ns)), flushes * holds);
+	row->dist[DIST_HOLD].sum = flushes * holds * hold_ns;
+	dist_add(&row->dist[DIST_FLUSH], hist_octave_bucket(hist_octave(flush_ns)), flushes);
+	row->dist[DIST_FLUSH].sum = flushes * flush_ns;
+}
+
+static double flusher_value(const char *text, const char *what, const char *comm)
+{
+	char series[256];
+
+	snprintf(series, sizeof(series), "rstatlat_flusher_%s{comm=\"%s\"}", what, comm);
+	return value_of(text, series);
+}
+
 static void test_buckets_parse(void)
 {
 	struct prom_opts o;
@@ -525,9 +548,67 @@ static size_t samples_in(const char *text)
  * traced irqs-off and causes, stays within PROM_SERIES_BUDGET samples, and
  * rstatlat_series says how many there are, itself included.
  */
+/*
+ * Flushers: the busiest comms by holds named, the rest (and the kernel's
+ * overflow, and a comm that calls itself "(other)") under comm="(other)";
+ * a comm that ranks in later counts from then on, so nothing goes down;
+ * octave buckets count exactly at the bounds; hostile comms escaped.
+ */
+static void test_flushers(void)
+{
+	struct prom_opts o = opts(10);
+	struct prom_state *p;
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	char comm[16], *text;
+	double v;
+
+	o.max_flushers = 3;
+	p = prom_new(&o);
+	for (int i = 1; i <= 5; i++) {
+		snprintf(comm, sizeof(comm), "agent%d", i);
+		add_flusher(&r, &cap, comm, (uint64_t)i * 10, 4, 200, 3000);
+	}
+	add_flusher(&r, &cap, FLUSHERS_OTHER, 1000, 4, 200, 3000);	/* the overflow */
+	add_flusher(&r, &cap, "q\"\\\n\x1b", 100, 4, 100, 100);
+	text = expose(p, &r, 1);
+	CHECK(prom_named_flushers(p) == 3, "%zu flushers named", prom_named_flushers(p));
+	CHECK(flusher_value(text, "flush_seconds_count", "agent5") == 50 &&
+	      flusher_value(text, "flush_seconds_count", "agent4") == 40 &&
+	      flusher_value(text, "flush_seconds_count", "agent3") == -1, "the busiest named: %s",
+	      text);
+	CHECK(flusher_value(text, "flush_seconds_count", FLUSHERS_OTHER) == 1000 + 10 + 20 + 30,
+	      "(other): %g", flusher_value(text, "flush_seconds_count", FLUSHERS_OTHER));
+	v = flusher_value(text, "hold_seconds_sum", "agent5");
+	CHECK(flusher_value(text, "hold_seconds_count", "agent5") == 200 &&
+	      fabs(v - 200 * 200e-9) < 1e-12, "agent5's holds: sum %g", v);
+	CHECK(value_of(text, "rstatlat_flusher_hold_seconds_bucket{comm=\"agent5\",le=\"1.28e-07\"}")
+	      == 0 && value_of(text, "rstatlat_flusher_hold_seconds_bucket{comm=\"agent5\","
+			       "le=\"2.56e-07\"}") == 200, "200 ns is above 128 ns, below 256 ns");
+	CHECK(strstr(text, "rstatlat_flusher_flush_seconds_count{comm=\"q\\\"\\\\\\\\\\\\x0a\\\\x1b\"} 100"),
+	      "escaped comm: %s", text);
+	free(text);
+	/* agent1 grows past the others: named, counting from then, (other) keeps its past */
+	r.flushers[0].count[COUNT_LOCKED] += 100000;
+	text = (expose(p, &r, 2));
+	free(text);
+	dist_add(&r.flushers[0].dist[DIST_FLUSH], hist_octave_bucket(hist_octave(3000)), 7);
+	text = expose(p, &r, 3);
+	CHECK(flusher_value(text, "flush_seconds_count", "agent1") == 7,
+	      "agent1 counts from when it was named: %g",
+	      flusher_value(text, "flush_seconds_count", "agent1"));
+	CHECK(flusher_value(text, "flush_seconds_count", FLUSHERS_OTHER) >= 1000 + 10 + 20 + 30,
+	      "(other) never goes down: %g", flusher_value(text, "flush_seconds_count",
+							   FLUSHERS_OTHER));
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
 static void test_series_budget(void)
 {
-	struct prom_opts o = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS, .idle_ns = 300 * SEC,
+	struct prom_opts o = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS,
+			       .max_flushers = PROM_DEFAULT_MAX_FLUSHERS, .idle_ns = 300 * SEC,
 			       .version = "test" };
 	struct report r = { .type = REPORT_SUMMARY, .irqoff_rows = IRQOFF_ROWS_TRACED,
 			    .flush_parts = true, .memcg_decisions = true,
@@ -535,7 +616,7 @@ static void test_series_budget(void)
 			    .cause_sample = 64 };
 	struct prom_http_counts http = { .present = true };
 	struct prom_state *p;
-	size_t cap = 0, len = 0, n;
+	size_t cap = 0, fcap = 0, len = 0, n;
 	char path[32], cause[32], *text = NULL;
 	const char *why;
 	FILE *f;
@@ -562,6 +643,12 @@ static void test_series_budget(void)
 		snprintf(cause, sizeof(cause), "cause%d", i % 10);
 		CHECK(row_add_cause(row, cause, 1, 1, 1) == 0, "cause");
 	}
+	/* 100 flushing comms, holds and flushes in every octave */
+	for (int i = 0; i < 100; i++) {
+		snprintf(cause, sizeof(cause), "agent%d", i);
+		for (uint64_t v = 8; v < 4 * SEC; v *= 2)
+			add_flusher(&r, &fcap, cause, (uint64_t)i + 1, 2, v, v);
+	}
 	r.cpu_lock.present = r.irqoff.trace = r.self.present = r.self.bpf_stats = true;
 	for (uint64_t v = 16; v < 4 * SEC; v *= 2) {
 		dist_add_value(&r.cpu_lock.hold, v);
@@ -577,7 +664,10 @@ static void test_series_budget(void)
 	CHECK(value_of(text, "rstatlat_series") == (double)n, "rstatlat_series %g, %zu samples",
 	      value_of(text, "rstatlat_series"), n);
 	CHECK(prom_named(p) == PROM_DEFAULT_MAX_CGROUPS, "%zu named", prom_named(p));
-	printf("test_prom: %zu samples with 100 busy cgroups at the defaults\n", n);
+	CHECK(prom_named_flushers(p) == PROM_DEFAULT_MAX_FLUSHERS, "%zu flushers named",
+	      prom_named_flushers(p));
+	printf("test_prom: %zu samples with 100 busy cgroups and 100 flushing comms at the "
+	       "defaults\n", n);
 	free(text);
 	report_free(&r);
 	prom_free(p);
@@ -599,6 +689,7 @@ int main(void)
 	RUN_TEST(test_families_whole());
 	RUN_TEST(test_flush_families());
 	RUN_TEST(test_irqoff_of_holds());
+	RUN_TEST(test_flushers());
 	RUN_TEST(test_series_budget());
 	return check_done("test_prom");
 }

@@ -416,8 +416,9 @@ def locks_told_apart_match_ftrace():
         counts, _ = holds_by_pid(recs, cg.id)
         want = sum(c["locked"] for c in counts.values())
         check(len(rows) == 1 and "lock" not in rows[0] and "lock_rows" not in reports[-1] and
-              rows[0]["locked"] == want, "--lock-rows off: rows %s, ftrace %d locks" % (
-                  [(r.get("lock"), r["locked"]) for r in rows], want))
+              rows[0]["locked"] == want, "--lock-rows off: rows %s, ftrace %d locks (by "
+              "task %s; lost %s)" % ([(r.get("lock"), r["locked"]) for r in rows], want, counts,
+                                    reports[-1]["lost"]))
     return "%s; two memory.stat readers: %d waited; --lock-rows off: one row, %d locks" % (
         apart, waited, want)
 
