@@ -13,12 +13,20 @@
 
 _Static_assert(HIST_OCTAVES <= RSL_FLUSHER_OCTAVES, "an octave without a counter");
 
-/* The table: open addressing, never more than half full. */
-#define FLUSHER_TABLE	(2 * RSL_FLUSHERS)
+/*
+ * The table: open addressing, never more than half full. RSL_FLUSHERS - 1
+ * comms have figures of their own, as in the kernel; a comm beyond is
+ * folded into the overflow's (its flushes counted lost). One of the
+ * kernel's records keeps its entry even so, for the snapshot of its record
+ * (the hash's comms may be others than the first the stages showed): at
+ * most RSL_FLUSHERS more entries.
+ */
+#define FLUSHER_TABLE	(4 * RSL_FLUSHERS)
 
 struct flusher_total {
 	struct flusher_key key;
 	bool used;
+	bool folded;			/* beyond the kept comms: into the overflow's */
 	struct flusher_rec total;	/* since load: staged and spilled */
 	struct flusher_rec spilled;	/* the kernel's record when last read */
 };
@@ -53,24 +61,34 @@ static struct flusher_total *slot_of(struct collector *c, const struct flusher_k
 }
 
 /*
- * key's figures, made if new; a comm beyond RSL_FLUSHERS - 1 of them goes
- * to the overflow's, as in the kernel (its flushes counted lost).
+ * key's entry, made if new. When RSL_FLUSHERS - 1 comms are kept already,
+ * a kernel record's is folded (kernel), a stage's comm has none: NULL.
  */
-static struct flusher_total *total_of(struct collector *c, const struct flusher_key *key,
-				      uint64_t flushes)
+static struct flusher_total *entry_of(struct collector *c, const struct flusher_key *key,
+				      bool kernel)
 {
 	struct flusher_total *t = slot_of(c, key);
+	bool full = memcmp(key, &overflow_key, sizeof(*key)) && c->nflushers >= RSL_FLUSHERS - 1;
 
 	if (t->used)
 		return t;
-	if (c->nflushers == RSL_FLUSHERS - 1 && memcmp(key, &overflow_key, sizeof(*key))) {
-		c->flushers_full += flushes;
-		return total_of(c, &overflow_key, 0);
-	}
+	if (full && !kernel)
+		return NULL;
 	t->used = true;
 	t->key = *key;
-	c->nflushers++;
+	t->folded = full;
+	c->nflushers += !full;
 	return t;
+}
+
+/* Where t's figures go: its own, or (NULL, folded) the overflow's, counted lost. */
+static struct flusher_rec *total_of(struct collector *c, struct flusher_total *t,
+				    uint64_t flushes)
+{
+	if (t && !t->folded)
+		return &t->total;
+	c->flushers_full += flushes;
+	return &entry_of(c, &overflow_key, true)->total;
 }
 
 /* The CPUs' stages of the epoch just closed (no program writes them any more). */
@@ -87,7 +105,7 @@ static int read_flusher_stages(struct collector *c, uint64_t epoch)
 
 		if (fs->epoch != (__u32)epoch || !fs->flushes)
 			continue;
-		r = &total_of(c, &fs->key, fs->flushes)->total;
+		r = total_of(c, entry_of(c, &fs->key, false), fs->flushes);
 		r->flushes += fs->flushes;
 		r->holds += fs->holds;
 		r->flush_ns += fs->flush_ns;
@@ -100,11 +118,11 @@ static int read_flusher_stages(struct collector *c, uint64_t epoch)
 	return 0;
 }
 
-/* What each of the kernel's records grew since the last read. */
-static void add_growth(struct flusher_total *t, const struct flusher_rec *now)
+/* What one of the kernel's records grew since the last read, into its figures. */
+static void add_growth(struct collector *c, struct flusher_total *t, const struct flusher_rec *now)
 {
 	const uint64_t *n = (const uint64_t *)now, *was = (const uint64_t *)&t->spilled;
-	uint64_t *into = (uint64_t *)&t->total;
+	uint64_t *into = (uint64_t *)total_of(c, t, now->flushes - t->spilled.flushes);
 
 	/* struct flusher_rec is all __u64: field by field */
 	for (size_t i = 0; i < sizeof(*now) / sizeof(uint64_t); i++)
@@ -127,7 +145,7 @@ static int read_flusher_records(struct collector *c)
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(fd, &key, &rec) && rec.flushes)
-			add_growth(total_of(c, &key, rec.flushes), &rec);
+			add_growth(c, entry_of(c, &key, true), &rec);
 	}
 	return errno == ENOENT ? 0 : -errno;
 }
@@ -180,7 +198,7 @@ int collect_flushers(struct collector *c, struct report *r)
 	for (size_t i = 0; i < FLUSHER_TABLE; i++) {
 		const struct flusher_total *t = &c->flusher_table[i];
 
-		if (!t->used || !t->total.flushes)
+		if (!t->used || t->folded || !t->total.flushes)
 			continue;
 		if (flusher_row(&r->flushers[r->nflushers], t))
 			return -ENOMEM;

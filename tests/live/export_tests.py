@@ -9,6 +9,7 @@ on the way out, pass or fail. test_live.py registers these with its tier:
     import export_tests
     export_tests.register(test)
 """
+import ctypes
 import errno
 import http.client
 import json
@@ -655,13 +656,14 @@ def register(test):
     def flushers_match_per_process_json():
         """Flushers without -p, checked against -p -j of the same run: two
         copies of build/bench/reader under two names (two comms) read one
-        cgroup's cpu.stat, one with two threads (its process's comm, not
-        the thread's); each comm's rstatlat_flusher_flush_seconds (every
-        bucket, _count and _sum) and rstatlat_flusher_hold_seconds_count
-        equal what the JSON's process rows of that comm add up to (flushes
-        and their holds); --prom-max-flushers 1 names the busier and puts
-        the other under comm="(other)", whose counts are the rest of
-        every comm's."""
+        cgroup's cpu.stat at once, one with two threads (its process's
+        comm, not the thread's), so that each CPU's stage changes comm
+        (spills to the shared hash); each comm's
+        rstatlat_flusher_flush_seconds (every bucket, _count and _sum) and
+        rstatlat_flusher_hold_seconds_count equal what the JSON's process
+        rows of that comm add up to (flushes and their holds). Both are
+        named from their first flush (the default 20 leaves room): the
+        folding into (other) is flushers_beyond_the_table_go_to_other's."""
         need(READER)
         names = ("rslflushbusy", "rslflushquiet")
         with Cgroup(v2()) as cg, Procs() as procs, tempfile.TemporaryDirectory() as d:
@@ -671,8 +673,7 @@ def register(test):
                 shutil.copy(READER, bins[-1])
             port = free_port()
             tool = procs.add(Exporter(port, "-p", "-j", "--prometheus", str(port),
-                                      "--prom-max-flushers", "1", "--prom-buckets",
-                                      "1us:1ms:2")).start()
+                                      "--prom-buckets", "1us:1ms:2")).start()
             stat = os.path.join(cg.path, "cpu.stat")
             quiet = subprocess.Popen([bins[1], stat, "1", "-n", "300"], stdout=subprocess.DEVNULL)
             subprocess.run([bins[0], stat, "2", "-n", "1000"], check=True, timeout=120,
@@ -681,21 +682,14 @@ def register(test):
             body, s = tool.scrape_after(time.time() + 0.05)
             summary = summary_of(tool)
         s.validate()
-        rows = summary.get("processes") or []
-        flushers = {}
-        for f in s.find("rstatlat_flusher_flush_seconds_count"):
-            flushers[f[0]["comm"]] = f[1]
-        check(set(flushers) == {names[0], "(other)"}, "flusher label sets %s" % sorted(flushers))
-        every = [r for r in rows if r["flush_ns"]["count"]]
-        check({r["comm"] for r in every} >= set(names), "-p comms %s" % sorted(
-            {r["comm"] for r in every}))
+        rows = [r for r in summary.get("processes") or [] if r["flush_ns"]["count"]]
         shown = []
-        for comm, mine in ((names[0], lambda r: r["comm"] == names[0]),
-                           ("(other)", lambda r: r["comm"] != names[0])):
-            mine_rows = [r for r in every if mine(r)]
-            flushes = sum(r["flush_ns"]["count"] for r in mine_rows)
-            holds = sum(r["flush_holds"] for r in mine_rows)
-            total = sum(r["flush_ns"]["sum"] for r in mine_rows)
+        for comm in names:
+            mine = [r for r in rows if r["comm"] == comm]
+            check(mine, "no -p row of %s" % comm)
+            flushes = sum(r["flush_ns"]["count"] for r in mine)
+            holds = sum(r["flush_holds"] for r in mine)
+            total = sum(r["flush_ns"]["sum"] for r in mine)
             got = s.value("rstatlat_flusher_flush_seconds_count", comm=comm)
             check(got == flushes, "%s: %s flushes, -p rows %d" % (comm, got, flushes))
             got = s.value("rstatlat_flusher_hold_seconds_count", comm=comm)
@@ -703,17 +697,71 @@ def register(test):
             got = s.value("rstatlat_flusher_flush_seconds_sum", comm=comm)
             check(round(got * 1e9) == total, "%s: flush _sum %r s, -p rows %d ns" % (
                 comm, got, total))
-            for labels, v in s.find("rstatlat_flusher_flush_seconds_bucket", comm=comm):
+            buckets = s.find("rstatlat_flusher_flush_seconds_bucket", comm=comm)
+            check(len(buckets) == 12, "%s: %d buckets" % (comm, len(buckets)))
+            for labels, v in buckets:
                 bound = float("inf") if labels["le"] == "+Inf" else round(
                     float(labels["le"]) * 1e9)
-                want = sum(b["count"] for r in mine_rows for b in r["flush_ns"]["buckets"]
+                want = sum(b["count"] for r in mine for b in r["flush_ns"]["buckets"]
                            if b["le"] < bound)
                 check(v == want, "%s le=%s: %s flushes, -p rows' buckets below it %d" % (
                     comm, labels["le"], v, want))
             shown.append("%s %d flushes, %d holds" % (comm, flushes, holds))
-        check(flushers[names[0]] >= 1000, "the busy reader's %d flushes for 1000 reads" %
-              flushers[names[0]])
+        check(s.value("rstatlat_flusher_flush_seconds_count", comm=names[0]) >= 2000,
+              "the busy reader's flushes for 2000 reads")
         return "; ".join(shown) + " = -p -j"
+
+    @test
+    def flushers_beyond_the_table_go_to_other():
+        """530 processes of 530 comms (forked, each renamed with prctl)
+        read a cgroup's cpu.stat once each, more comms than the 511 kept:
+        at most --prom-max-flushers comms are named, each named one of
+        them with its -p -j flushes; comm="(other)" holds at least the
+        rest of them and at most that plus every other comm's flushes at
+        exit; lost.flushers_full counts at least the flushes of the comms
+        beyond the 511 (19)."""
+        n, prefix = 530, "rslov"
+        with Cgroup(v2()) as cg, Procs() as procs:
+            port = free_port()
+            tool = procs.add(Exporter(port, "-p", "-j", "--prometheus", str(port))).start()
+            stat = os.path.join(cg.path, "cpu.stat")
+            for i in range(n):
+                pid = os.fork()
+                if pid == 0:
+                    code = 1
+                    try:
+                        ctypes.CDLL(None).prctl(15, ("%s%03d" % (prefix, i)).encode(), 0, 0, 0)
+                        with open(stat) as f:
+                            f.read()
+                        code = 0
+                    finally:
+                        os._exit(code)
+                _, status = os.waitpid(pid, 0)
+                check(status == 0, "child %d: status %d" % (i, status))
+            body, s = tool.scrape_after(time.time() + 0.05)
+            summary = summary_of(tool)
+        s.validate()
+        json_by_comm = {}
+        for r in summary.get("processes") or []:
+            json_by_comm[r["comm"]] = json_by_comm.get(r["comm"], 0) + r["flush_ns"]["count"]
+        ours = {c: v for c, v in json_by_comm.items() if c.startswith(prefix)}
+        check(len(ours) == n and all(v >= 1 for v in ours.values()),
+              "-p rows of %d of the %d comms" % (len(ours), n))
+        named = {l["comm"]: v for l, v in s.find("rstatlat_flusher_flush_seconds_count")
+                 if l["comm"] != "(other)"}
+        other = s.value("rstatlat_flusher_flush_seconds_count", comm="(other)")
+        check(len(named) <= 20, "%d comms named" % len(named))
+        for comm, v in named.items():
+            if comm in ours:
+                check(v == ours[comm], "%s: %s flushes, -p %d" % (comm, v, ours[comm]))
+        rest = sum(v for c, v in ours.items() if c not in named)
+        background = sum(v for c, v in json_by_comm.items() if c not in ours)
+        check(rest <= other <= rest + background, "(other) %s flushes: ours not named %d, "
+              "other comms' at exit %d" % (other, rest, background))
+        full = s.value("rstatlat_lost_total", reason="flushers_full")
+        check(n - 511 <= full <= rest + background, "lost.flushers_full %s" % full)
+        return "%d comms: %d named, (other) %d flushes (ours %d + others' <= %d), " \
+               "flushers_full %d" % (n, len(named), other, rest, background, full)
 
     @test
     def textfile_is_always_whole():
