@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include "collect_int.h"
+#include "fmt.h"
 #include "ksym.h"
 #include "rstatlat.skel.h"
 
@@ -76,6 +77,21 @@ static void builder_start(struct builder *bd, struct report *r, enum report_type
 	bd->proc_ix.identity = &process_ident;
 }
 
+/* Room for n cgroup rows at once, without a chain of reallocs copying them. */
+static int builder_reserve(struct builder *bd, size_t n)
+{
+	struct row *rows;
+
+	if (n <= bd->cap_cg)
+		return 0;
+	rows = realloc(bd->r->cgroups, n * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	bd->r->cgroups = rows;
+	bd->cap_cg = n;
+	return 0;
+}
+
 static void builder_end(struct builder *bd)
 {
 	row_index_free(&bd->cg_ix);
@@ -87,12 +103,12 @@ void ident_key(struct row *key, const struct ident *who, bool process)
 	memset(key, 0, sizeof(*key));
 	key->cgid = who->cg->cgid;
 	key->hierarchy = who->cg->hierarchy;
-	snprintf(key->lock, sizeof(key->lock), "%s", who->lock ? who->lock : "");
-	snprintf(key->lock_type, sizeof(key->lock_type), "%s", who->lock_type ? who->lock_type : "");
+	fmt_copy(key->lock, sizeof(key->lock), who->lock);
+	fmt_copy(key->lock_type, sizeof(key->lock_type), who->lock_type);
 	if (!process)
 		return;
 	key->tgid = who->exited ? 0 : who->tgid;
-	snprintf(key->comm, sizeof(key->comm), "%s", who->comm ? who->comm : "");
+	fmt_copy(key->comm, sizeof(key->comm), who->comm);
 }
 
 /* The row of who in rows[], appended (identity, no figures) if new. */
@@ -134,7 +150,7 @@ static void keep_top(struct row *into, uint32_t tgid, const char *comm, uint64_t
 	if (votes > into->top_locked || (!into->top_tgid && !into->top_comm[0])) {
 		into->top_locked = votes;
 		into->top_tgid = tgid;
-		snprintf(into->top_comm, sizeof(into->top_comm), "%s", comm);
+		fmt_copy(into->top_comm, sizeof(into->top_comm), comm);
 	}
 }
 
@@ -155,7 +171,7 @@ int builder_add(struct builder *bd, const struct ident *who, const struct row *f
 		p->exited += newly_exited;
 		if (!p->exited)
 			p->top_tgid = p->tgid;
-		snprintf(p->top_comm, sizeof(p->top_comm), "%s", p->comm);
+		fmt_copy(p->top_comm, sizeof(p->top_comm), p->comm);
 	}
 	cg = builder_row(bd, who, false);
 	if (!cg || row_merge(cg, fig))
@@ -418,6 +434,8 @@ int collector_summary(struct collector *c, struct report *out)
 	int err = 0;
 
 	builder_start(&bd, out, REPORT_SUMMARY, c->per_process);
+	/* a row a slot, about: 10 000 at once */
+	err = builder_reserve(&bd, c->slots_end + 1);
 	for (unsigned int i = 0; i < c->slots_end && !err; i++) {
 		struct slot *s = &c->slots[i];
 		struct ident who;

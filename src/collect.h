@@ -26,6 +26,7 @@ struct collect_sources {
 	bool cause_budgeted;	/* ... at most: fewer where flushes come fast */
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
 	bool flushers;		/* flushes counted by comm (rstatlat.h, flushers) */
+	bool cgroups_gone;	/* cgroup:cgroup_rmdir attached: removals told, not polled */
 	const struct ksyms *ksyms;	/* names the flush stacks; NULL: read when needed */
 	/* slot_key.lock (LOCK_*) -> the rows' lock; NULL: locks not told apart */
 	const char (*lock_names)[LOCK_NAME_LEN];

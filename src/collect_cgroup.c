@@ -116,6 +116,9 @@ static struct cgrec *cgrec_of(struct collector *c, const struct slot_meta *m)
 		free(g);
 		return NULL;
 	}
+	/* told of removals by the kernel: one that came before this record is not */
+	if (c->src.cgroups_gone)
+		g->removed = !cg_path_exists(c->cg, g->hierarchy, g->rel_path, g->cgid);
 	b = cg_hash(g->cgid, g->hierarchy) & (c->cg_hash_cap - 1);
 	g->next = c->cg_hash[b];
 	c->cg_hash[b] = g;
@@ -435,13 +438,42 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 	return err;
 }
 
-/* Whether an idle cgroup still exists, asked less often the longer it lives. */
+/*
+ * The cgroups the kernel removed since the last read (src.cgroups_gone).
+ * One whose record is made after its removal was drained (a last flush
+ * as it goes) is found gone when made (cgrec_of). Returns whether a
+ * removal did not fit in the queue: then every cgroup is checked once.
+ */
+static bool drain_cgroups_gone(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.cgroups_gone);
+	bool missed = __atomic_exchange_n(&c->skel->bss->cgroups_gone_missed, 0, __ATOMIC_SEQ_CST);
+	struct cgroup_gone gone;
+
+	while (!bpf_map_lookup_and_delete_elem(fd, NULL, &gone)) {
+		struct cgrec *g = cgrec_find(c, gone.cgid, gone.hierarchy);
+
+		if (g)
+			g->removed = true;
+	}
+	return missed;
+}
+
+/*
+ * Whether an idle cgroup still exists: told by the kernel where it can
+ * (src.cgroups_gone), else asked less often the longer it lives; all
+ * once, at once, when the kernel's queue was full.
+ */
 static void check_cgroups(struct collector *c)
 {
+	bool all = c->src.cgroups_gone && drain_cgroups_gone(c);
+
+	if (c->src.cgroups_gone && !all)
+		return;
 	for (size_t b = 0; b < c->cg_hash_cap; b++) {
 		for (struct cgrec *g = c->cg_hash[b]; g; g = g->next) {
-			if (g->removed || c->reads < g->next_check ||
-			    c->reads - g->last_active < RETIRE_IDLE_READS)
+			if (g->removed || (!all && (c->reads < g->next_check ||
+			    c->reads - g->last_active < RETIRE_IDLE_READS)))
 				continue;
 			if (!cg_path_exists(c->cg, g->hierarchy, g->rel_path, g->cgid)) {
 				g->removed = true;

@@ -27,6 +27,14 @@ static unsigned int decimal_len(uint64_t v)
  * Two digits per division, written backwards once the length is known:
  * the JSON view writes millions of numbers for 10 000 rows.
  */
+void fmt_copy(char *dst, size_t len, const char *src)
+{
+	size_t n = src ? strnlen(src, len - 1) : 0;
+
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
+}
+
 char *fmt_put_uint(char *p, uint64_t v)
 {
 	static const char pairs[] =

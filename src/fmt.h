@@ -5,6 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * src (NULL: "") into dst of size len (> 0), cut to fit, NUL-terminated:
+ * snprintf's "%s" without parsing a format (a summary names every row).
+ */
+void fmt_copy(char *dst, size_t len, const char *src);
 /* Writes v in decimal at p (no NUL); returns the end. */
 char *fmt_put_uint(char *p, uint64_t v);
 /* A duration in ns as a short human string: "850ns", "1.23us", "12.3ms". */

@@ -61,6 +61,7 @@ static const struct point_def point_table[] = {
 	TP("memcg_flush_stats", ROLE_MEMCG),
 	FN("css_rstat_flush", ROLE_LOCK_SCOPE),
 	FN("cgroup_base_stat_cputime_show", ROLE_LOCK_SCOPE),
+	TP("cgroup_rmdir", ROLE_CGROUP_GONE),
 };
 
 _Static_assert(sizeof(point_table) / sizeof(point_table[0]) == PROBE_NPOINTS,
@@ -179,9 +180,10 @@ static bool is_struct_ptr(const struct btf *btf, __u32 type, const char *name)
 }
 
 /*
- * The programs of sched_switch and memcg_flush_stats read their arguments
- * by position: (preempt, prev, next, ...) and (memcg, stats_updates,
- * force, needs_flush). A prototype of another shape is not attached.
+ * The programs of sched_switch, memcg_flush_stats and cgroup_rmdir read
+ * their arguments by position: (preempt, prev, next, ...), (memcg,
+ * stats_updates, force, needs_flush) and (cgrp, path). A prototype of
+ * another shape is not attached.
  */
 static bool proto_as_expected(const struct btf *btf, const struct btf_type *proto,
 			      enum point_role role)
@@ -189,6 +191,8 @@ static bool proto_as_expected(const struct btf *btf, const struct btf_type *prot
 	const struct btf_param *p = btf_params(proto);
 	int nargs = btf_vlen(proto) - 1;
 
+	if (role == ROLE_CGROUP_GONE)
+		return nargs == 2 && is_cgroup_ptr(btf, p[1].type) && is_char_ptr(btf, p[2].type);
 	if (role == ROLE_SWITCH)
 		return nargs >= 3 && is_named(btf, resolve(btf, p[1].type), "_Bool") &&
 		       is_struct_ptr(btf, p[2].type, "task_struct") &&
@@ -215,10 +219,11 @@ static void probe_tracepoint(const struct btf *btf, struct attach_point *pt)
 		snprintf(pt->why, sizeof(pt->why), "present; flush parts use it");
 		return;
 	}
-	if (pt->role == ROLE_SWITCH || pt->role == ROLE_MEMCG) {
+	if (pt->role == ROLE_SWITCH || pt->role == ROLE_MEMCG || pt->role == ROLE_CGROUP_GONE) {
 		if (proto_as_expected(btf, proto, pt->role)) {
 			snprintf(pt->why, sizeof(pt->why), "present; %s", pt->role == ROLE_SWITCH ?
-				 "flush parts use it" : "memcg flush decisions");
+				 "flush parts use it" : pt->role == ROLE_MEMCG ?
+				 "memcg flush decisions" : "removed cgroups are learned from it");
 		} else {
 			pt->present = false;
 			snprintf(pt->why, sizeof(pt->why), "present, but its prototype is not the "
@@ -714,6 +719,7 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 		 enum irqoff_pref irqoff, enum parts_pref parts, bool privileged)
 {
 	struct btf *btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
+	struct attach_point *gone;
 	bool tracepoints;
 
 	plan_init(plan);
@@ -736,6 +742,9 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	plan->source_name = source_names[plan->source];
 	choose_irqoff(plan, btf, irqoff);
 	choose_parts(plan, btf, parts);
+	/* removed cgroups: told by the kernel, where it can, instead of a stat each */
+	gone = point_named(plan, "cgroup_rmdir");
+	gone->chosen = plan->cgroups_gone = gone->present;
 	choose_locks(plan, btf, privileged);
 	btf__free(btf);
 	return 0;
@@ -866,6 +875,9 @@ void probe_print(FILE *f, const struct attach_plan *plan)
 			plan->causes_why);
 		fprintf(f, "memcg flush decisions: %s\n", plan->memcg_decisions ? "yes" :
 			"no: the kernel has no usable memcg:memcg_flush_stats tracepoint");
+		fprintf(f, "removed cgroups: %s\n", plan->cgroups_gone ?
+			"from cgroup:cgroup_rmdir" : "polled (no usable cgroup:cgroup_rmdir): a "
+			"stat of each idle cgroup, less often the longer it lives");
 	} else
 		fprintf(f, "plan: none: %s\n", plan->missing);
 	fprintf(f, "locks: %s\n", plan->locks_why);

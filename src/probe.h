@@ -33,6 +33,7 @@ enum point_role {
 	ROLE_SWITCH,		/* flush parts: sched_switch, flushers off CPU */
 	ROLE_MEMCG,		/* memcg:memcg_flush_stats, memcg flush decisions */
 	ROLE_LOCK_SCOPE,	/* 6.16+: functions that name the lock (fentry, lock_rows) */
+	ROLE_CGROUP_GONE,	/* cgroup:cgroup_rmdir: removed cgroups, not polled */
 };
 
 /*
@@ -45,7 +46,7 @@ struct tp_args {
 };
 
 /* The number of entries in the probe table (probe.c). */
-#define PROBE_NPOINTS 34
+#define PROBE_NPOINTS 35
 
 struct attach_point {
 	const char *name;	/* tracepoint event or kernel function */
@@ -96,6 +97,7 @@ struct attach_plan {
 	unsigned int parts_measured;	/* 1 << PART_*: the rest of the wall time is in other */
 	bool flush_causes;	/* a flush's stack can be taken (tracepoints) */
 	bool memcg_decisions;	/* memcg:memcg_flush_stats attached */
+	bool cgroups_gone;	/* cgroup:cgroup_rmdir attached: removals not polled */
 	char parts_why[128];	/* why flush parts are off, when they are */
 	char causes_why[128];	/* ... and flush causes */
 	enum lock_scope locks;	/* report.h; why in locks_why (choose_locks) */

@@ -118,6 +118,20 @@ int dist_merge(struct dist *into, const struct dist *from)
 {
 	uint32_t i = into->n, j = from->n, k;
 
+	if (!from->n && !from->count && !from->sum && !from->max)
+		return 0;
+	/* into a new row (a summary's): a copy */
+	if (!into->n && !into->count && !into->sum && !into->max) {
+		if (dist_reserve(into, from->n))
+			return -1;
+		memcpy(into->b, from->b, from->n * sizeof(*from->b));
+		into->n = from->n;
+		into->count = from->count;
+		into->sum = from->sum;
+		into->max = from->max;
+		return 0;
+	}
+
 	k = union_size(into, from);
 	if (dist_reserve(into, k))
 		return -1;
@@ -512,7 +526,10 @@ uint64_t row_lock_hash(uint64_t h, const struct row *r)
 
 bool row_same_lock(const struct row *a, const struct row *b)
 {
-	return !strcmp(a->lock, b->lock) && !strcmp(a->lock_type, b->lock_type);
+	/* most hosts tell no locks apart: both "" */
+	return a->lock[0] == b->lock[0] && a->lock_type[0] == b->lock_type[0] &&
+	       (!a->lock[0] || !strcmp(a->lock, b->lock)) &&
+	       (!a->lock_type[0] || !strcmp(a->lock_type, b->lock_type));
 }
 
 /*

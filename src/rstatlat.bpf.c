@@ -115,6 +115,8 @@ __u32 per_cpu_walks = 0;
  * nor a flush's move looks there.
  */
 __u32 flushes_parked = 0;
+/* A removal did not fit in cgroups_gone: userspace checks every cgroup, then clears it. */
+__u32 cgroups_gone_missed = 0;
 
 /*
  * Fallback (the flush functions): one flush call of the current task,
@@ -271,6 +273,17 @@ struct {
 	__type(key, __u32);	/* the task's pid */
 	__type(value, struct flush_state);
 } flush_parked SEC(".maps");
+
+/*
+ * cgroup:cgroup_rmdir, where the kernel has it: the cgroups removed since
+ * the last read, so that userspace need not stat each idle one. A full
+ * queue sets cgroups_gone_missed: userspace then checks them all once.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, RSL_CGROUPS_GONE);
+	__type(value, struct cgroup_gone);
+} cgroups_gone SEC(".maps");
 
 /* count_flushers: the comms' spilled flushes (rstatlat.h, flushers); else 1 entry. */
 struct {
@@ -1971,6 +1984,24 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 		st->n.decisions[DECISION_FORCED]++;
 	else if (!needs_flush)
 		st->n.decisions[DECISION_SKIPPED]++;
+	return 0;
+}
+
+/* ---- removed cgroups ---- */
+
+/* Every removal, tracked or not: they are rare, and a lookup would cost more. */
+SEC("tp_btf/cgroup_rmdir")
+int BPF_PROG(cgroup_removed, struct cgroup *cgrp, const char *path)
+{
+	struct cgroup_gone g = { 0 };
+	__u16 hierarchy;
+
+	(void)ctx;
+	(void)path;
+	cgroup_ident(cgrp, true, &g.cgid, &hierarchy);
+	g.hierarchy = hierarchy;
+	if (bpf_map_push_elem(&cgroups_gone, &g, 0))
+		cgroups_gone_missed = 1;
 	return 0;
 }
 

@@ -64,13 +64,12 @@
  * 11 ns to every lock event of the hammer (docs/performance.md).
  */
 #define DEFAULT_CAUSE_SAMPLE 64
-/*
- * The exposition: powers of two from 128 ns (a fast hold) to 128 ms (an
- * irqs-off interval that drops packets): 21 bounds, and +Inf.
- */
+/* A named cgroup or comm this long without locks leaves its series to (other). */
 #define DEFAULT_PROM_IDLE_S 300
 /* node_exporter is scraped every 15 s or more: rewriting faster only wears disks */
 #define DEFAULT_TEXTFILE_INTERVAL_S 15
+/* An exporter's blocks below this come from the heap (start_export). */
+#define EXPORT_HEAP_BYTES (32 << 20)
 
 static struct options {
 	double interval;	/* seconds, 0 = summary only */
@@ -524,6 +523,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->lock_rows = plan->lock_rows;
 	skel->rodata->arg_type = plan->lock_types ? plan->args.type : -1;
 	bpf_map__set_autocreate(skel->maps.lock_scopes, plan->lock_rows);
+	bpf_map__set_autocreate(skel->maps.cgroups_gone, plan->cgroups_gone);
 	skel->rodata->count_flushers = flushers_counted(plan);
 	bpf_map__set_max_entries(skel->maps.flushers, RSL_FLUSHERS);
 	bpf_map__set_autocreate(skel->maps.flushers, skel->rodata->count_flushers);
@@ -874,6 +874,13 @@ static void start_export(struct run *run)
 
 	if (!opts.serve && !opts.textfile)
 		return;
+	/*
+	 * Each refresh builds a summary of every row and its text, megabytes
+	 * at 10 000 cgroups, and frees them: kept in the heap for the next
+	 * one, not mapped afresh (page faults were a fifth of a refresh).
+	 */
+	mallopt(M_MMAP_THRESHOLD, EXPORT_HEAP_BYTES);
+	mallopt(M_TRIM_THRESHOLD, 2 * EXPORT_HEAP_BYTES);
 	run->prom = prom_new(&opts.prom);
 	if (!run->prom)
 		die(EXIT_RUNTIME, "out of memory");
@@ -1131,6 +1138,7 @@ int main(int argc, char **argv)
 		.memcg_decisions = plan.memcg_decisions,
 		.lock_names = plan.lock_rows ? plan.lock_names : NULL,
 		.flushers = run.skel->rodata->count_flushers,
+		.cgroups_gone = plan.cgroups_gone,
 	};
 	/*
 	 * kallsyms takes a tenth of a second to read: read at start only for

@@ -18,6 +18,7 @@
 #define RSL_CAUSE_FRAMES 16	/* kernel frames kept of a sampled flush's stack */
 #define RSL_CAUSE_STACKS 1024	/* distinct flush stacks kept (flush_stacks entries) */
 #define RSL_FLUSHERS	512	/* comms kept by flushers (their overflow entry included) */
+#define RSL_CGROUPS_GONE 4096	/* cgroup removals queued between two reads */
 #define RSL_FLUSHER_OCTAVES 32	/* HIST_OCTAVES, rounded up to a power of two */
 
 /*
@@ -501,6 +502,13 @@ struct flusher_stage {
 	__u64 hold_ns;
 	__u32 flush_oct[RSL_FLUSHER_OCTAVES];
 	__u32 hold_oct[RSL_FLUSHER_OCTAVES];
+};
+
+/* A removed cgroup (cgroup:cgroup_rmdir), as slot_key names it. */
+struct cgroup_gone {
+	__u64 cgid;
+	__u32 hierarchy;
+	__u32 pad;
 };
 
 enum slow_kind {

@@ -317,12 +317,13 @@ def locks_match(by_lock, want, lost, what):
           "%s: holds under (unknown) and no program skipped: %s" % (what, lost))
     check(set(by_lock) - {"(unknown)"} == set(want), "%s, rows by lock: %s" % (what,
                                                                           sorted(by_lock)))
+    rows = {lock: (r["locked"], r["contended"]) for lock, r in by_lock.items()}
     for key in ("locked", "contended"):
         for lock, counts in want.items():
             got = by_lock[lock][key]
             check(got <= counts[key] if unknown else got == counts[key],
-                  "%s, %s %s: %d vs ftrace %d (lost %s)" % (what, lock, key, got, counts[key],
-                                                            lost))
+                  "%s, %s %s: %d vs ftrace %d (rows (locked, contended) %s, ftrace %s; lost "
+                  "%s)" % (what, lock, key, got, counts[key], rows, want, lost))
         total = sum(r[key] for r in by_lock.values())
         check(total == sum(c[key] for c in want.values()), "%s, %s in all: %d vs ftrace %d "
               "(lost %s)" % (what, key, total, sum(c[key] for c in want.values()), lost))
