@@ -414,7 +414,17 @@ int collector_interval(struct collector *c, struct report *out)
 	return err;
 }
 
-static int add_kept_rows(struct builder *bd, const struct cgrec *g)
+/* Where a summary's rows go: figures fig under who (builder_add's shape). */
+typedef int (*row_sink)(void *arg, const struct ident *who, const struct row *fig,
+			uint32_t newly_exited);
+
+static int builder_sink(void *bd, const struct ident *who, const struct row *fig,
+			uint32_t newly_exited)
+{
+	return builder_add(bd, who, fig, newly_exited);
+}
+
+static int add_kept_rows(const struct cgrec *g, row_sink add, void *arg)
 {
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct row *r = &g->rows[i];
@@ -422,20 +432,17 @@ static int add_kept_rows(struct builder *bd, const struct cgrec *g)
 				     .comm = r->comm, .own_cgroup = r->own_cgroup, .lock = r->lock,
 				     .lock_type = r->lock_type };
 
-		if (builder_add(bd, &who, r, 0))	/* r->exited comes with r */
+		if (add(arg, &who, r, 0))	/* r->exited comes with r */
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int collector_summary(struct collector *c, struct report *out)
+/* Every row of the run: the slots', then the removed cgroups' kept ones. */
+static int each_summary_row(struct collector *c, row_sink add, void *arg)
 {
-	struct builder bd;
 	int err = 0;
 
-	builder_start(&bd, out, REPORT_SUMMARY, c->per_process);
-	/* a row a slot, about: 10 000 at once */
-	err = builder_reserve(&bd, c->slots_end + 1);
 	for (unsigned int i = 0; i < c->slots_end && !err; i++) {
 		struct slot *s = &c->slots[i];
 		struct ident who;
@@ -444,20 +451,91 @@ int collector_summary(struct collector *c, struct report *out)
 			continue;
 		ident_of_slot(c, s, &who);
 		s->total.top_locked = s->top_votes;
-		err = builder_add(&bd, &who, &s->total, s->exited);
+		err = add(arg, &who, &s->total, s->exited);
 	}
 	for (size_t b = 0; b < c->cg_hash_cap && !err; b++)
 		for (const struct cgrec *g = c->cg_hash[b]; g && !err; g = g->next)
 			if (!g->excluded)
-				err = add_kept_rows(&bd, g);
-	if (!err)
-		err = add_kept_rows(&bd, &c->removed);
-	builder_end(&bd);
+				err = add_kept_rows(g, add, arg);
+	return err ? err : add_kept_rows(&c->removed, add, arg);
+}
+
+/* What a summary has beyond its rows. */
+static int summary_rest(struct collector *c, struct report *out)
+{
+	int err;
+
 	report_sources(c, out);
-	if (!err)
-		err = copy_sys(out, &c->sys_total);
+	err = copy_sys(out, &c->sys_total);
 	if (!err && c->src.flushers)
 		err = collect_flushers(c, out);
 	memcpy(out->lost, c->lost, sizeof(out->lost));
 	return err;
+}
+
+int collector_summary(struct collector *c, struct report *out)
+{
+	struct builder bd;
+	int err;
+
+	builder_start(&bd, out, REPORT_SUMMARY, c->per_process);
+	/* a row a slot, about: 10 000 at once */
+	err = builder_reserve(&bd, c->slots_end + 1);
+	if (!err)
+		err = each_summary_row(c, builder_sink, &bd);
+	builder_end(&bd);
+	return summary_rest(c, out) ? -ENOMEM : err;
+}
+
+struct shared_rows {
+	struct report *r;
+	size_t cap;
+};
+
+/* fig as a row of its own, sharing its figures and its cgroup's path (report.shared). */
+static int shared_sink(void *arg, const struct ident *who, const struct row *fig,
+		       uint32_t newly_exited)
+{
+	struct shared_rows *sr = arg;
+	struct row *row;
+
+	(void)newly_exited;	/* process rows only */
+	if (sr->r->ncgroups == sr->cap) {
+		size_t cap = 2 * sr->cap;
+		struct row *rows = realloc(sr->r->cgroups, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		sr->r->cgroups = rows;
+		sr->cap = cap;
+	}
+	/* every field written: no memset first (10 000 rows a second) */
+	row = &sr->r->cgroups[sr->r->ncgroups++];
+	*row = *fig;
+	row->cgid = who->cg->cgid;
+	row->hierarchy = who->cg->hierarchy;
+	row->tgid = 0;
+	fmt_copy(row->lock, sizeof(row->lock), who->lock);
+	fmt_copy(row->lock_type, sizeof(row->lock_type), who->lock_type);
+	row->path = who->cg->path;
+	row->own_cgroup = NULL;
+	row->removed_cgroups += who->cg->removed_cgroups;
+	return 0;
+}
+
+int collector_summary_shared(struct collector *c, struct report *out)
+{
+	struct shared_rows sr = { .r = out, .cap = c->slots_end + 1 };
+	int err;
+
+	if (c->per_process)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->type = REPORT_SUMMARY;
+	out->shared = true;
+	out->cgroups = malloc(sr.cap * sizeof(*out->cgroups));
+	if (!out->cgroups)
+		return -ENOMEM;
+	err = each_summary_row(c, shared_sink, &sr);
+	return summary_rest(c, out) ? -ENOMEM : err;
 }

@@ -51,6 +51,14 @@ int collector_interval(struct collector *c, struct report *out);
 
 /* Everything since load. 0 or -errno. */
 int collector_summary(struct collector *c, struct report *out);
+/*
+ * The same for a view that is done with it before the next read (the
+ * exporter's refresh), without -p: its cgroup rows share their figures
+ * and paths with the collector (report.shared) instead of copies, a row a
+ * slot or kept row (one cgroup's rows are not merged: a view adds up the
+ * rows of a label set). 0 or -errno.
+ */
+int collector_summary_shared(struct collector *c, struct report *out);
 
 /*
  * What to do while a read waits for a grace period: fn(arg) is called

@@ -35,6 +35,7 @@ struct track {
 	size_t named;		/* its place in named[] + 1; 0: in "(other)" */
 	size_t parked;		/* its place in parked[] + 1, or 0 */
 	bool fresh;		/* first seen in this refresh: it counts from zero */
+	const char *path_seen;	/* its row's path pointer in the last refresh (hinted_track) */
 	bool grew;		/* took locks since the last refresh */
 };
 
@@ -71,6 +72,13 @@ struct namer {
 	struct parked *parked;	/* at most max */
 	size_t nparked;
 	struct pfig other;
+	/*
+	 * The track of each row of the last refresh, by the row's place:
+	 * summaries list their rows in the same order from one refresh to the
+	 * next, so a row's track is usually found without hashing its path.
+	 */
+	long *hint;
+	size_t nhint;
 };
 
 struct prom_state {
@@ -168,6 +176,7 @@ static void namer_free(struct namer *nm)
 	free(nm->t);
 	free(nm->named);
 	free(nm->parked);
+	free(nm->hint);
 }
 
 struct prom_state *prom_new(const struct prom_opts *o)
@@ -261,6 +270,38 @@ static bool is_aggregate(const struct row *row)
 	return row->removed_cgroups > 0 || !strcmp(row->comm, FLUSHERS_OTHER);
 }
 
+/*
+ * Row i's track if it is the one row i had in the last refresh, else -1.
+ * A shared summary's row has its cgroup record's path: the same pointer,
+ * with the same cgroup id (a record made later at a freed one's address
+ * has another), is the same path, not compared again.
+ */
+static long hinted_track(const struct namer *nm, const struct row *row, size_t i)
+{
+	long h = i < nm->nhint ? nm->hint[i] : -1;
+	const struct row *key = h >= 0 && (size_t)h < nm->n ? &nm->keys[h] : NULL;
+
+	if (!key)
+		return -1;
+	if (row->path && row->path == nm->t[h].path_seen && row->cgid == key->cgid &&
+	    row->hierarchy == key->hierarchy && row_same_lock(row, key))
+		return h;
+	return row_index_same(&nm->ix, key, row) ? h : -1;
+}
+
+/* The tracks of this refresh's rows: the next one's hints. */
+static int keep_hints(struct namer *nm, const long *pos, size_t nrows)
+{
+	long *hint = realloc(nm->hint, (nrows + 1) * sizeof(*hint));
+
+	if (!hint)
+		return -1;
+	memcpy(hint, pos, nrows * sizeof(*hint));
+	nm->hint = hint;
+	nm->nhint = nrows;
+	return 0;
+}
+
 /* Sums each label set's locks; pos[i] is row i's track (-1: aggregate). */
 static int see_rows(struct prom_state *p, struct namer *nm, const struct row *rows,
 		    size_t nrows, long *pos)
@@ -272,17 +313,20 @@ static int see_rows(struct prom_state *p, struct namer *nm, const struct row *ro
 		pos[i] = -1;
 		if (is_aggregate(row))
 			continue;
-		pos[i] = track_of(nm, row);
+		pos[i] = hinted_track(nm, row, i);
+		if (pos[i] < 0)
+			pos[i] = track_of(nm, row);
 		if (pos[i] < 0)
 			return -1;
 		t = &nm->t[pos[i]];
+		t->path_seen = row->path;
 		if (t->gen != p->gen) {
 			t->gen = p->gen;
 			t->locked = 0;
 		}
 		t->locked += row->count[COUNT_LOCKED];
 	}
-	return 0;
+	return keep_hints(nm, pos, nrows);
 }
 
 static void unname(struct namer *nm, size_t track)
@@ -458,6 +502,7 @@ static int drop_unseen(struct prom_state *p, struct namer *nm)
 		any |= nm->t[i].gen != p->gen;
 	if (!any)
 		return 0;
+	nm->nhint = 0;	/* the tracks are renumbered */
 	row_index_free(&nm->ix);
 	for (size_t i = 0; i < nm->n; i++) {
 		if (nm->t[i].gen != p->gen) {

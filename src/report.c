@@ -580,6 +580,11 @@ long row_index_find(const struct row_index *ix, const struct row *rows,
 	return -1;
 }
 
+bool row_index_same(const struct row_index *ix, const struct row *a, const struct row *b)
+{
+	return identity_of(ix)->same(a, b);
+}
+
 static void index_put(const struct row_identity *id, size_t *slot, size_t cap,
 		      const struct row *rows, size_t pos)
 {
@@ -629,7 +634,10 @@ static void rows_free(struct row *rows, size_t n)
 
 void report_free(struct report *r)
 {
-	rows_free(r->cgroups, r->ncgroups);
+	if (r->shared)
+		free(r->cgroups);
+	else
+		rows_free(r->cgroups, r->ncgroups);
 	rows_free(r->processes, r->nprocesses);
 	rows_free(r->flushers, r->nflushers);
 	dist_free(&r->cpu_lock.hold);

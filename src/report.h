@@ -208,6 +208,12 @@ struct report {
 	struct command_info command;
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
+	/*
+	 * cgroups' figures, causes and paths are the collector's
+	 * (collector_summary_shared): valid until its next read, and
+	 * report_free frees only the array.
+	 */
+	bool shared;
 	struct row *cgroups;
 	size_t ncgroups;
 	struct row *processes;
@@ -349,6 +355,8 @@ struct row_index {
 /* The position of the row matching key in rows[], or -1. */
 long row_index_find(const struct row_index *ix, const struct row *rows,
 		    const struct row *key);
+/* Whether a and b are the same row by ix's identity. */
+bool row_index_same(const struct row_index *ix, const struct row *a, const struct row *b);
 /* Records rows[pos]. Returns 0 or -1 (out of memory). */
 int row_index_add(struct row_index *ix, const struct row *rows, size_t pos);
 /* Frees the index and forgets the rows, keeping its identity. */

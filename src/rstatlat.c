@@ -652,7 +652,9 @@ static int export_refresh(struct run *run, bool textfile)
 	size_t len = 0;
 	struct report r;
 	FILE *m;
-	int err = collector_summary(run->collector, &r);
+	/* the text is built before the next read: the rows need not be copied */
+	int err = opts.per_process ? collector_summary(run->collector, &r) :
+		  collector_summary_shared(run->collector, &r);
 
 	r.start_ns = run->start_real;
 	r.duration_ns = mono - run->start_mono;

@@ -605,6 +605,37 @@ static void test_flushers(void)
 	prom_free(p);
 }
 
+/*
+ * A row's track is looked for first where it was in the last refresh:
+ * rows that change places (or a row that takes another's place) still
+ * count under their own labels.
+ */
+static void test_rows_change_places(void)
+{
+	struct prom_opts o = opts(10);
+	struct prom_state *p = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	struct row tmp;
+	char *text;
+
+	add_row(&r, &cap, "/a", 1, 10, 100);
+	add_row(&r, &cap, "/b", 2, 20, 100);
+	add_row(&r, &cap, "/c", 3, 30, 100);
+	free(expose(p, &r, 1));
+	tmp = r.cgroups[0];
+	r.cgroups[0] = r.cgroups[2];
+	r.cgroups[2] = tmp;
+	r.cgroups[1].count[COUNT_LOCKED] = 25;
+	text = expose(p, &r, 2);
+	CHECK(locks_of(text, "/a") == 10 && locks_of(text, "/b") == 25 && locks_of(text, "/c") == 30,
+	      "after a swap: /a %g, /b %g, /c %g", locks_of(text, "/a"), locks_of(text, "/b"),
+	      locks_of(text, "/c"));
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
 static void test_series_budget(void)
 {
 	struct prom_opts o = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS,
@@ -690,6 +721,7 @@ int main(void)
 	RUN_TEST(test_flush_families());
 	RUN_TEST(test_irqoff_of_holds());
 	RUN_TEST(test_flushers());
+	RUN_TEST(test_rows_change_places());
 	RUN_TEST(test_series_budget());
 	return check_done("test_prom");
 }
