@@ -73,9 +73,10 @@ struct namer {
 	size_t nparked;
 	struct pfig other;
 	/*
-	 * The track of each row of the last refresh, by the row's place:
-	 * summaries list their rows in the same order from one refresh to the
-	 * next, so a row's track is usually found without hashing its path.
+	 * The track of each row of the last refresh, by the row's place (the
+	 * positions see_rows finds): summaries list their rows in the same
+	 * order from one refresh to the next, so a row's track is usually
+	 * found without hashing its path.
 	 */
 	long *hint;
 	size_t nhint;
@@ -289,20 +290,11 @@ static long hinted_track(const struct namer *nm, const struct row *row, size_t i
 	return row_index_same(&nm->ix, key, row) ? h : -1;
 }
 
-/* The tracks of this refresh's rows: the next one's hints. */
-static int keep_hints(struct namer *nm, const long *pos, size_t nrows)
-{
-	long *hint = realloc(nm->hint, (nrows + 1) * sizeof(*hint));
-
-	if (!hint)
-		return -1;
-	memcpy(hint, pos, nrows * sizeof(*hint));
-	nm->hint = hint;
-	nm->nhint = nrows;
-	return 0;
-}
-
-/* Sums each label set's locks; pos[i] is row i's track (-1: aggregate). */
+/*
+ * Sums each label set's locks; pos[i] is row i's track (-1: aggregate).
+ * pos is nm->hint, room for nrows: row i's hint is read before pos[i]
+ * is written, and this refresh's tracks are the next one's hints.
+ */
 static int see_rows(struct prom_state *p, struct namer *nm, const struct row *rows,
 		    size_t nrows, long *pos)
 {
@@ -326,7 +318,8 @@ static int see_rows(struct prom_state *p, struct namer *nm, const struct row *ro
 		}
 		t->locked += row->count[COUNT_LOCKED];
 	}
-	return keep_hints(nm, pos, nrows);
+	nm->nhint = nrows;
+	return 0;
 }
 
 static void unname(struct namer *nm, size_t track)
@@ -602,11 +595,12 @@ static void fold_rows(struct prom_state *p, struct namer *nm, const struct repor
 static int refresh_namer(struct prom_state *p, struct namer *nm, const struct report *r,
 			 const struct row *rows, size_t nrows)
 {
-	long *pos = malloc((nrows + 1) * sizeof(*pos));
+	long *pos = realloc(nm->hint, (nrows + 1) * sizeof(*pos));
 	int err;
 
 	if (!pos)
 		return -1;
+	nm->hint = pos;
 	err = see_rows(p, nm, rows, nrows, pos);
 	if (!err) {
 		age_tracks(p, nm);
@@ -616,7 +610,6 @@ static int refresh_namer(struct prom_state *p, struct namer *nm, const struct re
 		fold_rows(p, nm, r, rows, nrows, pos);
 		err = drop_unseen(p, nm);
 	}
-	free(pos);
 	return err;
 }
 

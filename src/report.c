@@ -114,22 +114,21 @@ static uint32_t union_size(const struct dist *a, const struct dist *b)
  * Merges from the top down inside into's own array: the write position
  * never falls below the read position, so no second array is needed.
  */
+static bool dist_is_empty(const struct dist *d)
+{
+	return !d->n && !d->count && !d->sum && !d->max;
+}
+
 int dist_merge(struct dist *into, const struct dist *from)
 {
 	uint32_t i = into->n, j = from->n, k;
 
-	if (!from->n && !from->count && !from->sum && !from->max)
+	if (dist_is_empty(from))
 		return 0;
 	/* into a new row (a summary's): a copy */
-	if (!into->n && !into->count && !into->sum && !into->max) {
-		if (dist_reserve(into, from->n))
-			return -1;
-		memcpy(into->b, from->b, from->n * sizeof(*from->b));
-		into->n = from->n;
-		into->count = from->count;
-		into->sum = from->sum;
-		into->max = from->max;
-		return 0;
+	if (dist_is_empty(into)) {
+		dist_free(into);
+		return dist_copy(into, from);
 	}
 
 	k = union_size(into, from);

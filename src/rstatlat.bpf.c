@@ -285,10 +285,10 @@ struct {
 	__type(value, struct cgroup_gone);
 } cgroups_gone SEC(".maps");
 
-/* count_flushers: the comms' spilled flushes (rstatlat.h, flushers); else 1 entry. */
+/* count_flushers: the comms' spilled flushes (rstatlat.h, flushers); not created otherwise. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);	/* resized by userspace */
+	__uint(max_entries, RSL_FLUSHERS);
 	__type(key, struct flusher_key);
 	__type(value, struct flusher_rec);
 } flushers SEC(".maps");

@@ -525,7 +525,6 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	bpf_map__set_autocreate(skel->maps.lock_scopes, plan->lock_rows);
 	bpf_map__set_autocreate(skel->maps.cgroups_gone, plan->cgroups_gone);
 	skel->rodata->count_flushers = flushers_counted(plan);
-	bpf_map__set_max_entries(skel->maps.flushers, RSL_FLUSHERS);
 	bpf_map__set_autocreate(skel->maps.flushers, skel->rodata->count_flushers);
 	bpf_map__set_autocreate(skel->maps.flusher_stages, skel->rodata->count_flushers);
 	/* without -t nothing is ever submitted: one page is the minimum */
