@@ -221,6 +221,11 @@ void collector_set_waiter(struct collector *c, void (*fn)(void *arg), void *arg)
 	c->waiter_arg = arg;
 }
 
+void collector_set_slow_unprinted(struct collector *c, uint64_t n)
+{
+	c->slow_unprinted = n;
+}
+
 unsigned int collector_entries_used(const struct collector *c)
 {
 	unsigned int n = 0, end = c->skel->bss->next_slot;
@@ -265,7 +270,7 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->irq_percpu = calloc((size_t)ncpus, sizeof(*c->irq_percpu));
 	c->lost_percpu = calloc((size_t)ncpus, sizeof(*c->lost_percpu));
 	c->dirty = calloc(max_slots, sizeof(*c->dirty));
-	c->refs = calloc(2 * (size_t)ncpus, sizeof(*c->refs));
+	c->refs = calloc(3 * (size_t)ncpus, sizeof(*c->refs));
 	c->scratch = calloc(1, sizeof(*c->scratch));
 	c->homes = calloc(HOME_BATCH, sizeof(*c->homes));
 	c->irq_homes = calloc(HOME_BATCH, sizeof(*c->irq_homes));

@@ -66,6 +66,9 @@ int collector_summary_shared(struct collector *c, struct report *out);
  */
 void collector_set_waiter(struct collector *c, void (*fn)(void *arg), void *arg);
 
+/* Slow events rstatlat could not print before its end (lost.slow_unprinted). */
+void collector_set_slow_unprinted(struct collector *c, uint64_t n);
+
 /* Slots in use now. */
 unsigned int collector_entries_used(const struct collector *c);
 

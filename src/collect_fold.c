@@ -124,6 +124,7 @@ static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
 	for (int cpu = 0; cpu < c->ncpus; cpu++) {
 		const struct slot_stage *st = &c->lock_percpu[cpu].stage[epoch & 1];
 		const struct slot_dist_stage *irq = &c->irq_percpu[cpu].slot[epoch & 1];
+		const struct decision_stage *ds = &c->lock_percpu[cpu].memcg.stage[epoch & 1];
 		long slot = stage_slot(st->epoch, st->slot, epoch, c->max_slots);
 
 		if (slot >= 0)
@@ -131,6 +132,10 @@ static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
 		slot = c->src.irqoff_trace ? stage_slot(irq->epoch, irq->slot, epoch, c->max_slots) : -1;
 		if (slot >= 0)
 			c->refs[n++] = (struct stage_ref){ .slot = (uint32_t)slot, .irqoff = &irq->d };
+		slot = c->src.memcg_decisions ? stage_slot(ds->epoch, ds->slot, epoch, c->max_slots) :
+		       -1;
+		if (slot >= 0)
+			c->refs[n++] = (struct stage_ref){ .slot = (uint32_t)slot, .decisions = ds };
 	}
 	qsort(c->refs, n, sizeof(c->refs[0]), stage_ref_cmp);
 	*nrefs = n;
@@ -216,8 +221,10 @@ static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t 
 				continue;
 			if (c->refs[r].st)
 				fold_stage(c->scratch, &f, &fs, c->refs[r].st);
-			else
+			else if (c->refs[r].irqoff)
 				fold_stage_dist(c->scratch, &f, DIST_IRQOFF, c->refs[r].irqoff);
+			else
+				fold_decisions(&fs, c->refs[r].decisions->n);
 		}
 		if (have_home && s->state == SLOT_READY && s->cg) {
 			if (d >= win_first + win_n) {
@@ -379,7 +386,7 @@ static int read_lost_map(struct collector *c)
 	for (__u32 k = 0; k < LOST_MAX; k++) {
 		uint64_t sum = 0;
 
-		if (k == LOST_RETIRED || k == LOST_PROG_SKIPPED)
+		if (k == LOST_RETIRED || k == LOST_PROG_SKIPPED || k == LOST_SLOW_UNPRINTED)
 			continue;	/* userspace's, below */
 		if (bpf_map_lookup_elem(fd, &k, percpu))
 			return -errno;
@@ -391,6 +398,7 @@ static int read_lost_map(struct collector *c)
 	c->lost[LOST_RETIRED] = c->retired_dropped;
 	c->lost[LOST_PROG_SKIPPED] = progs.skipped;
 	c->lost[LOST_FLUSHERS_FULL] += c->flushers_full;
+	c->lost[LOST_SLOW_UNPRINTED] = c->slow_unprinted;
 	return 0;
 }
 

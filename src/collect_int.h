@@ -88,10 +88,11 @@ struct slot {
 };
 
 /* A CPU's stage of the closed epoch: the lock's figures, or irqs-off's. */
-struct stage_ref {
+struct stage_ref {	/* one of these three */
 	uint32_t slot;
 	const struct slot_stage *st;
 	const struct stage_dist *irqoff;
+	const struct decision_stage *decisions;
 };
 
 struct sys_fig {	/* system-wide figures, since load */
@@ -151,6 +152,7 @@ struct collector {
 	struct flusher_total *flusher_table;	/* every comm's since load */
 	size_t nflushers;
 	uint64_t flushers_full;		/* flushes of comms beyond the table */
+	uint64_t slow_unprinted;	/* collector_set_slow_unprinted */
 	struct flusher_stage *flusher_percpu;
 	void (*waiter)(void *arg);	/* called while a grace period passes */
 	void *waiter_arg;

@@ -107,6 +107,12 @@ void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct sta
 		f->run_max[k] = sd->max;
 }
 
+void fold_decisions(const struct fold_slot *s, const uint32_t n[DECISION_MAX])
+{
+	for (int k = 0; k < DECISION_MAX; k++)
+		s->delta->decisions[k] += n[k];
+}
+
 void fold_stage(struct scratch *sc, struct fold *f, const struct fold_slot *s,
 		const struct slot_stage *st)
 {
@@ -116,8 +122,6 @@ void fold_stage(struct scratch *sc, struct fold *f, const struct fold_slot *s,
 		count_merge(k, &d->count[k], st->n.count[k]);
 	for (int k = 0; k < PART_MAX; k++)
 		d->part[k] += st->n.part[k];
-	for (int k = 0; k < DECISION_MAX; k++)
-		d->decisions[k] += st->n.decisions[k];
 	fold_vote(s, f, st->n.top_tgid, st->n.top_comm, st->n.top_votes);
 	for (int k = 0; k < SLOT_HOME_DISTS; k++)
 		fold_stage_dist(sc, f, k, &st->d[k]);

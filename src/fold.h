@@ -71,6 +71,8 @@ void fold_start(struct scratch *sc, struct fold *f);
 /* A CPU's stage of the closed epoch: its counts into delta, its distributions into the fold. */
 void fold_stage(struct scratch *sc, struct fold *f, const struct fold_slot *s,
 		const struct slot_stage *st);
+/* A CPU's staged memcg flush decisions of the closed epoch into delta. */
+void fold_decisions(const struct fold_slot *s, const uint32_t n[DECISION_MAX]);
 /* One staged distribution (k: enum dist_id, or enum sys_dist in the system-wide fold). */
 void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct stage_dist *sd);
 /*

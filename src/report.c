@@ -20,6 +20,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_LOCK_SCOPE] = "lock_scope_full",
 	[LOST_PROG_SKIPPED] = "program_skipped",
 	[LOST_FLUSHERS_FULL] = "flushers_full",
+	[LOST_SLOW_UNPRINTED] = "slow_unprinted",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */

@@ -497,10 +497,11 @@ static __always_inline __u64 cgroup_serial(struct cgroup *cgrp, bool typed)
  * The slot of the cgroup under a lock (and process, -p). The per-CPU cache
  * knows the cgroup by its pointer and serial number, one load from the
  * cgroup the kernel is flushing; its kernfs id and hierarchy, which key
- * the slot map, are read only on a miss.
+ * the slot map, are read only on a miss, which sets *rare (when given).
+ * Each path that may be switched out midway keeps a cache of its own.
  */
-static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cgrp, bool typed,
-					__u32 tgid, __u16 lock, __u64 type, bool create)
+static __always_inline int resolve_slot(struct slot_cache *c, __u8 *rare, struct cgroup *cgrp,
+					bool typed, __u32 tgid, __u16 lock, __u64 type, bool create)
 {
 	/*
 	 * One read of the generation for the check and the fill: a fill under
@@ -511,27 +512,26 @@ static __always_inline int resolve_slot(struct lock_state *lc, struct cgroup *cg
 	struct slot_key key = {};
 	int n;
 
-	if (lc->cache_valid == gen && lc->cache_cgrp == (__u64)cgrp &&
-	    lc->cache_serial == serial && lc->cache_tgid == tgid && lc->cache_lock == lock &&
-	    lc->cache_type == type)
-		return lc->cache_slot;
+	if (c->valid == gen && c->cgrp == (__u64)cgrp && c->serial == serial && c->tgid == tgid &&
+	    c->lock == lock && c->type == type)
+		return c->slot;
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
 	key.lock = lock;
 	__builtin_memcpy(key.lock_type, &type, sizeof(key.lock_type));
 	slot = bpf_map_lookup_elem(&slot_ids, &key);
-	if (!slot && create)
-		lc->self_rare = 1;
+	if (!slot && create && rare)
+		*rare = 1;
 	n = slot ? (int)*slot : create ? create_slot(cgrp, &key) : -1;
 	if (n < 0)
 		return n;
-	lc->cache_cgrp = (__u64)cgrp;
-	lc->cache_serial = serial;
-	lc->cache_tgid = tgid;
-	lc->cache_lock = lock;
-	lc->cache_type = type;
-	lc->cache_slot = n;
-	lc->cache_valid = gen;
+	c->cgrp = (__u64)cgrp;
+	c->serial = serial;
+	c->tgid = tgid;
+	c->lock = lock;
+	c->type = type;
+	c->slot = n;
+	c->valid = gen;
 	return n;
 }
 
@@ -650,9 +650,7 @@ static __noinline void stage_evict(struct slot_stage *st)
 	for (int k = 0; k < PART_MAX; k++)
 		if (st->n.part[k])
 			__sync_fetch_and_add(&h->n.part[k], st->n.part[k]);
-	for (int k = 0; k < DECISION_MAX; k++)
-		if (st->n.decisions[k])
-			__sync_fetch_and_add(&h->n.decisions[k], st->n.decisions[k]);
+	/* decisions are staged apart (decision_stage_of) */
 	vote_merge(&h->n, &st->n);
 	dist_evict(&st->d[DIST_HOLD], &h->d[DIST_HOLD], st->epoch);
 	dist_evict(&st->d[DIST_WAIT], &h->d[DIST_WAIT], st->epoch);
@@ -675,11 +673,12 @@ static __noinline void dist_reset(struct stage_dist *sd)
  * epoch was read by userspace when that epoch closed: it is reset, not
  * evicted. A stage of another slot in this epoch goes home first.
  *
- * Four stages keep this rule, each with the body its contents need: the
- * slot's (here) and the irqs-off slot stage (irqoff_record), which make
- * way for another slot by evicting to their homes, and the system-wide
- * ones (sys_stage_of, cpu_lock_stage_of), which have no other slot and are
- * only reset. Userspace's side of the rule is fold.c's stage_slot().
+ * Five stages keep this rule, each with the body its contents need: the
+ * slot's (here), the irqs-off slot stage (irqoff_record) and the memcg
+ * decisions' (decision_stage_of), which make way for another slot by
+ * evicting to their homes, and the system-wide ones (sys_stage_of,
+ * cpu_lock_stage_of), which have no other slot and are only reset.
+ * Userspace's side of the rule is fold.c's stage_slot().
  */
 static __noinline void stage_claim(struct slot_stage *st, __u32 e, __u32 slot)
 {
@@ -1620,7 +1619,8 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	lc->hold_lock = lock_rows ? lock_of_hold(lc, cg, ctx) : LOCK_ALL;
 	type = arg_type >= 0 ? lock_type_of(lc, tp_arg(ctx, arg_type)) : 0;
 	n = start && (!targ_tgid || tgid == targ_tgid) ?
-	    resolve_slot(lc, cgrp, true, per_process ? tgid : 0, lc->hold_lock, type, true) : -1;
+	    resolve_slot(&lc->cache, &lc->self_rare, cgrp, true, per_process ? tgid : 0,
+			 lc->hold_lock, type, true) : -1;
 	if (n < 0) {
 		lc->contended_ts = 0;
 		return;
@@ -1946,16 +1946,45 @@ int BPF_PROG(scope_cputime_exit)
 /* ---- memcg flush decisions: memcg:memcg_flush_stats (6.13+) ---- */
 
 /*
+ * This CPU's decision stage for the slot in the current epoch; one of
+ * another slot in this epoch goes home first (stage_claim's rule).
+ */
+static __noinline void decision_claim(struct decision_stage *ds, __u32 e, __u32 slot)
+{
+	struct slot_home *h = ds->epoch == e && ds->slot ? home_of(ds->slot - 1) : NULL;
+
+	for (int k = 0; h && k < DECISION_MAX; k++)
+		if (ds->n[k])
+			__sync_fetch_and_add(&h->n.decisions[k], ds->n[k]);
+	for (int k = 0; k < DECISION_MAX; k++)
+		ds->n[k] = 0;
+	ds->epoch = e;
+	ds->slot = slot + 1;
+}
+
+static __always_inline struct decision_stage *decision_stage_of(struct memcg_state *ms,
+								 __u32 slot)
+{
+	__u32 e = (__u32)epoch;
+	struct decision_stage *ds = &ms->stage[e & 1];
+
+	if (ds->epoch != e || ds->slot != slot + 1)
+		decision_claim(ds, e, slot);
+	return ds;
+}
+
+/*
  * Fired for every flush a memcg asks for, before the lock: forced, or
- * skipped when too few stats changed. Tracepoints run with preemption
- * off and this one never inside a hold, so this CPU's stage is safe.
+ * skipped when too few stats changed. It fires with irqs on and may be
+ * switched out midway (rstatlat.h, memcg_state): it keeps to its own
+ * cache and stage.
  */
 SEC("tp_btf/memcg_flush_stats")
 int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool force,
 	     bool needs_flush)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct slot_stage *st;
+	struct decision_stage *ds;
 	struct lock_state *lc;
 	int n;
 
@@ -1971,19 +2000,19 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 	 * agent reading memory.stat of thousands of idle containers would
 	 * take every slot from the cgroups that flush.
 	 */
-	n = resolve_slot(lc, memcg->css.cgroup, true, per_process ? tgid : 0,
+	n = resolve_slot(&lc->memcg.cache, NULL, memcg->css.cgroup, true, per_process ? tgid : 0,
 			 lock_rows ? memory_lock() : LOCK_ALL, 0, force || needs_flush);
 	if (n < 0) {
 		if (!force && !needs_flush)
 			count_lost(LOST_SKIP_UNTRACKED);
 		return 0;
 	}
-	st = stage_of(lc, (__u32)n);
-	st->n.decisions[DECISION_ASKED]++;
+	ds = decision_stage_of(&lc->memcg, (__u32)n);
+	ds->n[DECISION_ASKED]++;
 	if (force)
-		st->n.decisions[DECISION_FORCED]++;
+		ds->n[DECISION_FORCED]++;
 	else if (!needs_flush)
-		st->n.decisions[DECISION_SKIPPED]++;
+		ds->n[DECISION_SKIPPED]++;
 	return 0;
 }
 
@@ -2083,7 +2112,8 @@ static __always_inline void inner_enter(void *ctx, struct cgroup *cgrp, bool typ
 	f = current_flush(true);
 	if (!lc || !f)
 		return;
-	n = resolve_slot(lc, cgrp, typed, per_process ? id >> 32 : 0, LOCK_ALL, 0, true);
+	n = resolve_slot(&lc->cache, &lc->self_rare, cgrp, typed, per_process ? id >> 32 : 0,
+			 LOCK_ALL, 0, true);
 	if (n < 0)
 		return;
 	slot = n;

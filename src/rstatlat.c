@@ -552,6 +552,7 @@ struct run {
 	bool virtual_machine;
 	struct collector *collector;
 	struct ring_buffer *rb;
+	struct slow_ctx *slow;		/* -t: the ring buffer's printer */
 	struct kernel_info kernel;
 	struct self_meter self;
 	const char *source;
@@ -687,16 +688,34 @@ static int export_refresh(struct run *run, bool textfile)
  * interrupt per event would be rstatlat's own cost between holds), so
  * what came meanwhile is read after every wait.
  */
-static void read_slow_events(struct ring_buffer *rb, int ms)
+/* Prints slow events for about ms (at least one when any waits). */
+static void read_slow_events(struct run *run, int ms)
 {
-	ring_buffer__poll(rb, ms);
-	ring_buffer__consume(rb);
+	run->slow->until_ns = clock_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000;
+	if (ring_buffer__poll(run->rb, ms) != SLOW_PAUSED)
+		ring_buffer__consume(run->rb);
+}
+
+/*
+ * The end: what waits is printed for a second at most (a flood would
+ * keep the run going for as long as it lasts); the rest is counted
+ * (lost.slow_unprinted), as fast as it comes, for 100 ms at most.
+ */
+static void drain_slow_events(struct run *run)
+{
+	run->slow->until_ns = clock_ns(CLOCK_MONOTONIC) + 1000000000ULL;
+	if (ring_buffer__consume(run->rb) != SLOW_PAUSED)
+		return;
+	run->slow->counting = true;
+	run->slow->until_ns = clock_ns(CLOCK_MONOTONIC) + 100000000ULL;
+	ring_buffer__consume(run->rb);
+	collector_set_slow_unprinted(run->collector, run->slow->unprinted);
 }
 
 /* Serves slow events for up to 10 ms: what a read does while it waits. */
-static void serve_slow_events(void *rb)
+static void serve_slow_events(void *run)
 {
-	read_slow_events(rb, 10);
+	read_slow_events(run, 10);
 }
 
 /* Waits until `deadline` (CLOCK_MONOTONIC ns), serving slow events. */
@@ -712,7 +731,7 @@ static void wait_until(struct run *run, uint64_t deadline)
 		if (ms > 100)
 			ms = 100;
 		if (run->rb)
-			read_slow_events(run->rb, ms);
+			read_slow_events(run, ms);
 		else
 			usleep((useconds_t)ms * 1000);
 	}
@@ -801,7 +820,7 @@ static int main_loop(struct run *run)
 			break;
 	}
 	if (run->rb)
-		ring_buffer__consume(run->rb);
+		drain_slow_events(run);
 	if (opts.command)
 		finish_command(err);
 	if (!err)
@@ -1170,7 +1189,8 @@ int main(int argc, char **argv)
 					  &slow, NULL);
 		if (!run.rb)
 			die(EXIT_RUNTIME, "cannot create the ring buffer: %s", strerror(errno));
-		collector_set_waiter(run.collector, serve_slow_events, run.rb);
+		run.slow = &slow;
+		collector_set_waiter(run.collector, serve_slow_events, &run);
 	}
 	run.start_mono = run.last_mono = clock_ns(CLOCK_MONOTONIC);
 	run.start_real = run.last_real = clock_ns(CLOCK_REALTIME);

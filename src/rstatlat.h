@@ -333,6 +333,40 @@ struct flush_state {
 	__u16 hold_oct[RSL_FLUSHER_OCTAVES];
 };
 
+/* The last slot resolved on one CPU by one path (resolve_slot). */
+struct slot_cache {
+	__u64 cgrp;		/* the cgroup's pointer, */
+	__u64 serial;		/* its css serial_nr (a new cgroup at a freed address has another), */
+	__u32 tgid;
+	__u32 slot;
+	__u32 valid;		/* 1 + cache_gen when filled, 0 = empty */
+	__u16 lock;
+	__u16 pad;
+	__u64 type;		/* ... and its lock type (slot_key.lock_type) */
+};
+
+/* Memcg flush decisions of one slot, staged like a slot's figures (slot_stage). */
+struct decision_stage {
+	__u32 epoch;
+	__u32 slot;		/* 1 + slot staged here; 0: none */
+	__u32 n[DECISION_MAX];
+	__u32 pad;
+};
+
+/*
+ * memcg:memcg_flush_stats's program's own state on a CPU. That tracepoint
+ * fires with irqs on, and where tracepoints run preemptible (7.x kernels:
+ * under SRCU, with only migration off) its program can be switched out
+ * midway while a lock program runs on this CPU: a stage or cache shared
+ * with them lost their figures (1 hold in 3 000 on 7.3). So it shares
+ * nothing with them; another run of the same program on this CPU meanwhile
+ * is refused by the kernel's recursion guard (lost.program_skipped).
+ */
+struct memcg_state {
+	struct slot_cache cache;
+	struct decision_stage stage[2];	/* by epoch parity */
+};
+
 /*
  * Per-CPU state of the rstat lock source. The lock is taken with irqs off,
  * so a hold's locked and unlock events come on one CPU: locked only notes
@@ -346,19 +380,14 @@ struct lock_state {
 	__u64 locked_ts;	/* 0 when this CPU holds no measured lock */
 	__u64 locked_cgrp;	/* cgroup pointer of the current hold */
 	__u64 contended_ts;	/* the contended event before it, 0 if none */
-	__u64 cache_cgrp;	/* the slot cache: the last cgroup resolved here, */
-	__u64 cache_serial;	/* its css serial_nr (a new cgroup at a freed address has another) */
 	__s32 locked_lock_cpu;	/* the locked event's cpu argument */
 	__u8 locked_contended;
 	__u8 self_rare;		/* this hold's unlock did rare work: timed, not sampled */
 	__u8 self_exact;	/* the last hold timed took SELF_EXACT_NS or more: time each */
 	__u8 pad0;
-	__u32 cache_tgid;
-	__u32 cache_slot;
-	__u32 cache_valid;	/* 1 + cache_gen when filled, 0 = empty */
-	__u16 cache_lock;
+	struct slot_cache cache;	/* the holds' slot cache; only its type is past the first line */
 	__u16 hold_lock;	/* the lock of the hold being taken up (lock_rows) */
-	__u64 cache_type;	/* ... and its lock type (slot_key.lock_type) */
+	__u16 pad3[3];
 	__u64 type_ptr;		/* the last lock type string read here, and */
 	__u64 type_val;		/* its first bytes: strings are the kernel's constants */
 	__u64 hold_end;		/* --irqoff sample: when the last hold here ended */
@@ -384,6 +413,7 @@ struct lock_state {
 	__u32 irq_depth;	/* irq and softirq handlers nested now */
 	__u32 pad2;
 	struct slot_stage stage[2];	/* by epoch parity */
+	struct memcg_state memcg;	/* the memcg program's, and only its */
 };
 
 /* A staged system-wide distribution with its count of events. */
@@ -457,6 +487,7 @@ enum lost_kind {
 	LOST_LOCK_SCOPE,	/* a task's lock scope not kept (lock_scopes full): "(unknown)" */
 	LOST_PROG_SKIPPED,	/* userspace: runs the kernel skipped (recursion on a CPU) */
 	LOST_FLUSHERS_FULL,	/* flushes of comms with no flusher record left: in the overflow */
+	LOST_SLOW_UNPRINTED,	/* userspace: slow events of a flood still waiting at the end */
 	LOST_MAX,
 };
 

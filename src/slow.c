@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "cgroup.h"
+#include "clock.h"
 #include "collect.h"
 #include "escape.h"
 #include "fmt.h"
@@ -212,6 +213,10 @@ int slow_handle(void *ctx, void *data, size_t len)
 	e.comm[RSL_COMM_LEN - 1] = '\0';
 	if (e.kind == SLOW_TICK ? sc->cgroup_filter : !collector_slot_wanted(sc->collector, e.slot))
 		return 0;	/* outside -c */
+	if (sc->counting) {
+		sc->unprinted++;
+		goto out;
+	}
 	path = collector_slot_path(sc->collector, e.slot);
 	lock = e.kind == SLOW_TICK ? "" : collector_slot_lock(sc->collector, e.slot, &type);
 	if (sc->json)
@@ -219,5 +224,6 @@ int slow_handle(void *ctx, void *data, size_t len)
 	else
 		print_text(sc, &e, path, lock, type);
 	fflush(sc->out);
-	return 0;
+out:
+	return sc->until_ns && clock_ns(CLOCK_MONOTONIC) >= sc->until_ns ? SLOW_PAUSED : 0;
 }

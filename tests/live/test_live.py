@@ -337,6 +337,52 @@ def slow_events_carry_stacks():
 
 
 @test
+def slow_event_flood_keeps_reading():
+    """Slow events coming faster than they are printed (-t 1ns, two
+    threads re-reading cpu.stat) still leave the maps read every second:
+    an interval report each second, and the run ends when it should, the
+    events still waiting counted in lost.slow_unprinted after a second's
+    printing (libbpf's consumer would otherwise print for as long as they
+    come)."""
+    seconds = 3
+    with Cgroup(MOUNTS["v2"]) as cg, tempfile.TemporaryFile() as out:
+        load = subprocess.Popen([READER, cg.path + "/cpu.stat", "2", "-s", str(seconds + 6)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            p = subprocess.Popen([BIN, "-t", "1ns", "-j", "-d", str(seconds), "1"],
+                                 stdout=out, stderr=subprocess.PIPE)
+            err = b""
+            while b"tracing" not in err and p.poll() is None:
+                err += os.read(p.stderr.fileno(), 4096)
+            attached = time.time()
+            p.wait(timeout=60)
+            took = time.time() - attached
+        finally:
+            load.kill()
+            load.wait()
+        check(p.returncode == 0, "rstatlat exited %d: %s" % (p.returncode, err[-300:]))
+        out.seek(0)
+        kinds = {}
+        for line in out:
+            if line.startswith(b'{"schema":"rstatlat/1","type":"slow"'):
+                kinds["slow"] = kinds.get("slow", 0) + 1
+                continue
+            r = json.loads(line)
+            kinds[r["type"]] = kinds.get(r["type"], 0) + 1
+            last = r
+        check(last["type"] == "summary", "no summary at the end")
+        dropped = last["lost"]["ringbuf_full"]
+        check(kinds.get("interval", 0) == seconds - 1, "%d interval reports in %d s, expected %d "
+              "(the last is the summary)" % (kinds.get("interval", 0), seconds, seconds - 1))
+        check(took < seconds + 2.5, "the run took %.1f s after attaching, -d %d" % (took,
+                                                                                   seconds))
+        return "%d slow events printed, %d dropped (ring full), %d unprinted at the end; %d " \
+               "intervals; ended %.1f s after attaching" % (
+                   kinds.get("slow", 0), dropped, last["lost"]["slow_unprinted"],
+                   kinds["interval"], took)
+
+
+@test
 def attaching_under_load_loses_nothing():
     """Attaching while a reader hammers the lock: programs only count once
     all are attached, so no hold is left dangling (relocked), and at most
