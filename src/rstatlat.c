@@ -684,11 +684,12 @@ static int export_refresh(struct run *run, bool textfile)
 }
 
 /*
- * Slow events: BPF wakes the poll only once the ring is half full (an
- * interrupt per event would be rstatlat's own cost between holds), so
- * what came meanwhile is read after every wait.
+ * Prints slow events for about ms (at least one when any waits). BPF
+ * wakes the poll only once the ring is half full (an interrupt per event
+ * would be rstatlat's own cost between holds), so what came meanwhile is
+ * read after every wait; slow_handle ends the call at the deadline
+ * however fast they come.
  */
-/* Prints slow events for about ms (at least one when any waits). */
 static void read_slow_events(struct run *run, int ms)
 {
 	run->slow->until_ns = clock_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000;
