@@ -505,17 +505,10 @@ static int shared_sink(void *arg, const struct ident *who, const struct row *fig
 	struct row *row;
 
 	(void)newly_exited;	/* process rows only */
-	if (sr->r->ncgroups == sr->cap) {
-		size_t cap = 2 * sr->cap;
-		struct row *rows = realloc(sr->r->cgroups, cap * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		sr->r->cgroups = rows;
-		sr->cap = cap;
-	}
 	/* every field written: no memset first (10 000 rows a second) */
-	row = &sr->r->cgroups[sr->r->ncgroups++];
+	row = report_append_row(&sr->r->cgroups, &sr->r->ncgroups, &sr->cap);
+	if (!row)
+		return -ENOMEM;
 	*row = *fig;
 	row->cgid = who->cg->cgid;
 	row->hierarchy = who->cg->hierarchy;

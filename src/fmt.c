@@ -23,10 +23,6 @@ static unsigned int decimal_len(uint64_t v)
 	return n;
 }
 
-/*
- * Two digits per division, written backwards once the length is known:
- * the JSON view writes millions of numbers for 10 000 rows.
- */
 void fmt_copy(char *dst, size_t len, const char *src)
 {
 	size_t n = src ? strnlen(src, len - 1) : 0;
@@ -35,6 +31,10 @@ void fmt_copy(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
+/*
+ * Two digits per division, written backwards once the length is known:
+ * the JSON view writes millions of numbers for 10 000 rows.
+ */
 char *fmt_put_uint(char *p, uint64_t v)
 {
 	static const char pairs[] =

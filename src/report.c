@@ -111,15 +111,15 @@ static uint32_t union_size(const struct dist *a, const struct dist *b)
 	return n + (a->n - i) + (b->n - j);
 }
 
-/*
- * Merges from the top down inside into's own array: the write position
- * never falls below the read position, so no second array is needed.
- */
 static bool dist_is_empty(const struct dist *d)
 {
 	return !d->n && !d->count && !d->sum && !d->max;
 }
 
+/*
+ * Merges from the top down inside into's own array: the write position
+ * never falls below the read position, so no second array is needed.
+ */
 int dist_merge(struct dist *into, const struct dist *from)
 {
 	uint32_t i = into->n, j = from->n, k;
@@ -277,10 +277,8 @@ uint64_t dist_quantile(const struct dist *d, double q)
 	return v;
 }
 
-struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)
+struct row *report_append_row(struct row **rows, size_t *n, size_t *cap)
 {
-	struct row *r;
-
 	if (*n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 16;
 		struct row *nr = realloc(*rows, ncap * sizeof(**rows));
@@ -290,8 +288,15 @@ struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)
 		*rows = nr;
 		*cap = ncap;
 	}
-	r = &(*rows)[(*n)++];
-	memset(r, 0, sizeof(*r));
+	return &(*rows)[(*n)++];
+}
+
+struct row *report_add_row(struct row **rows, size_t *n, size_t *cap)
+{
+	struct row *r = report_append_row(rows, n, cap);
+
+	if (r)
+		memset(r, 0, sizeof(*r));
 	return r;
 }
 

@@ -274,7 +274,9 @@ void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out
 /* The bucket index holding the rank-th smallest value (1 <= rank <= count). */
 int dist_rank_bucket(const struct dist *d, uint64_t rank);
 
+/* A new last row of rows[n] (cap grown by doubling): zeroed, or uninitialized (append). */
 struct row *report_add_row(struct row **rows, size_t *n, size_t *cap);
+struct row *report_append_row(struct row **rows, size_t *n, size_t *cap);
 /* Frees what the row owns: strings, distributions, causes. r is zeroed. */
 void row_free(struct row *r);
 /*
