@@ -212,7 +212,7 @@ int slow_handle(void *ctx, void *data, size_t len)
 	e = *(const struct slow_event *)data;
 	e.comm[RSL_COMM_LEN - 1] = '\0';
 	if (e.kind == SLOW_TICK ? sc->cgroup_filter : !collector_slot_wanted(sc->collector, e.slot))
-		return 0;	/* outside -c */
+		goto out;	/* outside -c */
 	if (sc->counting) {
 		sc->unprinted++;
 		goto out;
