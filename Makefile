@@ -16,15 +16,15 @@ CFLAGS ?= -O2 -g
 # The libraries' flags are asked of pkg-config when a recipe first needs
 # them, not when this file is read: `make deps all` installs the packages
 # before it compiles (deps runs first, below). Asked once, then kept.
-PKGS := libbpf jansson libcap libmicrohttpd
+PKGS := libbpf jansson libcap libmicrohttpd libprotobuf-c
 # libmicrohttpd is not linked: serve.c opens it only for --prometheus.
-LINK_PKGS := libbpf libelf zlib jansson libcap
+LINK_PKGS := libbpf libelf zlib jansson libcap libprotobuf-c
 pkg_missing = $(shell for p in $(1); do $(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done)
 pkg_flags = $(if $(call pkg_missing,$(1)),$(error missing the development files of: \
 	$(call pkg_missing,$(1)); as root, make deps installs them),$(shell $(PKG_CONFIG) $(2) $(1)))
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(call pkg_flags,$(PKGS),--cflags))$(PKG_CFLAGS)
 PKG_LIBS = $(eval PKG_LIBS := $$(call pkg_flags,$(LINK_PKGS),--libs))$(PKG_LIBS)
-BUILD_CFLAGS = $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) $(PKG_CFLAGS)
+BUILD_CFLAGS = $(WARN) -D_GNU_SOURCE -Isrc -I$(OUT) -I$(PB_OUT) $(PKG_CFLAGS)
 ALL_CFLAGS = $(BUILD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 BUILD_LDLIBS = $(PKG_LIBS) -lm -lpthread
 ALL_LDFLAGS = $(LDFLAGS)
@@ -35,14 +35,24 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 # Userspace, split by role; rstatlat.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
-	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/serve.c \
+	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/prom_text.c src/prom_pb.c src/serve.c \
 	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
 	src/collect_cause.c src/collect_flusher.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \
 	src/command.c
-LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
+# The Prometheus protobuf format (native histograms, prom_pb.c): its schema
+# is the one Debian ships with client_model, compiled by protoc-c with the
+# well-known Timestamp it imports (libprotobuf-dev).
+PROM_PROTO_DIR ?= /usr/share/gocode/src/github.com/prometheus/client_model
+PROTO_INCLUDE ?= /usr/include
+PROTOC_C ?= protoc-c
+PB_OUT := $(OUT)/pb
+PB_PROTOS := io/prometheus/client/metrics.proto google/protobuf/timestamp.proto
+PB_SRCS := $(PB_PROTOS:%.proto=$(PB_OUT)/%.pb-c.c)
+PB_HEADERS := $(PB_SRCS:.c=.h)
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o) $(PB_SRCS:.c=.o)
 TOOL_OBJS := $(TOOL_SRCS:src/%.c=$(OUT)/%.o)
 HEADERS := $(wildcard src/*.h)
 
@@ -64,6 +74,18 @@ $(OUT)/rstatlat.skel.h: $(OUT)/rstatlat.bpf.o
 
 $(OUT)/%.o: src/%.c $(HEADERS) | $(OUT)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# One run makes both: metrics.pb-c.h includes timestamp's.
+$(PB_SRCS) $(PB_HEADERS) &: | $(OUT)
+	@test -f $(PROM_PROTO_DIR)/io/prometheus/client/metrics.proto || { echo "missing \
+	$(PROM_PROTO_DIR)/io/prometheus/client/metrics.proto; as root, make deps installs it"; exit 1; }
+	mkdir -p $(PB_OUT)
+	$(PROTOC_C) --c_out=$(PB_OUT) -I$(PROM_PROTO_DIR) -I$(PROTO_INCLUDE) $(PB_PROTOS)
+
+$(PB_OUT)/%.pb-c.o: $(PB_OUT)/%.pb-c.c $(PB_HEADERS)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/prom_pb.o: $(PB_HEADERS)
 
 $(SKEL_SRCS:src/%.c=$(OUT)/%.o): $(OUT)/rstatlat.skel.h
 

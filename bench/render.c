@@ -3,8 +3,10 @@
  * Times the views on a synthetic report of N cgroups with realistic
  * histograms: the table rendered in full (-n 0), the JSON object, and the
  * Prometheus exposition (each refresh of /metrics) at the exporter's
- * defaults (PROM_DEFAULT_BUCKETS, PROM_DEFAULT_MAX_CGROUPS named).
- *   render [N [table|json|prom]]
+ * defaults (PROM_DEFAULT_BUCKETS, PROM_DEFAULT_MAX_CGROUPS named), and
+ * the same with the protobuf format beside it (a scraper asked for
+ * native histograms).
+ *   render [N [table|json|prom|prompb]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +64,7 @@ int main(int argc, char **argv)
 			    .attach = "tracepoint", .flush_parts = true, .cause_sample = 64,
 			    .memcg_decisions = true, .irqoff_rows = IRQOFF_ROWS_LOCK };
 	FILE *devnull = fopen("/dev/null", "w");
-	double best_table = 1e9, best_json = 1e9, best_prom = 1e9;
+	double best_table = 1e9, best_json = 1e9, best_prom = 1e9, best_prompb = 1e9;
 	struct prom_opts po = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS, .idle_ns = 300000000000ULL, .version = "bench" };
 	struct prom_state *prom;
 	const char *why;
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
 	if (prom_buckets_parse(PROM_DEFAULT_BUCKETS, &po, &why) || !(prom = prom_new(&po)))
 		return 1;
 	for (int rep = 0; rep < REPS; rep++) {
-		double t0 = now_ms(), t1, t2, t3;
+		double t0 = now_ms(), t1, t2, t3, t4;
 
 		if (!only || !strcmp(only, "table"))
 			table_print(devnull, &r, &o);
@@ -83,16 +85,21 @@ int main(int argc, char **argv)
 		t2 = now_ms();
 		r.type = REPORT_SUMMARY;
 		if ((!only || !strcmp(only, "prom")) &&
-		    prom_write(prom, &r, NULL, (uint64_t)rep * 1000000000ULL, 0, devnull))
+		    prom_write(prom, &r, NULL, (uint64_t)rep * 1000000000ULL, 0, devnull, NULL))
+			return 1;
+		t3 = now_ms();
+		if ((!only || !strcmp(only, "prompb")) &&
+		    prom_write(prom, &r, NULL, (uint64_t)rep * 1000000000ULL, 0, devnull, devnull))
 			return 1;
 		r.type = REPORT_INTERVAL;
-		t3 = now_ms();
+		t4 = now_ms();
 		best_table = t1 - t0 < best_table ? t1 - t0 : best_table;
 		best_json = t2 - t1 < best_json ? t2 - t1 : best_json;
 		best_prom = t3 - t2 < best_prom ? t3 - t2 : best_prom;
+		best_prompb = t4 - t3 < best_prompb ? t4 - t3 : best_prompb;
 	}
-	printf("render %zu cgroups: table %.2f ms, json %.2f ms, prom %.2f ms (best of %d)\n", n,
-	       best_table, best_json, best_prom, REPS);
+	printf("render %zu cgroups: table %.2f ms, json %.2f ms, prom %.2f ms, prompb %.2f ms "
+	       "(best of %d)\n", n, best_table, best_json, best_prom, best_prompb, REPS);
 	prom_free(prom);
 	report_free(&r);
 	return 0;

@@ -106,7 +106,8 @@ static const struct cli_opt rstatlat_opts[] = {
 	{ .heading = "\nExporting (with neither INTERVAL nor -j, no table or summary is printed):\n",
 	  .name = "prometheus", .val = OPT_PROMETHEUS, .has_arg = required_argument,
 	  .arg = "[ADDR:]PORT",
-	  .help = "serve GET /metrics (Prometheus text format);\n"
+	  .help = "serve GET /metrics (Prometheus text format, or\n"
+		  "protobuf with native histograms to scrapers that ask);\n"
 		  "a bare PORT listens on 127.0.0.1 only" },
 	{ .name = "textfile", .val = OPT_TEXTFILE, .has_arg = required_argument, .arg = "PATH",
 	  .help = "rewrite PATH (node_exporter textfile) atomically" },
@@ -116,6 +117,9 @@ static const struct cli_opt rstatlat_opts[] = {
 	  .arg = "MIN:MAX[:FACTOR]",
 	  .help = "histogram buckets, powers of two\n"
 		  "(default 256ns:64ms:4: 10 bounds)" },
+	{ .name = "prom-classic", .val = OPT_PROM_CLASSIC,
+	  .help = "protobuf answers keep the classic buckets beside the\n"
+		  "native ones (Prometheus 2.45+ scrape_classic_histograms)" },
 	{ .name = "prom-max-cgroups", .val = OPT_PROM_MAX_CGROUPS, .has_arg = required_argument,
 	  .arg = "N",
 	  .help = "cgroups with series of their own, the busiest by\n"

@@ -7,16 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prom.h"
-#include "escape.h"
 #include "fmt.h"
 #include "hist.h"
 #include "metrics.h"
-
-/* A distribution folded to the bounds: bin[i] < bound[i], bin[nbounds] the rest. */
-struct phist {
-	uint64_t bin[PROM_MAX_BOUNDS + 1];
-	uint64_t sum_ns, count;
-};
+#include "prom_sink.h"
 
 /* What a cgroup (or "(other)") exports: the summed counters, parts, decisions, histograms. */
 struct pfig {
@@ -84,8 +78,7 @@ struct namer {
 
 struct prom_state {
 	struct prom_opts o;
-	uint8_t bin_of[HIST_BUCKETS];
-	char le[PROM_MAX_BOUNDS][24];
+	struct prom_classic classic;
 	struct namer cg;	/* cgroups, by cgroup and lock */
 	struct namer fl;	/* flushers, by comm (report.flushers) */
 	uint32_t gen;
@@ -192,16 +185,19 @@ struct prom_state *prom_new(const struct prom_opts *o)
 		prom_free(p);
 		return NULL;
 	}
+	p->classic.nbounds = o->nbounds;
+	memcpy(p->classic.bound_ns, o->bound_ns, sizeof(o->bound_ns));
 	/* fine buckets never straddle a power of two: each lies in one bin */
 	for (unsigned int b = 0; b < HIST_BUCKETS; b++) {
 		int i = 0;
 
 		while (i < o->nbounds && hist_bucket_upper(b) > o->bound_ns[i])
 			i++;
-		p->bin_of[b] = (uint8_t)i;
+		p->classic.bin_of[b] = (uint8_t)i;
 	}
 	for (int i = 0; i < o->nbounds; i++)
-		snprintf(p->le[i], sizeof(p->le[i]), "%.11g", (double)o->bound_ns[i] / 1e9);
+		snprintf(p->classic.le[i], sizeof(p->classic.le[i]), "%.11g",
+			 (double)o->bound_ns[i] / 1e9);
 	return p;
 }
 
@@ -518,18 +514,17 @@ static int drop_unseen(struct prom_state *p, struct namer *nm)
 
 /* ---- folding ---- */
 
-static void fold(const struct prom_state *p, struct phist *h, const struct dist *d)
+static void fold(struct phist *h, const struct dist *d)
 {
 	if (!d)
 		return;
 	for (uint32_t i = 0; i < d->n; i++)
-		h->bin[p->bin_of[d->b[i].index]] += d->b[i].count;
+		h->fine[d->b[i].index] += d->b[i].count;
 	h->count += d->count;
 	h->sum_ns += d->sum;
 }
 
-static void fold_row(const struct prom_state *p, const struct report *r, struct pfig *f,
-		     const struct row *row)
+static void fold_row(const struct report *r, struct pfig *f, const struct row *row)
 {
 	for (int k = 0; k < COUNT_SUMS; k++)
 		f->count[k] += row->count[k];
@@ -539,9 +534,9 @@ static void fold_row(const struct prom_state *p, const struct report *r, struct 
 		f->decisions[k] += row->decisions[k];
 	for (int k = 0; k < DIST_ROW_MAX; k++)
 		if (k != DIST_IRQOFF)
-			fold(p, &f->h[k], &row->dist[k]);
+			fold(&f->h[k], &row->dist[k]);
 	if (!report_irqoff_is_lock(r))
-		fold(p, &f->h[DIST_IRQOFF], row_irqoff(r, row));
+		fold(&f->h[DIST_IRQOFF], row_irqoff(r, row));
 }
 
 /* irqs-off per row are the holds themselves: copied once, not folded twice */
@@ -565,7 +560,7 @@ static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
  * Each named label set's figures and "(other)"'s, from rows (pos: their
  * tracks). irqoff: a cgroup's irqs-off are its holds (--irqoff lock).
  */
-static void fold_rows(struct prom_state *p, struct namer *nm, const struct report *r,
+static void fold_rows(struct namer *nm, const struct report *r,
 		      const struct row *rows, size_t nrows, const long *pos)
 {
 	memset(&nm->other, 0, sizeof(nm->other));
@@ -574,7 +569,7 @@ static void fold_rows(struct prom_state *p, struct namer *nm, const struct repor
 	for (size_t i = 0; i < nrows; i++) {
 		size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
 
-		fold_row(p, r, k ? &nm->named[k - 1].cur : &nm->other, &rows[i]);
+		fold_row(r, k ? &nm->named[k - 1].cur : &nm->other, &rows[i]);
 	}
 	copy_holds_to_irqoff(r, &nm->other);
 	for (size_t k = 0; k < nm->nnamed; k++) {
@@ -607,7 +602,7 @@ static int refresh_namer(struct prom_state *p, struct namer *nm, const struct re
 		err = choose_named(p, nm);
 	}
 	if (!err) {
-		fold_rows(p, nm, r, rows, nrows, pos);
+		fold_rows(nm, r, rows, nrows, pos);
 		err = drop_unseen(p, nm);
 	}
 	return err;
@@ -623,140 +618,74 @@ static int refresh(struct prom_state *p, const struct report *r, uint64_t now_ns
 	       refresh_namer(p, &p->fl, r, r->flushers, r->nflushers) : 0;
 }
 
-/* ---- writing ---- */
-
-static void put_seconds(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
-}
-
-static void family(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
+/* ---- families ---- */
 
 /*
  * hierarchy="v2",cgroup="/a/b" from a display path ("/a/b", "memory:/a/b"),
  * and lock="memory" where the host tells locks apart (report.lock_rows),
  * lock_type="read" where the tracepoints pass one (report.lock_types).
  */
-static void put_cgroup_labels(FILE *f, const struct row *key)
+static void cgroup_labels(struct prom_labels *ls, const struct row *key)
 {
 	const char *path = key->path, *colon = path ? strstr(path, ":/") : NULL;
-	char hier[160];
+	struct prom_label *l = ls->l;
 
-	fputs("hierarchy=\"", f);
+	memset(ls, 0, sizeof(*ls));
+	l[0].name = "hierarchy";
+	l[1].name = "cgroup";
 	if (path && path[0] == '/') {
-		fputs("v2\",cgroup=\"", f);
-		prom_write_label(f, path);
-	} else if (colon && (size_t)(colon - path) < sizeof(hier)) {
-		memcpy(hier, path, (size_t)(colon - path));
-		hier[colon - path] = '\0';
-		prom_write_label(f, hier);
-		fputs("\",cgroup=\"", f);
-		prom_write_label(f, colon + 1);
+		l[0].value = "v2";
+		l[1].value = path;
+	} else if (colon && (size_t)(colon - path) < sizeof(ls->scratch)) {
+		memcpy(ls->scratch, path, (size_t)(colon - path));
+		ls->scratch[colon - path] = '\0';
+		l[0].value = ls->scratch;
+		l[1].value = colon + 1;
 	} else {
-		fprintf(f, "%s\",cgroup=\"(id %" PRIu64 ")", key->hierarchy ? "v1" : "v2", key->cgid);
+		l[0].value = key->hierarchy ? "v1" : "v2";
+		snprintf(ls->scratch, sizeof(ls->scratch), "(id %" PRIu64 ")", key->cgid);
+		l[1].value = ls->scratch;
 	}
-	fputc('"', f);
-	if (key->lock[0]) {
-		fputs(",lock=\"", f);
-		prom_write_label(f, key->lock);
-		fputc('"', f);
-	}
-	if (key->lock_type[0]) {
-		fputs(",lock_type=\"", f);
-		prom_write_label(f, key->lock_type);
-		fputc('"', f);
-	}
+	ls->n = 2;
+	if (key->lock[0])
+		l[ls->n++] = (struct prom_label){ "lock", key->lock };
+	if (key->lock_type[0])
+		l[ls->n++] = (struct prom_label){ "lock_type", key->lock_type };
 }
 
-static const char other_labels[] = "hierarchy=\"(other)\",cgroup=\"(other)\"";
-
-/*
- * name_bucket{labels,le="..."} cumulative count, up to +Inf: the bulk of the
- * exposition (4 histograms x 22 lines x 101 label sets by default), so each
- * line is built behind one prefix and written once. fprintf, parsing its
- * format for every line, cost a third of a 10 000-row refresh's
- * instructions (docs/performance.md).
- */
-static int put_buckets(const struct prom_state *p, FILE *f, const char *name,
-		       const char *labels, const struct phist *h)
+static void other_cgroup_labels(struct prom_labels *ls)
 {
-	size_t name_len = strlen(name), labels_len = strlen(labels);
-	size_t room = name_len + labels_len + 96;	/* _bucket{ , le=" +Inf or le "} digits */
-	char small[512], *line = room <= sizeof(small) ? small : malloc(room), *prefix_end;
-	uint64_t cum = 0;
-
-	if (!line)
-		return -1;
-	prefix_end = stpcpy(mempcpy(line, name, name_len), "_bucket{");
-	prefix_end = mempcpy(prefix_end, labels, labels_len);
-	prefix_end = stpcpy(prefix_end, labels_len ? ",le=\"" : "le=\"");
-	for (int i = 0; i <= p->o.nbounds; i++) {
-		char *q = stpcpy(prefix_end, i < p->o.nbounds ? p->le[i] : "+Inf");
-
-		cum = i < p->o.nbounds ? cum + h->bin[i] : h->count;
-		q = fmt_put_uint(stpcpy(q, "\"} "), cum);
-		*q++ = '\n';
-		fwrite(line, 1, (size_t)(q - line), f);
-	}
-	if (line != small)
-		free(line);
-	return 0;
-}
-
-static int put_hist(const struct prom_state *p, FILE *f, const char *name, const char *labels,
-		    const struct phist *h)
-{
-	if (put_buckets(p, f, name, labels, h))
-		return -1;
-	fprintf(f, labels[0] ? "%s_sum{%s} " : "%s_sum%s ", name, labels);
-	put_seconds(f, h->sum_ns);
-	fprintf(f, labels[0] ? "\n%s_count{%s} %" PRIu64 "\n" : "\n%s_count%s %" PRIu64 "\n", name,
-		labels, h->count);
-	return 0;
+	memset(ls, 0, sizeof(*ls));
+	ls->l[0] = (struct prom_label){ "hierarchy", "(other)" };
+	ls->l[1] = (struct prom_label){ "cgroup", "(other)" };
+	ls->n = 2;
 }
 
 /* comm="..." of a flusher row */
-static void put_flusher_labels(FILE *f, const struct row *key)
+static void flusher_labels(struct prom_labels *ls, const struct row *key)
 {
-	fputs("comm=\"", f);
-	prom_write_label(f, key->comm);
-	fputc('"', f);
-}
-
-/* A row's labels into buf (the same text for every family of the row). */
-static const char *row_labels(const struct namer *nm, size_t k,
-			      void (*put_labels)(FILE *f, const struct row *key), char **buf)
-{
-	size_t len;
-	FILE *m = open_memstream(buf, &len);
-
-	if (!m)
-		return NULL;
-	put_labels(m, &nm->keys[nm->named[k].track]);
-	return fclose(m) ? NULL : *buf;
+	memset(ls, 0, sizeof(*ls));
+	ls->l[0] = (struct prom_label){ "comm", key ? key->comm : FLUSHERS_OTHER };
+	ls->n = 1;
 }
 
 /* What one kind's label sets export: each named one's and then "(other)"'s. */
 struct exported {
-	size_t n;		/* named; figs[n] is "(other)" */
+	size_t n;		/* named; figs[n] and labels[n] are "(other)" */
 	struct pfig *figs;
-	char **labels;
+	struct prom_labels *labels;
 };
 
 static void exported_free(struct exported *e)
 {
-	for (size_t k = 0; e->labels && k < e->n; k++)
-		free(e->labels[k]);
+	for (size_t k = 0; e->labels && k <= e->n; k++)
+		prom_labels_free(&e->labels[k]);
 	free(e->labels);
 	free(e->figs);
 }
 
 /* Each named label set's figures since it was named (cur - base), with its labels. */
-static int exported_of(const struct namer *nm, void (*put_labels)(FILE *f, const struct row *key),
-		       struct exported *e)
+static int exported_of(const struct namer *nm, bool flushers, struct exported *e)
 {
 	e->n = nm->nnamed;
 	e->figs = calloc(e->n + 1, sizeof(*e->figs));
@@ -764,17 +693,26 @@ static int exported_of(const struct namer *nm, void (*put_labels)(FILE *f, const
 	if (!e->figs || !e->labels)
 		return -1;
 	for (size_t k = 0; k < e->n; k++) {
+		const struct row *key = &nm->keys[nm->named[k].track];
+
 		e->figs[k] = nm->named[k].cur;
 		pfig_add(&e->figs[k], &nm->named[k].base, -1);
-		if (!row_labels(nm, k, put_labels, &e->labels[k]))
-			return -1;
+		if (flushers)
+			flusher_labels(&e->labels[k], key);
+		else
+			cgroup_labels(&e->labels[k], key);
 	}
 	e->figs[e->n] = nm->other;
+	if (flushers)
+		flusher_labels(&e->labels[e->n], NULL);
+	else
+		other_cgroup_labels(&e->labels[e->n]);
 	return 0;
 }
 
 struct row_family {
-	const char *name, *type, *help;
+	const char *name, *help;
+	enum prom_type type;
 	int dist;		/* a histogram of the distribution, or -1 */
 	size_t counter;		/* offset in struct pfig */
 };
@@ -789,9 +727,9 @@ static void add_counters_after(const struct report *r, struct row_family *out, s
 	for (int k = 0; k < COUNT_MAX; k++)
 		if (count_defs[k].after == after && count_defs[k].prom && k < COUNT_SUMS &&
 		    report_count_measured(r, k))
-			out[(*n)++] = (struct row_family){ count_defs[k].prom, "counter",
-							   count_defs[k].prom_help, -1,
-							   PFIG_COUNT(k) };
+			out[(*n)++] = (struct row_family){ count_defs[k].prom,
+							   count_defs[k].prom_help, PROM_COUNTER,
+							   -1, PFIG_COUNT(k) };
 }
 
 /*
@@ -805,70 +743,64 @@ static size_t row_families(const struct report *r,
 	size_t n = 0;
 
 	for (int k = 0; k < DIST_ROW_MAX; k++)
-		out[n++] = (struct row_family){ dist_defs[k].prom, "histogram",
-						dist_defs[k].prom_help, k, 0 };
+		out[n++] = (struct row_family){ dist_defs[k].prom, dist_defs[k].prom_help,
+						PROM_HISTOGRAM, k, 0 };
 	add_counters_after(r, out, &n, -1);
 	for (int k = 0; k < DIST_ROW_MAX; k++) {
 		if (dist_defs[k].prom_count)
-			out[n++] = (struct row_family){ dist_defs[k].prom_count, "counter",
-							dist_defs[k].prom_count_help, -1,
-							PFIG_VALUES(k) };
+			out[n++] = (struct row_family){ dist_defs[k].prom_count,
+							dist_defs[k].prom_count_help,
+							PROM_COUNTER, -1, PFIG_VALUES(k) };
 		add_counters_after(r, out, &n, k);
 	}
 	return n;
 }
 
-static int put_row_family(const struct prom_state *p, FILE *f, const struct row_family *rf,
-			  const struct pfig *figs, char **labels, size_t n)
+static void put_row_family(struct prom_sink *s, const struct row_family *rf,
+			   const struct exported *e)
 {
 	bool any = rf->dist < 0;
 
-	for (size_t k = 0; k <= n && !any; k++)
-		any = figs[k].h[rf->dist].count > 0;
+	for (size_t k = 0; k <= e->n && !any; k++)
+		any = e->figs[k].h[rf->dist].count > 0;
 	if (!any)
-		return 0;
-	family(f, rf->name, rf->type, rf->help);
-	for (size_t k = 0; k <= n; k++) {
-		const char *lab = k < n ? labels[k] : other_labels;
+		return;
+	s->ops->family(s, rf->name, rf->type, rf->help);
+	for (size_t k = 0; k <= e->n; k++) {
+		const struct pfig *fig = &e->figs[k];
 
-		if (rf->dist >= 0) {
-			if (figs[k].h[rf->dist].count &&
-			    put_hist(p, f, rf->name, lab, &figs[k].h[rf->dist]))
-				return -1;
-		} else {
-			fprintf(f, "%s{%s} %" PRIu64 "\n", rf->name, lab,
-				*(const uint64_t *)((const char *)&figs[k] + rf->counter));
-		}
+		if (rf->dist < 0)
+			s->ops->value(s, &e->labels[k], NULL,
+				      *(const uint64_t *)((const char *)fig + rf->counter), false);
+		else if (fig->h[rf->dist].count)
+			s->ops->hist(s, &e->labels[k], &fig->h[rf->dist], PHIST_FINE);
 	}
-	return 0;
 }
 
 /*
  * A counter family with one more label: flush parts by part (seconds),
  * memcg decisions by decision. The values of label set k are the array at
- * offset in figs[k], one per label value; only the values in the mask
+ * offset in its figures, one per label value; only the values in the mask
  * shown have series (a part not measured has none).
  */
-static void put_labelled_family(FILE *f, const char *name, const char *help, const char *label,
-				const char *const *values, int nvalues, unsigned int shown,
-				const struct pfig *figs, char **labels, size_t n, size_t offset,
+static void put_labelled_family(struct prom_sink *s, const char *name, const char *help,
+				const char *label, const char *const *values, int nvalues,
+				unsigned int shown, const struct exported *e, size_t offset,
 				bool seconds)
 {
-	family(f, name, "counter", help);
+	s->ops->family(s, name, PROM_COUNTER, help);
 	for (int i = 0; i < nvalues; i++) {
-		for (size_t k = 0; (shown >> i & 1) && k <= n; k++) {
-			const uint64_t *v = (const uint64_t *)((const char *)&figs[k] + offset);
+		struct prom_label extra = { label, values[i] };
 
-			fprintf(f, "%s{%s,%s=\"%s\"} ", name, k < n ? labels[k] : other_labels, label,
-				values[i]);
-			if (seconds)
-				put_seconds(f, v[i]);
-			else
-				fprintf(f, "%" PRIu64, v[i]);
-			fputc('\n', f);
+		for (size_t k = 0; (shown >> i & 1) && k <= e->n; k++) {
+			const uint64_t *v = (const uint64_t *)((const char *)&e->figs[k] + offset);
+
+			s->ops->value(s, &e->labels[k], &extra, v[i], seconds);
 		}
 	}
 }
+
+static struct prom_labels no_labels;
 
 /*
  * Irqs-off, machine-wide only: under --irqoff lock a cgroup's are its
@@ -876,60 +808,59 @@ static void put_labelled_family(FILE *f, const char *name, const char *help, con
  * is what an alert on long irqs-off needs, at a twentieth of the series.
  * The label sets' figures add up to the whole run's, so it never goes down.
  */
-static void put_irqoff(const struct prom_state *p, FILE *f, const struct pfig *figs, size_t n)
+static void put_irqoff(struct prom_sink *s, const struct exported *e)
 {
 	const struct dist_def *d = &dist_defs[DIST_IRQOFF];
-	struct phist all;
+	struct phist *all = calloc(1, sizeof(*all));
 
-	memset(&all, 0, sizeof(all));
-	for (size_t k = 0; k <= n; k++) {
-		const struct phist *h = &figs[k].h[DIST_IRQOFF];
-
-		for (int i = 0; i <= p->o.nbounds; i++)
-			all.bin[i] += h->bin[i];
-		all.count += h->count;
-		all.sum_ns += h->sum_ns;
+	if (!all) {
+		s->failed = true;
+		return;
 	}
-	family(f, d->prom, "histogram", d->prom_help);
-	(void)put_hist(p, f, d->prom, "", &all);
+	for (size_t k = 0; k <= e->n; k++) {
+		const struct phist *h = &e->figs[k].h[DIST_IRQOFF];
+
+		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
+			all->fine[b] += h->fine[b];
+		all->count += h->count;
+		all->sum_ns += h->sum_ns;
+	}
+	s->ops->family(s, d->prom, PROM_HISTOGRAM, d->prom_help);
+	s->ops->hist(s, &no_labels, all, PHIST_FINE);
+	free(all);
 }
 
 /* The per-cgroup families: the named cgroups, then "(other)". */
-static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
+static void put_rows(struct prom_sink *s, const struct prom_state *p, const struct report *r)
 {
+	struct row_family rf[2 * DIST_ROW_MAX + COUNT_MAX];
+	size_t nrf = row_families(r, rf);
 	struct exported e = { 0 };
-	int err = exported_of(&p->cg, put_cgroup_labels, &e);
-	struct pfig *figs = e.figs;
-	char **labels = e.labels;
-	size_t n = e.n;
 
-	if (!err) {
-		struct row_family rf[2 * DIST_ROW_MAX + COUNT_MAX];
-		size_t nrf = row_families(r, rf);
-
-		for (size_t i = 0; i < nrf && !err; i++)
-			if (rf[i].dist != DIST_IRQOFF)
-				err = put_row_family(p, f, &rf[i], figs, labels, n);
+	if (exported_of(&p->cg, false, &e)) {
+		s->failed = true;
+		exported_free(&e);
+		return;
 	}
-	if (!err && r->irqoff_rows != IRQOFF_ROWS_NONE)
-		put_irqoff(p, f, figs, n);
-	if (!err) {
-		if (r->flush_parts)
-			put_labelled_family(f, "rstatlat_flush_part_seconds_total",
-					    "Where whole flushes' wall time went: held, wait, irq, "
-					    "offcpu, self (rstatlat's own programs), other; a part "
-					    "not measured has no series, its time is in other.",
-					    "part", part_names, PART_MAX, r->parts_measured, figs,
-					    labels, n, offsetof(struct pfig, part), true);
-		if (r->memcg_decisions)
-			put_labelled_family(f, "rstatlat_memcg_flush_decisions_total",
-					    "memcg:memcg_flush_stats: flushes asked for, forced, and "
-					    "skipped for too few updates.", "decision", decision_names,
-					    DECISION_MAX, (1U << DECISION_MAX) - 1, figs, labels, n,
-					    offsetof(struct pfig, decisions), false);
-	}
+	for (size_t i = 0; i < nrf; i++)
+		if (rf[i].dist != DIST_IRQOFF)
+			put_row_family(s, &rf[i], &e);
+	if (r->irqoff_rows != IRQOFF_ROWS_NONE)
+		put_irqoff(s, &e);
+	if (r->flush_parts)
+		put_labelled_family(s, "rstatlat_flush_part_seconds_total",
+				    "Where whole flushes' wall time went: held, wait, irq, "
+				    "offcpu, self (rstatlat's own programs), other; a part "
+				    "not measured has no series, its time is in other.",
+				    "part", part_names, PART_MAX, r->parts_measured, &e,
+				    offsetof(struct pfig, part), true);
+	if (r->memcg_decisions)
+		put_labelled_family(s, "rstatlat_memcg_flush_decisions_total",
+				    "memcg:memcg_flush_stats: flushes asked for, forced, and "
+				    "skipped for too few updates.", "decision", decision_names,
+				    DECISION_MAX, (1U << DECISION_MAX) - 1, &e,
+				    offsetof(struct pfig, decisions), false);
 	exported_free(&e);
-	return err;
 }
 
 /*
@@ -937,7 +868,7 @@ static int put_rows(const struct prom_state *p, const struct report *r, FILE *f)
  * flushes, then "(other)"'s. Octave buckets: every power-of-two bound
  * counts exactly.
  */
-static int put_flushers(const struct prom_state *p, FILE *f)
+static void put_flushers(struct prom_sink *s, const struct prom_state *p)
 {
 	static const struct {
 		const char *name, *help;
@@ -949,51 +880,64 @@ static int put_flushers(const struct prom_state *p, FILE *f)
 		  "(or wait) to last release: their count, time and length.", DIST_FLUSH },
 	};
 	struct exported e = { 0 };
-	int err = exported_of(&p->fl, put_flusher_labels, &e);
 
-	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]) && !err; i++) {
+	if (exported_of(&p->fl, true, &e)) {
+		s->failed = true;
+		exported_free(&e);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
 		bool any = false;
 
 		for (size_t k = 0; k <= e.n && !any; k++)
 			any = e.figs[k].h[fams[i].dist].count > 0;
 		if (!any)
 			continue;
-		family(f, fams[i].name, "histogram", fams[i].help);
-		for (size_t k = 0; k <= e.n && !err; k++)
+		s->ops->family(s, fams[i].name, PROM_HISTOGRAM, fams[i].help);
+		for (size_t k = 0; k <= e.n; k++)
 			if (e.figs[k].h[fams[i].dist].count)
-				err = put_hist(p, f, fams[i].name,
-					       k < e.n ? e.labels[k] : "comm=\"" FLUSHERS_OTHER "\"",
-					       &e.figs[k].h[fams[i].dist]);
+				s->ops->hist(s, &e.labels[k], &e.figs[k].h[fams[i].dist],
+					     PHIST_OCTAVES);
 	}
 	exported_free(&e);
-	return err;
 }
 
-static void put_dist_family(const struct prom_state *p, FILE *f, const char *name,
-			    const char *help, const struct dist *d)
+static void put_dist_family(struct prom_sink *s, const char *name, const char *help,
+			    const struct dist *d)
 {
-	struct phist h;
+	struct phist *h = calloc(1, sizeof(*h));
 
-	memset(&h, 0, sizeof(h));
-	fold(p, &h, d);
-	family(f, name, "histogram", help);
-	(void)put_hist(p, f, name, "", &h);	/* no labels: the line fits on the stack */
+	if (!h) {
+		s->failed = true;
+		return;
+	}
+	fold(h, d);
+	s->ops->family(s, name, PROM_HISTOGRAM, help);
+	s->ops->hist(s, &no_labels, h, PHIST_FINE);
+	free(h);
 }
 
-static void put_scalar(FILE *f, const char *name, const char *type, const char *help,
-		       uint64_t v)
+static void put_scalar(struct prom_sink *s, const char *name, enum prom_type type,
+		       const char *help, uint64_t v)
 {
-	family(f, name, type, help);
-	fprintf(f, "%s %" PRIu64 "\n", name, v);
+	s->ops->family(s, name, type, help);
+	s->ops->value(s, &no_labels, NULL, v, false);
 }
 
-static void put_seconds_scalar(FILE *f, const char *name, const char *type, const char *help,
-			       uint64_t ns)
+static void put_seconds_scalar(struct prom_sink *s, const char *name, enum prom_type type,
+			       const char *help, uint64_t ns)
 {
-	family(f, name, type, help);
-	fprintf(f, "%s ", name);
-	put_seconds(f, ns);
-	fputc('\n', f);
+	s->ops->family(s, name, type, help);
+	s->ops->value(s, &no_labels, NULL, ns, true);
+}
+
+/* One family of a label with a value each: reason="...", mode="...". */
+static void put_by_label(struct prom_sink *s, const char *label, const char *const *names,
+			 const uint64_t *v, int n, bool seconds)
+{
+	for (int i = 0; i < n; i++)
+		s->ops->value(s, &no_labels, &(struct prom_label){ label, names[i] }, v[i],
+			      seconds);
 }
 
 /*
@@ -1002,7 +946,7 @@ static void put_seconds_scalar(FILE *f, const char *name, const char *type, cons
  * must not. One flush in rstatlat_cause_sample at most was sampled
  * (rstatlat.h, causes: fewer where flushes come fast).
  */
-static int put_causes(const struct report *r, FILE *f)
+static void put_causes(struct prom_sink *s, const struct report *r)
 {
 	struct row all = { 0 };
 	size_t *order;
@@ -1016,180 +960,157 @@ static int put_causes(const struct report *r, FILE *f)
 	order = err ? NULL : row_causes_by_flushes(&all);
 	if (!order) {
 		row_free(&all);
-		return -1;
+		s->failed = true;
+		return;
 	}
-	put_scalar(f, "rstatlat_cause_sample", "gauge",
+	put_scalar(s, "rstatlat_cause_sample", PROM_GAUGE,
 		   "A flush names its cause from its stack with probability 1 in this at most "
 		   "(less where flushes come fast: a few ns a hold; flushes of 1 ms or more "
 		   "first).", r->cause_sample);
-	family(f, "rstatlat_flush_cause_samples_total", "counter",
-	       "Sampled flushes by what asked for them (a stat file, a kernel path).");
-	for (size_t i = 0; i < all.ncauses; i++) {
-		fputs("rstatlat_flush_cause_samples_total{cause=\"", f);
-		prom_write_label(f, all.causes[order[i]].name);
-		fprintf(f, "\"} %" PRIu64 "\n", all.causes[order[i]].samples);
-	}
+	s->ops->family(s, "rstatlat_flush_cause_samples_total", PROM_COUNTER,
+		       "Sampled flushes by what asked for them (a stat file, a kernel path).");
+	for (size_t i = 0; i < all.ncauses; i++)
+		put_by_label(s, "cause", (const char *const[]){ all.causes[order[i]].name },
+			     &all.causes[order[i]].samples, 1, false);
 	free(order);
 	row_free(&all);
-	return 0;
 }
 
-static void put_system(const struct prom_state *p, const struct report *r, FILE *f)
+static void put_system(struct prom_sink *s, const struct report *r)
 {
 	if (r->cpu_lock.present) {
-		put_dist_family(p, f, "rstatlat_cpu_lock_hold_seconds",
+		put_dist_family(s, "rstatlat_cpu_lock_hold_seconds",
 				"How long the per-CPU rstat lock was held, all CPUs.", &r->cpu_lock.hold);
-		put_dist_family(p, f, "rstatlat_cpu_lock_wait_seconds",
+		put_dist_family(s, "rstatlat_cpu_lock_wait_seconds",
 				"How long the per-CPU rstat lock was waited for.", &r->cpu_lock.wait);
-		put_scalar(f, "rstatlat_cpu_locks_total", "counter",
+		put_scalar(s, "rstatlat_cpu_locks_total", PROM_COUNTER,
 			   "Acquisitions of the per-CPU rstat lock.", r->cpu_lock.locked);
-		put_scalar(f, "rstatlat_cpu_locks_contended_total", "counter",
+		put_scalar(s, "rstatlat_cpu_locks_contended_total", PROM_COUNTER,
 			   "Per-CPU lock acquisitions that found it taken.", r->cpu_lock.contended);
 	}
 	if (r->irqoff.trace)
-		put_dist_family(p, f, "rstatlat_irqoff_outside_seconds",
+		put_dist_family(s, "rstatlat_irqoff_outside_seconds",
 				"Irqs-off intervals with no rstat hold inside, system-wide.",
 				&r->irqoff.outside);
 	if (r->irqoff.sample) {
-		put_dist_family(p, f, "rstatlat_tick_late_seconds",
+		put_dist_family(s, "rstatlat_tick_late_seconds",
 				"How late cpu-clock ticks came: irqs-off as sampled.", &r->irqoff.late);
-		put_scalar(f, "rstatlat_ticks_total", "counter", "Cpu-clock ticks sampled.",
+		put_scalar(s, "rstatlat_ticks_total", PROM_COUNTER, "Cpu-clock ticks sampled.",
 			   r->irqoff.ticks);
 	}
 }
 
-static void put_costs(const struct report *r, FILE *f)
+static void put_costs(struct prom_sink *s, const struct report *r)
 {
-	const struct self_costs *s = &r->self;
+	static const char *const modes[] = { "user", "system" };
+	const struct self_costs *c = &r->self;
 
-	family(f, "rstatlat_lost_total", "counter",
-	       "What rstatlat could not count or show, by reason.");
-	for (int i = 0; i < LOST_MAX; i++)
-		fprintf(f, "rstatlat_lost_total{reason=\"%s\"} %" PRIu64 "\n", lost_names[i],
-			r->lost[i]);
-	if (!s->present)
+	s->ops->family(s, "rstatlat_lost_total", PROM_COUNTER,
+		       "What rstatlat could not count or show, by reason.");
+	put_by_label(s, "reason", lost_names, r->lost, LOST_MAX, false);
+	if (!c->present)
 		return;
-	put_scalar(f, "rstatlat_map_bytes", "gauge", "Kernel memory of rstatlat's BPF maps.",
-		   s->map_bytes);
-	put_scalar(f, "rstatlat_entries", "gauge", "Cgroups (x processes) the maps hold (--max-entries).",
-		   s->entries);
-	put_scalar(f, "rstatlat_entries_used", "gauge", "Entries in use.", s->entries_used);
-	family(f, "rstatlat_cpu_seconds_total", "counter", "rstatlat's own CPU time.");
-	fputs("rstatlat_cpu_seconds_total{mode=\"user\"} ", f);
-	put_seconds(f, s->cpu_user_ns);
-	fputs("\nrstatlat_cpu_seconds_total{mode=\"system\"} ", f);
-	put_seconds(f, s->cpu_system_ns);
-	fputc('\n', f);
-	if (s->bpf_stats) {
-		put_seconds_scalar(f, "rstatlat_bpf_run_seconds_total", "counter",
+	put_scalar(s, "rstatlat_map_bytes", PROM_GAUGE, "Kernel memory of rstatlat's BPF maps.",
+		   c->map_bytes);
+	put_scalar(s, "rstatlat_entries", PROM_GAUGE,
+		   "Cgroups (x processes) the maps hold (--max-entries).", c->entries);
+	put_scalar(s, "rstatlat_entries_used", PROM_GAUGE, "Entries in use.", c->entries_used);
+	s->ops->family(s, "rstatlat_cpu_seconds_total", PROM_COUNTER, "rstatlat's own CPU time.");
+	put_by_label(s, "mode", modes, (const uint64_t[]){ c->cpu_user_ns, c->cpu_system_ns }, 2,
+		     true);
+	if (c->bpf_stats) {
+		put_seconds_scalar(s, "rstatlat_bpf_run_seconds_total", PROM_COUNTER,
 				   "Run time of rstatlat's BPF programs (kernel.bpf_stats_enabled).",
-				   s->bpf_ns);
-		put_scalar(f, "rstatlat_bpf_runs_total", "counter", "Runs of rstatlat's BPF programs.",
-			   s->bpf_runs);
+				   c->bpf_ns);
+		put_scalar(s, "rstatlat_bpf_runs_total", PROM_COUNTER,
+			   "Runs of rstatlat's BPF programs.", c->bpf_runs);
 	}
-	put_scalar(f, "rstatlat_resident_memory_max_bytes", "gauge",
-		   "Peak resident memory of rstatlat.", s->rss_max_bytes);
+	put_scalar(s, "rstatlat_resident_memory_max_bytes", PROM_GAUGE,
+		   "Peak resident memory of rstatlat.", c->rss_max_bytes);
 }
 
-static void put_exporter(const struct prom_state *p, const struct report *r,
-			 const struct prom_http_counts *http, uint64_t now_real_ns, FILE *f)
+static void put_exporter(struct prom_sink *s, const struct prom_state *p,
+			 const struct report *r, const struct prom_http_counts *http,
+			 uint64_t now_real_ns)
 {
-	put_scalar(f, "rstatlat_exported_cgroups", "gauge",
+	static const char *const cpu_states[] = { "possible", "online" };
+	static const char *const codes[] = { "200", "404", "405" };
+
+	put_scalar(s, "rstatlat_exported_cgroups", PROM_GAUGE,
 		   "Cgroups with series of their own (--prom-max-cgroups).", p->cg.nnamed);
-	put_scalar(f, "rstatlat_tracked_cgroups", "gauge", "Cgroups seen, named or in (other).",
-		   p->cg.n);
-	family(f, "rstatlat_cpus", "gauge", "CPUs of the machine.");
-	fprintf(f, "rstatlat_cpus{state=\"possible\"} %d\nrstatlat_cpus{state=\"online\"} %d\n",
-		r->kernel.cpus_possible, r->kernel.cpus_online);
+	put_scalar(s, "rstatlat_tracked_cgroups", PROM_GAUGE,
+		   "Cgroups seen, named or in (other).", p->cg.n);
+	s->ops->family(s, "rstatlat_cpus", PROM_GAUGE, "CPUs of the machine.");
+	put_by_label(s, "state", cpu_states,
+		     (const uint64_t[]){ (uint64_t)r->kernel.cpus_possible,
+					 (uint64_t)r->kernel.cpus_online }, 2, false);
 	if (http && http->present) {
-		family(f, "rstatlat_http_requests_total", "counter",
-		       "Requests answered by the /metrics endpoint, by status code.");
-		fprintf(f, "rstatlat_http_requests_total{code=\"200\"} %" PRIu64 "\n"
-			"rstatlat_http_requests_total{code=\"404\"} %" PRIu64 "\n"
-			"rstatlat_http_requests_total{code=\"405\"} %" PRIu64 "\n",
-			http->ok, http->not_found, http->bad_method);
+		s->ops->family(s, "rstatlat_http_requests_total", PROM_COUNTER,
+			       "Requests answered by the /metrics endpoint, by status code.");
+		put_by_label(s, "code", codes,
+			     (const uint64_t[]){ http->ok, http->not_found, http->bad_method }, 3,
+			     false);
 	}
-	put_seconds_scalar(f, "rstatlat_start_time_seconds", "gauge",
+	put_seconds_scalar(s, "rstatlat_start_time_seconds", PROM_GAUGE,
 			   "When tracing started, seconds since the epoch.", r->start_ns);
-	put_seconds_scalar(f, "rstatlat_refresh_timestamp_seconds", "gauge",
+	put_seconds_scalar(s, "rstatlat_refresh_timestamp_seconds", PROM_GAUGE,
 			   "When these figures were read, seconds since the epoch.", now_real_ns);
 }
 
 /* Last in the text, always: a reader can tell a whole file from a cut one. */
-static void put_info(const struct prom_state *p, const struct report *r, FILE *f)
+static void put_info(struct prom_sink *s, const struct prom_state *p, const struct report *r)
 {
-	family(f, "rstatlat_info", "gauge", "rstatlat and the kernel it traces.");
-	fputs("rstatlat_info{version=\"", f);
-	prom_write_label(f, p->o.version);
-	fputs("\",kernel=\"", f);
-	prom_write_label(f, r->kernel.release);
-	fputs("\",attach=\"", f);
-	prom_write_label(f, r->attach ? r->attach : "");
-	fputs("\",irqoff_source=\"", f);
-	prom_write_label(f, r->irqoff.source ? r->irqoff.source : "");
+	struct prom_labels ls = { .n = 4 };
 	/* which hosts add up holds under several locks in a row (6.16+) */
-	fputs("\",locks=\"", f);
-	prom_write_label(f, lock_scope_names[r->locks] ? lock_scope_names[r->locks] : "");
-	fputs("\"} 1\n", f);
+	const char *locks = lock_scope_names[r->locks];
+
+	ls.l[0] = (struct prom_label){ "version", p->o.version };
+	ls.l[1] = (struct prom_label){ "kernel", r->kernel.release };
+	ls.l[2] = (struct prom_label){ "attach", r->attach ? r->attach : "" };
+	ls.l[3] = (struct prom_label){ "irqoff_source", r->irqoff.source ? r->irqoff.source : "" };
+	s->ops->family(s, "rstatlat_info", PROM_GAUGE, "rstatlat and the kernel it traces.");
+	s->ops->value(s, &ls, &(struct prom_label){ "locks", locks ? locks : "" }, 1, false);
+	prom_labels_free(&ls);
 }
 
-/*
- * The samples written through a stream (its lines that are not comments):
- * rstatlat_series, counted as written rather than worked out, so that
- * every family, present or future, is in it.
- */
-struct sample_count {
-	FILE *to;
-	size_t samples;
-	bool line_start, comment;
-};
-
-static ssize_t count_samples(void *cookie, const char *buf, size_t len)
+/* Every family, in the order of the text format, through one sink. */
+static int put_all(struct prom_sink *s, const struct prom_state *p, const struct report *r,
+		   const struct prom_http_counts *http, uint64_t now_real_ns)
 {
-	struct sample_count *c = cookie;
-	const char *at = buf, *end = buf + len;
-
-	while (at < end) {
-		const char *nl;
-
-		if (c->line_start)
-			c->comment = *at == '#';
-		nl = memchr(at, '\n', (size_t)(end - at));
-		c->line_start = nl != NULL;
-		if (!nl)
-			break;
-		c->samples += !c->comment;
-		at = nl + 1;
-	}
-	return fwrite(buf, 1, len, c->to) == len ? (ssize_t)len : -1;
+	put_rows(s, p, r);
+	if (r->flushers_counted && p->fl.max)
+		put_flushers(s, p);
+	if (r->cause_sample)
+		put_causes(s, r);
+	put_system(s, r);
+	put_costs(s, r);
+	put_exporter(s, p, r, http, now_real_ns);
+	/* itself and rstatlat_info, which follow: counted as written, so every family is in it */
+	put_scalar(s, "rstatlat_series", PROM_GAUGE,
+		   "Samples in this exposition, this one included: what rstatlat costs "
+		   "the time series database (docs/fleet.md, Series budget).", s->samples + 2);
+	put_info(s, p, r);
+	return s->ops->finish(s);
 }
 
 int prom_write(struct prom_state *p, const struct report *summary,
 	       const struct prom_http_counts *http, uint64_t now_mono_ns,
-	       uint64_t now_real_ns, FILE *f)
+	       uint64_t now_real_ns, FILE *text, FILE *protobuf)
 {
-	struct sample_count c = { .to = f, .line_start = true };
-	FILE *out = fopencookie(&c, "w", (cookie_io_functions_t){ .write = count_samples });
-	int err = out ? 0 : -1;
+	struct prom_sink *s;
+	int err;
 
-	if (!err && (refresh(p, summary, now_mono_ns) || put_rows(p, summary, out) ||
-		     (summary->flushers_counted && p->fl.max && put_flushers(p, out)) ||
-		     (summary->cause_sample && put_causes(summary, out))))
-		err = -1;
-	if (!err) {
-		put_system(p, summary, out);
-		put_costs(summary, out);
-		put_exporter(p, summary, http, now_real_ns, out);
-		err = fflush(out) ? -1 : 0;
-	}
-	if (!err) {
-		/* itself and rstatlat_info, which follow */
-		put_scalar(out, "rstatlat_series", "gauge",
-			   "Samples in this exposition, this one included: what rstatlat costs "
-			   "the time series database (docs/fleet.md, Series budget).", c.samples + 2);
-		put_info(p, summary, out);
-	}
-	if (out && fclose(out))
-		err = -1;
+	if (refresh(p, summary, now_mono_ns))
+		return -1;
+	s = prom_text_sink(&p->classic, text);
+	err = s ? put_all(s, p, summary, http, now_real_ns) : -1;
+	if (s)
+		s->ops->free(s);
+	if (err || !protobuf)
+		return err;
+	s = prom_pb_sink(&p->classic, p->o.classic_in_protobuf, protobuf);
+	err = s ? put_all(s, p, summary, http, now_real_ns) : -1;
+	if (s)
+		s->ops->free(s);
 	return err;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The Prometheus view: a report of the whole run (collector_summary) as the
- * text exposition format 0.0.4. Knows reports, not BPF, nor how the text
- * is served (serve.c).
+ * text exposition format 0.0.4, and as the protobuf format with native
+ * histograms (prom_sink.h has the formats). Knows reports, not BPF, nor
+ * how the text is served (serve.c).
  *
  * Cardinality is bounded: at most max_cgroups cgroups get series of their
  * own, the rest are summed under cgroup="(other)". Counters must never go
@@ -16,6 +17,7 @@
 #ifndef RSTATLAT_PROM_H
 #define RSTATLAT_PROM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "report.h"
@@ -37,6 +39,7 @@ struct prom_opts {
 	size_t max_cgroups;		/* cgroups with series of their own */
 	size_t max_flushers;		/* comms with flusher series of their own; 0: none */
 	uint64_t idle_ns;		/* a named cgroup without locks this long leaves */
+	bool classic_in_protobuf;	/* --prom-classic: classic buckets beside native ones */
 	const char *version;
 };
 
@@ -58,14 +61,15 @@ struct prom_state *prom_new(const struct prom_opts *o);
 void prom_free(struct prom_state *p);
 
 /*
- * Writes the exposition of summary (a REPORT_SUMMARY) to f, first updating
- * which cgroups are named. now_mono_ns paces --prom-idle; now_real_ns and
- * start_real_ns are wall-clock times shown as gauges. Returns 0, or -1 out
- * of memory (nothing useful written).
+ * Writes the exposition of summary (a REPORT_SUMMARY) to text, and when
+ * protobuf is not NULL the same in the protobuf format (native histograms)
+ * to protobuf, first updating which cgroups are named. now_mono_ns paces
+ * --prom-idle; now_real_ns and start_real_ns are wall-clock times shown as
+ * gauges. Returns 0, or -1 out of memory (nothing useful written).
  */
 int prom_write(struct prom_state *p, const struct report *summary,
 	       const struct prom_http_counts *http, uint64_t now_mono_ns,
-	       uint64_t now_real_ns, FILE *f);
+	       uint64_t now_real_ns, FILE *text, FILE *protobuf);
 
 /* Cgroups, and flushers, named after the last prom_write (for the unit tests). */
 size_t prom_named(const struct prom_state *p);

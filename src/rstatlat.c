@@ -181,6 +181,9 @@ static bool parse_export_option(int c, const char *arg)
 			die(EXIT_USAGE, "invalid --prom-buckets '%s': %s", arg, why);
 		export_shaped = true;
 		return true;
+	case OPT_PROM_CLASSIC:
+		opts.prom.classic_in_protobuf = true;
+		return true;
 	case OPT_PROM_MAX_CGROUPS:
 		opts.prom.max_cgroups = parse_count(arg, 100000, "--prom-max-cgroups");
 		export_shaped = true;
@@ -352,6 +355,8 @@ static void parse_args(int argc, char **argv)
 	 */
 	if (!opts.serve && !opts.textfile && export_shaped)
 		die(EXIT_USAGE, "--prom-* options need --prometheus or --textfile");
+	if (!opts.serve && opts.prom.classic_in_protobuf)
+		die(EXIT_USAGE, "--prom-classic needs --prometheus (a textfile is text only)");
 	if (!opts.textfile && textfile_interval_given)
 		die(EXIT_USAGE, "--textfile-interval needs --textfile");
 	check_command_options(command_cgroup_given);
@@ -648,10 +653,10 @@ static int export_refresh(struct run *run, bool textfile)
 {
 	struct prom_http_counts http = { 0 };
 	uint64_t mono = clock_ns(CLOCK_MONOTONIC);
-	char *text = NULL;
-	size_t len = 0;
+	char *text = NULL, *pb = NULL;
+	size_t len = 0, pb_len = 0;
 	struct report r;
-	FILE *m;
+	FILE *m, *m_pb = NULL;
 	/* the text is built before the next read: the rows need not be copied */
 	int err = opts.per_process ? collector_summary(run->collector, &r) :
 		  collector_summary_shared(run->collector, &r);
@@ -660,26 +665,35 @@ static int export_refresh(struct run *run, bool textfile)
 	r.duration_ns = mono - run->start_mono;
 	if (!err && describe_run(run, &r))
 		err = -ENOMEM;
-	if (run->server)
+	if (run->server) {
 		metrics_counts(run->server, &http);
+		if (metrics_protobuf_wanted(run->server, mono) &&
+		    !(m_pb = open_memstream(&pb, &pb_len)))
+			err = -ENOMEM;
+	}
 	m = open_memstream(&text, &len);
 	if (!m)
 		err = -ENOMEM;
-	if (!err && prom_write(run->prom, &r, &http, mono, clock_ns(CLOCK_REALTIME), m))
+	if (!err && prom_write(run->prom, &r, &http, mono, clock_ns(CLOCK_REALTIME), m, m_pb))
 		err = -ENOMEM;
 	if (m && fclose(m) && !err)
+		err = -ENOMEM;
+	if (m_pb && fclose(m_pb) && !err)
 		err = -ENOMEM;
 	report_free(&r);
 	if (err) {
 		free(text);
+		free(pb);
 		return err;
 	}
 	if (textfile)
 		err = textfile_write(opts.textfile, text, len);
-	if (run->server)
-		metrics_publish(run->server, text, len);
-	else
+	if (run->server) {
+		metrics_publish(run->server, text, len, pb, pb_len);
+	} else {
 		free(text);
+		free(pb);
+	}
 	return err;
 }
 

@@ -13,15 +13,18 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
 #include <microhttpd.h>
+#include "clock.h"
 #include "fmt.h"
 #include "outfile.h"
 #include "serve.h"
@@ -38,6 +41,14 @@
 #define CONN_TIMEOUT_S		10
 
 static const char content_type[] = "text/plain; version=0.0.4; charset=utf-8";
+static const char protobuf_type[] = "application/vnd.google.protobuf; "
+				    "proto=io.prometheus.client.MetricFamily; encoding=delimited";
+/*
+ * The protobuf format is made for each refresh while a scraper asked for
+ * it this recently (metrics_protobuf_wanted): a fleet that scrapes text
+ * pays nothing for it, and one curl asking for it pays a few minutes.
+ */
+#define PROTOBUF_WANTED_NS	(600ULL * 1000000000)
 
 /* What rstatlat calls of libmicrohttpd, looked up once by dlopen. */
 static struct {
@@ -47,6 +58,7 @@ static struct {
 	__typeof__(MHD_add_response_header) *add_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_lookup_connection_value) *lookup_value;
 } mhd;
 
 #define MHD_SONAME "libmicrohttpd.so.12"
@@ -68,6 +80,7 @@ static int mhd_open(const char **why)
 	    !LOOKUP(add_header, MHD_add_response_header) ||
 	    !LOOKUP(queue_response, MHD_queue_response) ||
 	    !LOOKUP(destroy_response, MHD_destroy_response) ||
+	    !LOOKUP(lookup_value, MHD_lookup_connection_value) ||
 	    !LOOKUP(start_daemon, MHD_start_daemon)) {
 		mhd.start_daemon = NULL;
 		*why = MHD_SONAME " lacks a function rstatlat needs";
@@ -81,6 +94,8 @@ struct metrics_server {
 	struct MHD_Daemon *daemon;
 	pthread_mutex_t lock;
 	struct MHD_Response *current;	/* what /metrics answers; NULL before the first */
+	struct MHD_Response *current_pb; /* the same in protobuf, when made */
+	atomic_uint_fast64_t pb_asked_ns; /* CLOCK_MONOTONIC of the last ask for it; 0: never */
 	struct MHD_Response *not_found, *bad_method, *not_yet;
 	atomic_uint_fast64_t ok, not_found_n, bad_method_n;
 	int fd;
@@ -139,6 +154,59 @@ int listen_addr_parse(const char *s, struct listen_addr *a, const char **why)
 
 /* ---- HTTP ---- */
 
+/* The q of one media range's parameters ("q=0.5"), 1 when not given. */
+static double media_q(const char *params, size_t len)
+{
+	for (const char *at = params; at && at < params + len; ) {
+		at += strspn(at, "; \t");
+		if (at[0] == 'q' && at[1] == '=')
+			return strtod(at + 2, NULL);
+		at = memchr(at, ';', (size_t)(params + len - at));
+	}
+	return 1;
+}
+
+static bool has_param(const char *params, size_t len, const char *param)
+{
+	size_t pl = strlen(param);
+
+	for (const char *at = params; at && at < params + len; ) {
+		at += strspn(at, "; \t");
+		if ((size_t)(params + len - at) >= pl && !strncasecmp(at, param, pl) &&
+		    strchr("; \t,", at[pl]))
+			return true;
+		at = memchr(at, ';', (size_t)(params + len - at));
+	}
+	return false;
+}
+
+bool accept_prefers_protobuf(const char *accept)
+{
+	static const char pb[] = "application/vnd.google.protobuf";
+	double q_pb = 0, q_text = 0;
+
+	for (const char *at = accept; at && *at; ) {
+		size_t len = strcspn(at, ","), tl;
+		const char *type = at + strspn(at, " \t"), *params;
+
+		tl = strcspn(type, "; \t,");
+		params = type + tl;
+		len -= (size_t)(params - at);
+		if (tl == sizeof(pb) - 1 && !strncasecmp(type, pb, tl)) {
+			if (has_param(params, len, "proto=io.prometheus.client.MetricFamily") &&
+			    has_param(params, len, "encoding=delimited"))
+				q_pb = fmax(q_pb, media_q(params, len));
+		} else if ((tl == 10 && !strncasecmp(type, "text/plain", tl)) ||
+			   (tl == 6 && !strncasecmp(type, "text/*", tl)) ||
+			   (tl == 3 && !strncmp(type, "*/*", tl))) {
+			q_text = fmax(q_text, media_q(params, len));
+		}
+		at = strchr(at, ',');
+		at = at ? at + 1 : NULL;
+	}
+	return q_pb > 0 && q_pb >= q_text;
+}
+
 static struct MHD_Response *text_response(const char *body)
 {
 	struct MHD_Response *r = mhd.create_response(strlen(body), (void *)body,
@@ -157,6 +225,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	static int seen;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	bool pb;
 
 	(void)version;
 	(void)upload;
@@ -177,8 +246,13 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	pb = accept_prefers_protobuf(mhd.lookup_value(conn, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_ACCEPT));
+	if (pb)
+		atomic_store(&s->pb_asked_ns, clock_ns(CLOCK_MONOTONIC));
 	pthread_mutex_lock(&s->lock);
-	r = s->current;
+	/* until the next refresh makes it, text: Prometheus takes either */
+	r = pb && s->current_pb ? s->current_pb : s->current;
 	/* never a 200 without figures: Prometheus would keep an empty scrape */
 	ret = r ? mhd.queue_response(conn, MHD_HTTP_OK, r) :
 		  mhd.queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, s->not_yet);
@@ -250,23 +324,50 @@ fail:
 	return NULL;
 }
 
-int metrics_publish(struct metrics_server *s, char *text, size_t len)
+/* A response that frees body when done with it (at once on failure), or NULL. */
+static struct MHD_Response *body_response(char *body, size_t len, const char *type)
 {
-	struct MHD_Response *r = mhd.create_response(len, text, MHD_RESPMEM_MUST_FREE), *old;
+	struct MHD_Response *r;
+
+	if (!body)
+		return NULL;
+	r = mhd.create_response(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r)
+		free(body);
+	else
+		mhd.add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	return r;
+}
+
+int metrics_publish(struct metrics_server *s, char *text, size_t len, char *pb, size_t pb_len)
+{
+	struct MHD_Response *r = body_response(text, len, content_type), *old, *old_pb;
+	struct MHD_Response *r_pb = body_response(pb, pb_len, protobuf_type);
 
 	if (!r) {
-		free(text);
+		if (r_pb)
+			mhd.destroy_response(r_pb);
 		return -ENOMEM;
 	}
-	mhd.add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	pthread_mutex_lock(&s->lock);
 	old = s->current;
+	old_pb = s->current_pb;
 	s->current = r;
+	s->current_pb = r_pb;
 	pthread_mutex_unlock(&s->lock);
 	/* responses are reference counted: one being sent lives until it is sent */
 	if (old)
 		mhd.destroy_response(old);
+	if (old_pb)
+		mhd.destroy_response(old_pb);
 	return 0;
+}
+
+bool metrics_protobuf_wanted(struct metrics_server *s, uint64_t now_ns)
+{
+	uint64_t asked = atomic_load(&s->pb_asked_ns);
+
+	return asked && now_ns - asked < PROTOBUF_WANTED_NS;
 }
 
 void metrics_counts(struct metrics_server *s, struct prom_http_counts *out)
@@ -287,6 +388,8 @@ void metrics_stop(struct metrics_server *s)
 		close(s->fd);
 	if (s->current)
 		mhd.destroy_response(s->current);
+	if (s->current_pb)
+		mhd.destroy_response(s->current_pb);
 	if (s->not_found)
 		mhd.destroy_response(s->not_found);
 	if (s->bad_method)

@@ -7,7 +7,9 @@
 #ifndef RSTATLAT_SERVE_H
 #define RSTATLAT_SERVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include "prom.h"
 
@@ -30,8 +32,21 @@ int listen_addr_parse(const char *s, struct listen_addr *a, const char **why);
  */
 struct metrics_server *metrics_serve(const struct listen_addr *a, const char **why);
 
-/* Replaces what /metrics serves; takes text (malloced), even on failure. */
-int metrics_publish(struct metrics_server *s, char *text, size_t len);
+/*
+ * Replaces what /metrics serves: text, and pb (the protobuf format, or
+ * NULL: none) to scrapers that ask for it. Takes both (malloced), even on
+ * failure.
+ */
+int metrics_publish(struct metrics_server *s, char *text, size_t len, char *pb, size_t pb_len);
+
+/* Whether a scraper asked for the protobuf format lately: make it with the text. */
+bool metrics_protobuf_wanted(struct metrics_server *s, uint64_t now_ns);
+
+/*
+ * Whether an Accept header asks for the protobuf format (delimited
+ * MetricFamily) at least as much as for text; NULL: no.
+ */
+bool accept_prefers_protobuf(const char *accept);
 
 /* What the endpoint answered so far. */
 void metrics_counts(struct metrics_server *s, struct prom_http_counts *out);

@@ -13,6 +13,7 @@ import ctypes
 import errno
 import http.client
 import json
+import math
 import os
 import pwd
 import re
@@ -363,9 +364,9 @@ class Prometheus(Server):
     """Prometheus scraping targets every second into a throwaway TSDB."""
     ready_path = "/-/ready"
 
-    def __init__(self, targets, job="rstatlat"):
+    def __init__(self, targets, job="rstatlat", features=()):
         super().__init__("prometheus")
-        self.job = job
+        self.job, self.features = job, features
         cfg = ("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                "  evaluation_interval: 1s\n"
                "scrape_configs:\n  - job_name: %s\n    static_configs:\n"
@@ -377,7 +378,8 @@ class Prometheus(Server):
     def argv(self):
         return [PROMETHEUS, "--config.file", self.cfg,
                 "--storage.tsdb.path", os.path.join(self.tmp, "tsdb"),
-                "--web.listen-address", "127.0.0.1:%d" % self.port]
+                "--web.listen-address", "127.0.0.1:%d" % self.port] + \
+            ["--enable-feature=%s" % f for f in self.features]
 
     def query(self, expr):
         """An instant query: [(labels, float value)]."""
@@ -477,6 +479,25 @@ def le_seconds(ns):
 def lint_summary(text):
     return "promtool: clean" if not text else "promtool warnings: %s" % " | ".join(
         text.splitlines()[:6])
+
+
+def scraped_reads(prom, cg, reads):
+    """Once prom scrapes rstatlat, reads cg's cpu.stat reads times and waits
+    until prom has scraped a snapshot built after the last read; returns
+    the label selector of cg's series."""
+    prom.wait_value('up{job="rstatlat"}', lambda v: v == 1, what="first scrape")
+    reader(os.path.join(cg.path, "cpu.stat"), reads)
+    done = time.time()
+    time.sleep(0.1)
+    prom.wait_value("rstatlat_refresh_timestamp_seconds", lambda v: v > done + 0.05,
+                    timeout=10, what="a snapshot after the reads")
+    return '{hierarchy="v2",cgroup="/%s"}' % cg.name
+
+
+def native_index(ns, schema=4):
+    """The native histogram bucket (schema) holding ns: its upper bound is
+    2^(index / 2^schema) seconds."""
+    return math.ceil(math.log2(ns * 1e-9) * (1 << schema))
 
 
 def summary_of(tool):
@@ -592,14 +613,7 @@ def register(test):
             port = free_port()
             tool = procs.add(Exporter(port, "-j", "--prometheus", "127.0.0.1:%d" % port)).start()
             with Prometheus(["127.0.0.1:%d" % port]) as prom:
-                prom.wait_value('up{job="rstatlat"}', lambda v: v == 1, what="first scrape")
-                reader(os.path.join(cg.path, "cpu.stat"), reads)
-                done = time.time()
-                time.sleep(0.1)
-                sel = '{hierarchy="v2",cgroup="/%s"}' % cg.name
-                # a scrape of a snapshot built after the last read
-                prom.wait_value("rstatlat_refresh_timestamp_seconds", lambda v: v > done + 0.05,
-                                timeout=10, what="a snapshot after the reads")
+                sel = scraped_reads(prom, cg, reads)
                 hdrs, body = tool.scrape()
                 locks = prom.value("rstatlat_locks_total" + sel)
                 p50 = prom.value("histogram_quantile(0.5, rstatlat_lock_hold_seconds_bucket%s)" %
@@ -651,6 +665,56 @@ def register(test):
         return "%d locks = JSON; p50 %.0f ns vs JSON %d ns; up 1; %d samples = rstatlat_series " \
                "= scrape_samples_scraped; %s" % (row["locked"], p50 * 1e9, want50,
                                                  len(s.samples), lint_summary(lint))
+
+    @test
+    def native_histograms_match_json():
+        """Prometheus 2.42 with native histograms on asks for the protobuf
+        format and gets every histogram native: after 2000 reads of a test
+        cgroup, histogram_count and histogram_sum of its holds equal the
+        JSON summary's, histogram_quantile(0.5) and (0.99) are within one
+        native bucket (schema 4) of the JSON's p50 and p99, no classic
+        bucket series was stored, the reader's flushes are there as a
+        native histogram (schema 0) counting what the text scrape counts,
+        the target is up with no scrape error, and scrape_samples_scraped
+        is rstatlat_series (a native histogram one sample)."""
+        need(PROMETHEUS, READER)
+        reads = 2000
+        with Cgroup(v2()) as cg, Procs() as procs:
+            port = free_port()
+            tool = procs.add(Exporter(port, "-j", "--prometheus", "127.0.0.1:%d" % port)).start()
+            with Prometheus(["127.0.0.1:%d" % port], features=["native-histograms"]) as prom:
+                sel = scraped_reads(prom, cg, reads)
+                hold = "rstatlat_lock_hold_seconds" + sel
+                count = prom.value("histogram_count(%s)" % hold)
+                hsum = prom.value("histogram_sum(%s)" % hold)
+                p50 = prom.value("histogram_quantile(0.5, %s)" % hold)
+                p99 = prom.value("histogram_quantile(0.99, %s)" % hold)
+                classic = prom.query("rstatlat_lock_hold_seconds_bucket")
+                fl = prom.value('histogram_count(rstatlat_flusher_flush_seconds{comm="reader"})')
+                series_gap = prom.value('rstatlat_series - on(instance, job) '
+                                        'scrape_samples_scraped{job="rstatlat"}')
+                target = [t for t in prom.targets() if t["labels"].get("job") == "rstatlat"]
+                _, text = tool.scrape()
+            summary = summary_of(tool)
+        row = one_row(summary, cg)
+        h = row["hold_ns"]
+        check(len(target) == 1 and target[0]["health"] == "up" and not target[0]["lastError"],
+              "target %s" % target)
+        check(count == h["count"], "histogram_count %s, JSON hold count %d" % (count, h["count"]))
+        check(hsum is not None and abs(hsum * 1e9 - h["sum"]) <= 1e-6 * h["sum"] + 1,
+              "histogram_sum %s s, JSON %d ns" % (hsum, h["sum"]))
+        for q, got, want in ((0.5, p50, h["p50"]), (0.99, p99, h["p99"])):
+            check(got is not None and got > 0, "histogram_quantile(%s): %s" % (q, got))
+            gap = abs(native_index(got * 1e9) - native_index(want))
+            check(gap <= 1, "histogram_quantile(%s) %.0f ns, JSON %d ns: %d native buckets "
+                  "apart" % (q, got * 1e9, want, gap))
+        check(classic == [], "classic bucket series stored: %s" % classic[:3])
+        fl_text = Exposition(text).value("rstatlat_flusher_flush_seconds_count", comm="reader")
+        check(fl is not None and fl == fl_text, "reader's flushes: native count %s, text %s" %
+              (fl, fl_text))
+        check(series_gap == 0, "rstatlat_series - scrape_samples_scraped: %s" % series_gap)
+        return "%d holds = JSON; p50 %.0f vs %d ns, p99 %.0f vs %d ns; reader %d flushes; " \
+               "no classic series" % (count, p50 * 1e9, h["p50"], p99 * 1e9, h["p99"], fl)
 
     @test
     def flushers_match_per_process_json():

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include "check.h"
 #include "prom.h"
+#include "prom_sink.h"
+#include "io/prometheus/client/metrics.pb-c.h"
 
 #define SEC 1000000000ULL
 
@@ -44,7 +46,7 @@ static char *expose(struct prom_state *p, const struct report *r, uint64_t now_s
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	CHECK(prom_write(p, r, NULL, now_s * SEC, now_s * SEC, f) == 0, "prom_write failed");
+	CHECK(prom_write(p, r, NULL, now_s * SEC, now_s * SEC, f, NULL) == 0, "prom_write failed");
 	fclose(f);
 	return text;
 }
@@ -605,6 +607,99 @@ static void test_flushers(void)
 	prom_free(p);
 }
 
+typedef Io__Prometheus__Client__MetricFamily pb_family;
+
+/* The text and the protobuf exposition of r, the latter unpacked family by family. */
+static char *expose_both(struct prom_state *p, const struct report *r, pb_family ***fams,
+			 size_t *nfams)
+{
+	char *text = NULL, *pb = NULL;
+	size_t len = 0, pb_len = 0, cap = 0;
+	FILE *f = open_memstream(&text, &len), *g = open_memstream(&pb, &pb_len);
+
+	CHECK(prom_write(p, r, NULL, SEC, SEC, f, g) == 0, "prom_write failed");
+	fclose(f);
+	fclose(g);
+	*fams = NULL;
+	*nfams = 0;
+	for (size_t at = 0; at < pb_len; ) {
+		size_t n = 0;
+		int shift = 0;
+
+		while (at < pb_len && pb[at] & 0x80)
+			n |= (size_t)(pb[at++] & 0x7f) << shift, shift += 7;
+		n |= (size_t)(pb[at++] & 0x7f) << shift;
+		CHECK(at + n <= pb_len, "a family runs past the end");
+		if (at + n > pb_len)
+			break;
+		if (*nfams == cap) {
+			cap = cap ? 2 * cap : 64;
+			*fams = realloc(*fams, cap * sizeof(**fams));
+		}
+		(*fams)[*nfams] = io__prometheus__client__metric_family__unpack(NULL, n,
+									 (uint8_t *)pb + at);
+		CHECK((*fams)[*nfams], "family %zu does not unpack", *nfams);
+		if (!(*fams)[*nfams])
+			break;
+		(*nfams)++;
+		at += n;
+	}
+	free(pb);
+	return text;
+}
+
+static void free_families(pb_family **fams, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(fams[i], NULL);
+	free(fams);
+}
+
+static const pb_family *family_of(pb_family **fams, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(fams[i]->name, name))
+			return fams[i];
+	return NULL;
+}
+
+/* The metric of family f whose label name has value, or NULL. */
+static const Io__Prometheus__Client__Metric *metric_of(const pb_family *f, const char *name,
+						       const char *value)
+{
+	for (size_t i = 0; f && i < f->n_metric; i++)
+		for (size_t l = 0; l < f->metric[i]->n_label; l++)
+			if (!strcmp(f->metric[i]->label[l]->name, name) &&
+			    !strcmp(f->metric[i]->label[l]->value, value))
+				return f->metric[i];
+	return NULL;
+}
+
+/*
+ * A native histogram's buckets as (index, count), from its spans and
+ * deltas; returns how many, or -1 when they do not add up.
+ */
+static int native_of(const Io__Prometheus__Client__Histogram *h, int *index, uint64_t *count,
+		     int max)
+{
+	int n = 0, at = 0;
+	int64_t c = 0;
+	size_t d = 0;
+
+	for (size_t s = 0; s < h->n_positive_span; s++) {
+		at += h->positive_span[s]->offset;	/* the gap after the span before */
+		for (uint32_t k = 0; k < h->positive_span[s]->length; k++) {
+			if (d >= h->n_positive_delta || n >= max)
+				return -1;
+			c += h->positive_delta[d++];
+			index[n] = at + (int)k;
+			count[n++] = (uint64_t)c;
+		}
+		at += (int)h->positive_span[s]->length;
+	}
+	return d == h->n_positive_delta ? n : -1;
+}
+
 /*
  * A row's track is looked for first where it was in the last refresh:
  * rows that change places (or a row that takes another's place) still
@@ -647,8 +742,9 @@ static void test_series_budget(void)
 			    .cause_sample = 64 };
 	struct prom_http_counts http = { .present = true };
 	struct prom_state *p;
-	size_t cap = 0, fcap = 0, len = 0, n;
+	size_t cap = 0, fcap = 0, len = 0, n, nfams, native = 0;
 	char path[32], cause[32], *text = NULL;
+	pb_family **fams;
 	const char *why;
 	FILE *f;
 
@@ -687,9 +783,15 @@ static void test_series_budget(void)
 		dist_add_value(&r.irqoff.outside, v);
 	}
 	f = open_memstream(&text, &len);
-	CHECK(prom_write(p, &r, &http, SEC, SEC, f) == 0, "prom_write failed");
+	CHECK(prom_write(p, &r, &http, SEC, SEC, f, NULL) == 0, "prom_write failed");
 	fclose(f);
 	n = samples_in(text);
+	/* the same host scraped with native histograms: one sample a histogram */
+	free(expose_both(p, &r, &fams, &nfams));
+	for (size_t i = 0; i < nfams; i++)
+		native += fams[i]->n_metric;
+	free_families(fams, nfams);
+	CHECK(native < n / 2, "%zu native samples, %zu classic", native, n);
 	CHECK(n <= PROM_SERIES_BUDGET, "%zu samples at the defaults, the budget %d", n,
 	      PROM_SERIES_BUDGET);
 	CHECK(value_of(text, "rstatlat_series") == (double)n, "rstatlat_series %g, %zu samples",
@@ -698,7 +800,131 @@ static void test_series_budget(void)
 	CHECK(prom_named_flushers(p) == PROM_DEFAULT_MAX_FLUSHERS, "%zu flushers named",
 	      prom_named_flushers(p));
 	printf("test_prom: %zu samples with 100 busy cgroups and 100 flushing comms at the "
-	       "defaults\n", n);
+	       "defaults, %zu with native histograms\n", n, native);
+	free(text);
+	report_free(&r);
+	prom_free(p);
+}
+
+/*
+ * The protobuf format: the same families in the same order as the text,
+ * every histogram native (schema 4, or 0 for the flushers' octaves) whose
+ * buckets hold each value where its fine bucket's midpoint falls and add
+ * up to the count, labels escaped as the text shows them, rstatlat_series
+ * one a native histogram; with --prom-classic the classic buckets too,
+ * equal to the text's.
+ */
+static void test_protobuf(bool classic)
+{
+	struct prom_opts o = opts(10);
+	struct prom_state *p;
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0, fcap = 0, nfams, metrics = 0, types = 0, hists = 0;
+	pb_family **fams;
+	const pb_family *f;
+	const Io__Prometheus__Client__Metric *m;
+	int index[16];
+	uint64_t count[16];
+	char *text;
+	int n;
+
+	o.classic_in_protobuf = classic;
+	o.max_flushers = 5;
+	p = prom_new(&o);
+	add_row(&r, &cap, "/a", 1, 3, 300);
+	dist_add_value(&r.cgroups[0].dist[DIST_HOLD], 5000000000ULL);	/* the last bucket */
+	add_row(&r, &cap, "memory:/b\x1b[31m", 2, 2, 100000);
+	add_flusher(&r, &fcap, "kubelet", 5, 2, 1000, 50000);
+	text = expose_both(p, &r, &fams, &nfams);
+	/* the same families, in the same order */
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+		const char *name = l + 7;
+
+		if (strncmp(l, "# TYPE ", 7))
+			continue;
+		CHECK(types < nfams && !strncmp(name, fams[types]->name, strlen(fams[types]->name)) &&
+		      name[strlen(fams[types]->name)] == ' ', "family %zu: text %.40s, protobuf %s",
+		      types, name, types < nfams ? fams[types]->name : "none");
+		types++;
+	}
+	CHECK(types == nfams && nfams > 10, "%zu text families, %zu protobuf", types, nfams);
+	for (size_t i = 0; i < nfams; i++) {
+		metrics += fams[i]->n_metric;
+		for (size_t k = 0; k < fams[i]->n_metric; k++)
+			hists += fams[i]->metric[k]->histogram != NULL;
+	}
+
+	f = family_of(fams, nfams, "rstatlat_lock_hold_seconds");
+	m = metric_of(f, "cgroup", "/a");
+	CHECK(f && f->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM && m && m->histogram,
+	      "/a's holds");
+	if (m && m->histogram) {
+		const Io__Prometheus__Client__Histogram *h = m->histogram;
+		unsigned int b300 = hist_bucket(300), last = HIST_BUCKETS - 1;
+
+		CHECK(h->schema == PROM_NATIVE_SCHEMA_FINE && h->zero_threshold == 1e-9 &&
+		      h->zero_count == 0 && h->sample_count == 4 &&
+		      fabs(h->sample_sum - 5.0000009) < 1e-12, "schema %d, zero %g/%" PRIu64
+		      ", count %" PRIu64 ", sum %.9f", h->schema, h->zero_threshold, h->zero_count,
+		      h->sample_count, h->sample_sum);
+		n = native_of(h, index, count, 16);
+		CHECK(n == 2 && count[0] == 3 && count[1] == 1 &&
+		      index[0] == prom_native_index(4, (double)(hist_bucket_lower(b300) +
+							      hist_bucket_upper(b300)) / 2) &&
+		      index[1] == prom_native_index(4, (double)(hist_bucket_lower(last) +
+							      hist_bucket_upper(last)) / 2),
+		      "%d native buckets: %d:%" PRIu64 " %d:%" PRIu64, n, index[0], count[0],
+		      index[1], count[1]);
+		/*
+		 * 300 ns (in [288, 304) ns, midpoint 296): native bucket i holds
+		 * (2^((i-1)/16), 2^(i/16)] s; 300 ns is in that one or the next.
+		 */
+		CHECK(n > 0 && pow(2, (index[0] + 1) / 16.0) >= 300e-9 &&
+		      pow(2, (index[0] - 1) / 16.0) < 300e-9, "300 ns in native bucket %d",
+		      index[0]);
+		CHECK((h->n_bucket > 0) == classic, "%zu classic buckets", h->n_bucket);
+		if (classic && h->n_bucket == (size_t)o.nbounds)
+			CHECK(h->bucket[1]->upper_bound == 2.56e-07 &&
+			      h->bucket[1]->cumulative_count == 0 &&
+			      h->bucket[2]->cumulative_count == 3 &&
+			      h->bucket[o.nbounds - 1]->cumulative_count == 3,
+			      "classic buckets unlike the text's");
+	}
+	/* a v1 path: its hierarchy label, and the name as the text shows it unescaped */
+	m = metric_of(f, "cgroup", "/b\\x1b[31m");
+	CHECK(m && m->n_label == 2 && !strcmp(m->label[0]->value, "memory"),
+	      "the escaped v1 cgroup's labels");
+	CHECK(strstr(text, "cgroup=\"/b\\\\x1b[31m\""), "text label of the escape");
+
+	f = family_of(fams, nfams, "rstatlat_flusher_flush_seconds");
+	m = metric_of(f, "comm", "kubelet");
+	CHECK(m && m->histogram && m->histogram->schema == PROM_NATIVE_SCHEMA_OCTAVES,
+	      "kubelet's flushes");
+	if (m && m->histogram) {
+		n = native_of(m->histogram, index, count, 16);
+		/* 50 us: octave [32768, 65536) ns, its midpoint 49152 ns */
+		CHECK(n == 1 && count[0] == 5 && index[0] == prom_native_index(0, 49152) &&
+		      pow(2, index[0]) >= 49152e-9 && pow(2, index[0] - 1) < 49152e-9,
+		      "%d native buckets, first %d:%" PRIu64, n, index[0], count[0]);
+	}
+	f = family_of(fams, nfams, "rstatlat_locks_total");
+	m = metric_of(f, "cgroup", "/a");
+	CHECK(m && m->counter && m->counter->value == 3, "/a's locks");
+	f = family_of(fams, nfams, "rstatlat_series");
+	CHECK(f && f->n_metric == 1 && f->metric[0]->gauge, "rstatlat_series");
+	if (f && f->n_metric == 1 && f->metric[0]->gauge) {
+		double series = f->metric[0]->gauge->value;
+
+		/* the classic series, as the text counts them, and the native ones */
+		if (classic)
+			CHECK(series == value_of(text, "rstatlat_series") + (double)hists,
+			      "rstatlat_series %g, the text's %g and %zu histograms", series,
+			      value_of(text, "rstatlat_series"), hists);
+		else
+			CHECK(series == (double)metrics, "rstatlat_series %g, %zu metrics", series,
+			      metrics);
+	}
+	free_families(fams, nfams);
 	free(text);
 	report_free(&r);
 	prom_free(p);
@@ -723,5 +949,7 @@ int main(void)
 	RUN_TEST(test_flushers());
 	RUN_TEST(test_rows_change_places());
 	RUN_TEST(test_series_budget());
+	RUN_TEST(test_protobuf(false));
+	RUN_TEST(test_protobuf(true));
 	return check_done("test_prom");
 }

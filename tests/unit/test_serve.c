@@ -65,9 +65,43 @@ static void test_textfile(void)
 	rmdir(dir);
 }
 
+/* What Prometheus and others send, and which of them get the protobuf format. */
+static void test_accept(void)
+{
+	/* Prometheus 2.42 with native histograms on, and before it (no native histograms) */
+	CHECK(accept_prefers_protobuf("application/vnd.google.protobuf;"
+				      "proto=io.prometheus.client.MetricFamily;encoding=delimited;"
+				      "q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.1"),
+	      "Prometheus with native histograms");
+	CHECK(!accept_prefers_protobuf("application/openmetrics-text;version=1.0.0,"
+				       "application/openmetrics-text;version=0.0.1;q=0.75,"
+				       "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+	      "Prometheus without: text");
+	CHECK(!accept_prefers_protobuf(NULL), "no Accept");
+	CHECK(!accept_prefers_protobuf("*/*"), "curl");
+	CHECK(!accept_prefers_protobuf("application/vnd.google.protobuf"),
+	      "protobuf of no message named");
+	CHECK(!accept_prefers_protobuf("application/vnd.google.protobuf;"
+				       "proto=io.prometheus.client.MetricFamily;encoding=text"),
+	      "protobuf's text encoding");
+	CHECK(accept_prefers_protobuf("Application/Vnd.Google.Protobuf; "
+				      "proto=io.prometheus.client.MetricFamily; encoding=delimited"),
+	      "names are case-blind, spaces allowed");
+	CHECK(!accept_prefers_protobuf("application/vnd.google.protobuf;"
+				       "proto=io.prometheus.client.MetricFamily;encoding=delimited;"
+				       "q=0.2,text/plain;q=0.9"), "text preferred");
+	CHECK(!accept_prefers_protobuf("application/vnd.google.protobuf;"
+				       "proto=io.prometheus.client.MetricFamily;encoding=delimited;"
+				       "q=0"), "q=0: not acceptable");
+	CHECK(!accept_prefers_protobuf("application/vnd.google.protobufx;"
+				       "proto=io.prometheus.client.MetricFamily;encoding=delimited"),
+	      "another type");
+}
+
 int main(void)
 {
 	RUN_TEST(test_listen_addr());
 	RUN_TEST(test_textfile());
+	RUN_TEST(test_accept());
 	return check_done("test_serve");
 }
