@@ -74,6 +74,7 @@ struct namer {
 	 */
 	long *hint;
 	size_t nhint;
+	size_t hinted;		/* rows of the last refresh found by their hint */
 };
 
 struct prom_state {
@@ -220,6 +221,11 @@ size_t prom_named_flushers(const struct prom_state *p)
 	return p->fl.nnamed;
 }
 
+size_t prom_rows_hinted(const struct prom_state *p)
+{
+	return p->cg.hinted;
+}
+
 /* The track of row's labels, added if new; -1 out of memory. */
 static long track_of(struct namer *nm, const struct row *row)
 {
@@ -294,19 +300,21 @@ static long hinted_track(const struct namer *nm, const struct row *row, size_t i
 static int see_rows(struct prom_state *p, struct namer *nm, const struct row *rows,
 		    size_t nrows, long *pos)
 {
+	nm->hinted = 0;
 	for (size_t i = 0; i < nrows; i++) {
 		const struct row *row = &rows[i];
 		struct track *t;
+		bool aggregate = is_aggregate(row);
+		/* row i's hint is pos[i] of the last refresh: read before it is written */
+		long at = aggregate ? -1 : hinted_track(nm, row, i);
 
-		pos[i] = -1;
-		if (is_aggregate(row))
-			continue;
-		pos[i] = hinted_track(nm, row, i);
-		if (pos[i] < 0)
-			pos[i] = track_of(nm, row);
-		if (pos[i] < 0)
+		nm->hinted += at >= 0;
+		if (!aggregate && at < 0 && (at = track_of(nm, row)) < 0)
 			return -1;
-		t = &nm->t[pos[i]];
+		pos[i] = at;
+		if (aggregate)
+			continue;
+		t = &nm->t[at];
 		t->path_seen = row->path;
 		if (t->gen != p->gen) {
 			t->gen = p->gen;

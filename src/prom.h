@@ -74,5 +74,7 @@ int prom_write(struct prom_state *p, const struct report *summary,
 /* Cgroups, and flushers, named after the last prom_write (for the unit tests). */
 size_t prom_named(const struct prom_state *p);
 size_t prom_named_flushers(const struct prom_state *p);
+/* The last refresh's cgroup rows found by their place in the one before, without a lookup. */
+size_t prom_rows_hinted(const struct prom_state *p);
 
 #endif

@@ -701,7 +701,8 @@ static int native_of(const Io__Prometheus__Client__Histogram *h, int *index, uin
 }
 
 /*
- * A row's track is looked for first where it was in the last refresh:
+ * A row's track is looked for first where it was in the last refresh (and
+ * found there, without a lookup, when it stayed: prom_rows_hinted):
  * rows that change places (or a row that takes another's place) still
  * count under their own labels.
  */
@@ -718,11 +719,16 @@ static void test_rows_change_places(void)
 	add_row(&r, &cap, "/b", 2, 20, 100);
 	add_row(&r, &cap, "/c", 3, 30, 100);
 	free(expose(p, &r, 1));
+	CHECK(prom_rows_hinted(p) == 0, "%zu rows hinted in the first refresh", prom_rows_hinted(p));
+	free(expose(p, &r, 2));
+	/* the same rows in the same places: each found where it was, no lookup */
+	CHECK(prom_rows_hinted(p) == 3, "%zu of 3 rows found by their hint", prom_rows_hinted(p));
 	tmp = r.cgroups[0];
 	r.cgroups[0] = r.cgroups[2];
 	r.cgroups[2] = tmp;
 	r.cgroups[1].count[COUNT_LOCKED] = 25;
-	text = expose(p, &r, 2);
+	text = expose(p, &r, 3);
+	CHECK(prom_rows_hinted(p) == 1, "%zu rows hinted after a swap: only /b's", prom_rows_hinted(p));
 	CHECK(locks_of(text, "/a") == 10 && locks_of(text, "/b") == 25 && locks_of(text, "/c") == 30,
 	      "after a swap: /a %g, /b %g, /c %g", locks_of(text, "/a"), locks_of(text, "/b"),
 	      locks_of(text, "/c"));
