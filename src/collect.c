@@ -348,6 +348,7 @@ void collector_free(struct collector *c)
 	}
 	free_graveyard(c);
 	cgrec_rows_free(&c->removed);
+	row_free(&c->all);
 	free(c->removed.path);
 	free(c->removed.rel_path);
 	if (c->seen)
@@ -534,6 +535,7 @@ int collector_summary_shared(struct collector *c, struct report *out)
 	out->cgroups = malloc(sr.cap * sizeof(*out->cgroups));
 	if (!out->cgroups)
 		return -ENOMEM;
+	out->all = &c->all;
 	err = each_summary_row(c, shared_sink, &sr);
 	return summary_rest(c, out) ? -ENOMEM : err;
 }

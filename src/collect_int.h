@@ -122,6 +122,7 @@ struct collector {
 	struct cgrec **retired;		/* removed cgroups without live slots */
 	size_t nretired;
 	struct cgrec removed;		/* the aggregate of what the bound left out */
+	struct row all;			/* report.all: every change of a row not excluded */
 	struct cgrec *graveyard;	/* unhashed cgroups, freed after housekeeping */
 	const uint64_t *seen;		/* slot_seen, mmapped */
 	size_t seen_len;

@@ -30,6 +30,10 @@ struct track {
 	size_t parked;		/* its place in parked[] + 1, or 0 */
 	bool fresh;		/* first seen in this refresh: it counts from zero */
 	const char *path_seen;	/* its row's path pointer in the last refresh (hinted_track) */
+	/* its key's, copied here: a hint is checked without touching the key */
+	uint64_t cgid;
+	uint32_t hierarchy;
+	bool lockless;		/* no lock, no lock type */
 	bool grew;		/* took locks since the last refresh */
 };
 
@@ -255,7 +259,8 @@ static long track_of(struct namer *nm, const struct row *row)
 	memcpy(nm->keys[nm->n].comm, row->comm, sizeof(row->comm));
 	if (row->path && !(nm->keys[nm->n].path = strdup(row->path)))
 		return -1;
-	nm->t[nm->n] = (struct track){ .fresh = true };
+	nm->t[nm->n] = (struct track){ .fresh = true, .cgid = row->cgid, .hierarchy = row->hierarchy,
+				       .lockless = !row->lock[0] && !row->lock_type[0] };
 	if (row_index_add(&nm->ix, nm->keys, nm->n)) {
 		free(nm->keys[nm->n].path);
 		return -1;
@@ -282,14 +287,15 @@ static bool is_aggregate(const struct row *row)
 static long hinted_track(const struct namer *nm, const struct row *row, size_t i)
 {
 	long h = i < nm->nhint ? nm->hint[i] : -1;
-	const struct row *key = h >= 0 && (size_t)h < nm->n ? &nm->keys[h] : NULL;
+	const struct track *t = h >= 0 && (size_t)h < nm->n ? &nm->t[h] : NULL;
 
-	if (!key)
+	if (!t)
 		return -1;
-	if (row->path && row->path == nm->t[h].path_seen && row->cgid == key->cgid &&
-	    row->hierarchy == key->hierarchy && row_same_lock(row, key))
+	if (row->path && row->path == t->path_seen && row->cgid == t->cgid &&
+	    row->hierarchy == t->hierarchy &&
+	    (t->lockless ? !row->lock[0] && !row->lock_type[0] : row_same_lock(row, &nm->keys[h])))
 		return h;
-	return row_index_same(&nm->ix, key, row) ? h : -1;
+	return row_index_same(&nm->ix, &nm->keys[h], row) ? h : -1;
 }
 
 /*
@@ -567,19 +573,25 @@ static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
 /*
  * Each named label set's figures and "(other)"'s, from rows (pos: their
  * tracks). irqoff: a cgroup's irqs-off are its holds (--irqoff lock).
+ * With all, the rows added up (report.all), "(other)" is all but the
+ * named ones: only theirs are folded, not every idle cgroup's.
  */
-static void fold_rows(struct namer *nm, const struct report *r,
-		      const struct row *rows, size_t nrows, const long *pos)
+static void fold_rows(struct namer *nm, const struct report *r, const struct row *rows,
+		      size_t nrows, const long *pos, const struct row *all)
 {
 	memset(&nm->other, 0, sizeof(nm->other));
 	for (size_t k = 0; k < nm->nnamed; k++)
 		memset(&nm->named[k].cur, 0, sizeof(nm->named[k].cur));
+	if (all)
+		fold_row(r, &nm->other, all);
 	for (size_t i = 0; i < nrows; i++) {
 		size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
 
-		fold_row(r, k ? &nm->named[k - 1].cur : &nm->other, &rows[i]);
+		if (k)
+			fold_row(r, &nm->named[k - 1].cur, &rows[i]);
+		else if (!all)
+			fold_row(r, &nm->other, &rows[i]);
 	}
-	copy_holds_to_irqoff(r, &nm->other);
 	for (size_t k = 0; k < nm->nnamed; k++) {
 		struct named *n = &nm->named[k];
 
@@ -589,14 +601,17 @@ static void fold_rows(struct namer *nm, const struct report *r,
 			n->from_now = false;
 		}
 		pfig_add(&nm->other, &n->base, +1);
+		if (all)
+			pfig_add(&nm->other, &n->cur, -1);
 	}
+	copy_holds_to_irqoff(r, &nm->other);
 	for (size_t i = 0; i < nm->n; i++)
 		nm->t[i].fresh = false;
 }
 
 /* One kind's label sets brought up to date with rows. */
 static int refresh_namer(struct prom_state *p, struct namer *nm, const struct report *r,
-			 const struct row *rows, size_t nrows)
+			 const struct row *rows, size_t nrows, const struct row *all)
 {
 	long *pos = realloc(nm->hint, (nrows + 1) * sizeof(*pos));
 	int err;
@@ -610,7 +625,7 @@ static int refresh_namer(struct prom_state *p, struct namer *nm, const struct re
 		err = choose_named(p, nm);
 	}
 	if (!err) {
-		fold_rows(nm, r, rows, nrows, pos);
+		fold_rows(nm, r, rows, nrows, pos, all);
 		err = drop_unseen(p, nm);
 	}
 	return err;
@@ -620,10 +635,10 @@ static int refresh(struct prom_state *p, const struct report *r, uint64_t now_ns
 {
 	p->gen++;
 	p->now_ns = now_ns;
-	if (refresh_namer(p, &p->cg, r, r->cgroups, r->ncgroups))
+	if (refresh_namer(p, &p->cg, r, r->cgroups, r->ncgroups, r->all))
 		return -1;
 	return r->flushers_counted && p->fl.max ?
-	       refresh_namer(p, &p->fl, r, r->flushers, r->nflushers) : 0;
+	       refresh_namer(p, &p->fl, r, r->flushers, r->nflushers, NULL) : 0;
 }
 
 /* ---- families ---- */

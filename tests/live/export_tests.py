@@ -828,6 +828,56 @@ def register(test):
                "flushers_full %d" % (n, len(named), other, rest, background, full)
 
     @test
+    def exported_sums_equal_json():
+        """The exporter adds up (other) from the collector's running total
+        of every row (report.all), not from each row: with one cgroup named
+        (--prom-max-cgroups 1), three test cgroups read 300, 200 and 100
+        times and the last removed 5.5 s before the end (its slot retired,
+        its figures moved to the rows kept of it), the textfile written at
+        exit, summed over every label set, equals the JSON summary of the
+        same last read summed over every row: locks, contended, holds
+        (count and sum of rstatlat_lock_hold_seconds) and flushes."""
+        need(READER)
+        tmp = tempfile.mkdtemp(prefix="rsl-sums-")
+        path = os.path.join(tmp, "rstatlat.prom")
+        try:
+            with Cgroup(v2()) as a, Cgroup(v2()) as b, Procs() as procs:
+                tool = procs.add(Rstatlat("-j", "--textfile", path, "--prom-max-cgroups",
+                                          "1")).start()
+                with Cgroup(v2()) as c:
+                    for cg, n in ((a, 300), (b, 200), (c, 100)):
+                        reader(os.path.join(cg.path, "cpu.stat"), n)
+                    time.sleep(1.2)     # a read with c's figures in its slot
+                # c removed: idle 2 reads, then its slot retires 2 s later and
+                # its figures move to its cgroup record's kept rows
+                time.sleep(5.5)
+                summary = summary_of(tool)
+                with open(path) as f:
+                    s = Exposition(f.read().encode())
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        rows = summary["cgroups"]
+        got, want = {}, {}
+        for fam, key in (("rstatlat_locks_total", "locked"),
+                         ("rstatlat_locks_contended_total", "contended")):
+            got[fam] = sum(v for _, v in s.find(fam))
+            want[fam] = sum(r.get(key, 0) for r in rows)
+        got["rstatlat_flushes_total"] = sum(v for _, v in s.find("rstatlat_flushes_total"))
+        want["rstatlat_flushes_total"] = sum(r["flush_ns"]["count"] for r in rows
+                                             if "flush_ns" in r)
+        got["holds"] = sum(v for _, v in s.find("rstatlat_lock_hold_seconds_count"))
+        want["holds"] = sum(r["hold_ns"]["count"] for r in rows if "hold_ns" in r)
+        got["hold_ns"] = round(sum(v for _, v in s.find("rstatlat_lock_hold_seconds_sum")) * 1e9)
+        want["hold_ns"] = sum(r["hold_ns"]["sum"] for r in rows if "hold_ns" in r)
+        check(got == want, "textfile sums %s, JSON %s" % (got, want))
+        check(len(s.find("rstatlat_locks_total")) == 2, "label sets: %s" %
+              [l for l, _ in s.find("rstatlat_locks_total")])
+        check(want["rstatlat_locks_total"] >= 600, "%d locks for 600 reads" %
+              want["rstatlat_locks_total"])
+        return "%d locks, %d holds, %d flushes in %d JSON rows = 2 label sets" % (
+            want["rstatlat_locks_total"], want["holds"], want["rstatlat_flushes_total"], len(rows))
+
+    @test
     def textfile_is_always_whole():
         """--textfile rewritten every 50 ms while a reader hammers a cgroup:
         ~1000 reads of it in 5 s each see a whole file; no temp file stays;

@@ -737,6 +737,79 @@ static void test_rows_change_places(void)
 	prom_free(p);
 }
 
+/* Every row's figures added up, as the collector keeps them (report.all). */
+static void add_up(const struct report *r, struct row *all)
+{
+	row_free(all);
+	for (size_t i = 0; i < r->ncgroups; i++)
+		CHECK(row_merge_figures(all, &r->cgroups[i]) == 0, "row_merge_figures");
+}
+
+/*
+ * "(other)" from the rows added up (report.all, the collector's shared
+ * summaries) is the same as from every row: through refreshes that name,
+ * swap, park and drop cgroups, with an aggregate row, under either
+ * irqs-off rows.
+ */
+static void test_other_from_all(enum irqoff_rows irqoff)
+{
+	struct prom_opts o = opts(2);
+	struct prom_state *each = prom_new(&o), *whole = prom_new(&o);
+	struct report r = { .type = REPORT_SUMMARY, .irqoff_rows = irqoff };
+	struct row all = { 0 };
+	size_t cap = 0;
+
+	o.idle_ns = 3 * SEC;
+	prom_free(each);
+	prom_free(whole);
+	each = prom_new(&o);
+	whole = prom_new(&o);
+	add_row(&r, &cap, "/a", 1, 10, 100);
+	add_row(&r, &cap, "/b", 2, 20, 1000);
+	add_row(&r, &cap, "memory:/c", 3, 5, 10000);
+	add_row(&r, &cap, "(removed cgroups)", 0, 7, 300);
+	r.cgroups[3].removed_cgroups = 2;
+	for (int step = 1; step <= 12; step++) {
+		char *a, *b;
+
+		/* /c grows fast from step 3 and takes a name; /a goes idle and leaves */
+		struct row *c = &r.cgroups[r.ncgroups - 2], *removed = &r.cgroups[r.ncgroups - 1];
+
+		if (step >= 3)
+			for (int k = 0; k < 50 * step; k++)
+				dist_add_value(&c->dist[DIST_HOLD], 20000 + (uint64_t)k);
+		c->count[COUNT_LOCKED] += step >= 3 ? 50 * (uint64_t)step : 0;
+		if (step < 8) {
+			r.cgroups[1].count[COUNT_LOCKED] += 3;
+			dist_add_value(&r.cgroups[1].dist[DIST_HOLD], 900);
+		}
+		dist_add_value(&removed->dist[DIST_WAIT], 64);
+		removed->count[COUNT_LOCKED]++;
+		if (step == 8) {	/* /b removed: its row goes into the aggregate */
+			CHECK(row_merge_figures(&r.cgroups[3], &r.cgroups[1]) == 0, "merge");
+			r.cgroups[3].removed_cgroups++;
+			row_free(&r.cgroups[1]);
+			memmove(&r.cgroups[1], &r.cgroups[2], 2 * sizeof(r.cgroups[0]));
+			r.ncgroups--;
+		}
+		add_up(&r, &all);
+		r.all = NULL;
+		a = expose(each, &r, (uint64_t)step);
+		r.all = &all;
+		b = expose(whole, &r, (uint64_t)step);
+		CHECK(!strcmp(a, b), "step %d: the exposition from report.all differs", step);
+		free(a);
+		free(b);
+	}
+	/* /a left idle, /b was removed: /c alone is named */
+	CHECK(prom_named(whole) == 1, "%zu named", prom_named(whole));
+	r.all = NULL;
+	row_free(&all);
+	report_free(&r);
+	prom_free(each);
+	prom_free(whole);
+}
+
 static void test_series_budget(void)
 {
 	struct prom_opts o = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS,
@@ -955,6 +1028,9 @@ int main(void)
 	RUN_TEST(test_flushers());
 	RUN_TEST(test_rows_change_places());
 	RUN_TEST(test_series_budget());
+	RUN_TEST(test_other_from_all(IRQOFF_ROWS_NONE));
+	RUN_TEST(test_other_from_all(IRQOFF_ROWS_LOCK));
+	RUN_TEST(test_other_from_all(IRQOFF_ROWS_TRACED));
 	RUN_TEST(test_protobuf(false));
 	RUN_TEST(test_protobuf(true));
 	return check_done("test_prom");
