@@ -270,6 +270,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->irq_percpu = calloc((size_t)ncpus, sizeof(*c->irq_percpu));
 	c->lost_percpu = calloc((size_t)ncpus, sizeof(*c->lost_percpu));
 	c->dirty = calloc(max_slots, sizeof(*c->dirty));
+	c->changed = calloc(max_slots, sizeof(*c->changed));
+	c->rows_gen = 1;	/* shared_gen 0: never made */
 	c->refs = calloc(3 * (size_t)ncpus, sizeof(*c->refs));
 	c->scratch = calloc(1, sizeof(*c->scratch));
 	c->homes = calloc(HOME_BATCH, sizeof(*c->homes));
@@ -288,7 +290,7 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->removed.path = strdup("(removed cgroups)");
 	c->removed.rel_path = strdup("");
 	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->irq_percpu ||
-	    !c->lost_percpu || !c->dirty || !c->refs ||
+	    !c->lost_percpu || !c->dirty || !c->changed || !c->refs ||
 	    !c->scratch || !c->homes || !c->irq_homes || !c->sys_percpu || !c->seen ||
 	    !c->removed.path || !c->removed.rel_path) {
 		collector_free(c);
@@ -349,6 +351,8 @@ void collector_free(struct collector *c)
 	free_graveyard(c);
 	cgrec_rows_free(&c->removed);
 	row_free(&c->all);
+	free(c->shared);
+	free(c->changed);
 	free(c->removed.path);
 	free(c->removed.rel_path);
 	if (c->seen)
@@ -420,13 +424,17 @@ int collector_interval(struct collector *c, struct report *out)
 	return err;
 }
 
-/* Where a summary's rows go: figures fig under who (builder_add's shape). */
+/*
+ * Where a summary's rows go: figures fig under who (builder_add's shape),
+ * the totals of slot s, or a cgroup's kept row (s NULL).
+ */
 typedef int (*row_sink)(void *arg, const struct ident *who, const struct row *fig,
-			uint32_t newly_exited);
+			uint32_t newly_exited, struct slot *s);
 
 static int builder_sink(void *bd, const struct ident *who, const struct row *fig,
-			uint32_t newly_exited)
+			uint32_t newly_exited, struct slot *s)
 {
+	(void)s;
 	return builder_add(bd, who, fig, newly_exited);
 }
 
@@ -438,7 +446,7 @@ static int add_kept_rows(const struct cgrec *g, row_sink add, void *arg)
 				     .comm = r->comm, .own_cgroup = r->own_cgroup, .lock = r->lock,
 				     .lock_type = r->lock_type };
 
-		if (add(arg, &who, r, 0))	/* r->exited comes with r */
+		if (add(arg, &who, r, 0, NULL))	/* r->exited comes with r */
 			return -ENOMEM;
 	}
 	return 0;
@@ -457,7 +465,7 @@ static int each_summary_row(struct collector *c, row_sink add, void *arg)
 			continue;
 		ident_of_slot(c, s, &who);
 		s->total.top_locked = s->top_votes;
-		err = add(arg, &who, &s->total, s->exited);
+		err = add(arg, &who, &s->total, s->exited, s);
 	}
 	for (size_t b = 0; b < c->cg_hash_cap && !err; b++)
 		for (const struct cgrec *g = c->cg_hash[b]; g && !err; g = g->next)
@@ -493,23 +501,9 @@ int collector_summary(struct collector *c, struct report *out)
 	return summary_rest(c, out) ? -ENOMEM : err;
 }
 
-struct shared_rows {
-	struct report *r;
-	size_t cap;
-};
-
-/* fig as a row of its own, sharing its figures and its cgroup's path (report.shared). */
-static int shared_sink(void *arg, const struct ident *who, const struct row *fig,
-		       uint32_t newly_exited)
+/* fig as a shared row (report.shared): its figures, its cgroup's path and identity. */
+static void shared_fill(struct row *row, const struct ident *who, const struct row *fig)
 {
-	struct shared_rows *sr = arg;
-	struct row *row;
-
-	(void)newly_exited;	/* process rows only */
-	/* every field written: no memset first (10 000 rows a second) */
-	row = report_append_row(&sr->r->cgroups, &sr->r->ncgroups, &sr->cap);
-	if (!row)
-		return -ENOMEM;
 	*row = *fig;
 	row->cgid = who->cg->cgid;
 	row->hierarchy = who->cg->hierarchy;
@@ -519,12 +513,71 @@ static int shared_sink(void *arg, const struct ident *who, const struct row *fig
 	row->path = who->cg->path;
 	row->own_cgroup = NULL;
 	row->removed_cgroups += who->cg->removed_cgroups;
+}
+
+static int shared_sink(void *arg, const struct ident *who, const struct row *fig,
+		       uint32_t newly_exited, struct slot *s)
+{
+	struct collector *c = arg;
+	struct row *row;
+
+	(void)newly_exited;	/* process rows only */
+	/* every field written: no memset first (10 000 rows a second) */
+	row = report_append_row(&c->shared, &c->nshared, &c->shared_cap);
+	if (!row)
+		return -ENOMEM;
+	shared_fill(row, who, fig);
+	if (s)
+		s->shared_row = (uint32_t)c->nshared;
 	return 0;
+}
+
+/* Every row made again: rows came, went or moved since the last. */
+static int shared_rebuild(struct collector *c)
+{
+	int err;
+
+	for (unsigned int i = 0; i < c->slots_end; i++)
+		c->slots[i].shared_row = 0;
+	c->nshared = 0;
+	err = each_summary_row(c, shared_sink, c);
+	c->shared_gen = err ? 0 : c->rows_gen;
+	return err;
+}
+
+/* Only the rows of the slots that changed since the last summary, copied again. */
+static void shared_update(struct collector *c)
+{
+	for (size_t k = 0; k < c->nchanged; k++) {
+		struct slot *s = &c->slots[c->changed[k]];
+		struct ident who;
+
+		ident_of_slot(c, s, &who);
+		s->total.top_locked = s->top_votes;
+		shared_fill(&c->shared[s->shared_row - 1], &who, &s->total);
+	}
+}
+
+/*
+ * A slot's totals changed (slot_changed): its shared row is stale. A slot
+ * without one is a new row: every row is made again.
+ */
+void shared_slot_changed(struct collector *c, struct slot *s)
+{
+	if (s->cg->excluded)
+		return;		/* never a row */
+	if (!s->shared_row) {
+		c->rows_gen++;
+		return;
+	}
+	if (!s->shared_stale) {
+		s->shared_stale = true;
+		c->changed[c->nchanged++] = (uint32_t)(s - c->slots);
+	}
 }
 
 int collector_summary_shared(struct collector *c, struct report *out)
 {
-	struct shared_rows sr = { .r = out, .cap = c->slots_end + 1 };
 	int err;
 
 	if (c->per_process)
@@ -532,10 +585,14 @@ int collector_summary_shared(struct collector *c, struct report *out)
 	memset(out, 0, sizeof(*out));
 	out->type = REPORT_SUMMARY;
 	out->shared = true;
-	out->cgroups = malloc(sr.cap * sizeof(*out->cgroups));
-	if (!out->cgroups)
-		return -ENOMEM;
+	if (c->shared_gen == c->rows_gen)
+		shared_update(c);
+	err = c->shared_gen == c->rows_gen ? 0 : shared_rebuild(c);
+	for (size_t k = 0; k < c->nchanged; k++)
+		c->slots[c->changed[k]].shared_stale = false;
+	c->nchanged = 0;
+	out->cgroups = c->shared;
+	out->ncgroups = c->nshared;
 	out->all = &c->all;
-	err = each_summary_row(c, shared_sink, &sr);
 	return summary_rest(c, out) ? -ENOMEM : err;
 }

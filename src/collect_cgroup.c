@@ -58,6 +58,7 @@ static int cg_hash_grow(struct collector *c)
 	free(c->cg_hash);
 	c->cg_hash = nh;
 	c->cg_hash_cap = ncap;
+	c->rows_gen++;	/* kept rows are listed in hash order */
 	return 0;
 }
 
@@ -175,11 +176,12 @@ static struct row *cgrec_add_row(struct cgrec *g)
 }
 
 /* Folds fig into g's rows no live slot backs, under who. */
-static int cgrec_keep(struct cgrec *g, const struct row *fig, const struct ident *who,
-		      uint32_t exited)
+static int cgrec_keep(struct collector *c, struct cgrec *g, const struct row *fig,
+		      const struct ident *who, uint32_t exited)
 {
 	struct row key, *row = NULL;
 
+	c->rows_gen++;	/* a kept row comes or grows */
 	ident_key(&key, who, true);
 	for (size_t i = 0; i < g->nrows && !row; i++)
 		if (process_ident_same(&g->rows[i], &key))
@@ -222,9 +224,10 @@ static int fold_into_removed(struct collector *c, struct cgrec *g)
 		who.lock = r->lock;
 		who.lock_type = r->lock_type;
 		/* row_merge carries r's own exited count; a live pid adds itself */
-		err = cgrec_keep(&c->removed, r, &who, r->tgid ? 1 : 0);
+		err = cgrec_keep(c, &c->removed, r, &who, r->tgid ? 1 : 0);
 	}
 	c->removed.removed_cgroups++;
+	c->rows_gen++;
 	return err;
 }
 
@@ -234,6 +237,7 @@ static int fold_into_removed(struct collector *c, struct cgrec *g)
  */
 static void cgrec_bury(struct collector *c, struct cgrec *g)
 {
+	c->rows_gen++;	/* its kept rows go */
 	cgrec_unhash(c, g);
 	g->next = c->graveyard;
 	c->graveyard = g;
@@ -416,7 +420,7 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 
 	if (g && !g->excluded && !delta_empty(&s->total)) {
 		ident_of_slot(c, s, &who);
-		if (cgrec_keep(g, &s->total, &who, s->exited))
+		if (cgrec_keep(c, g, &s->total, &who, s->exited))
 			c->retired_dropped++;
 	}
 	/*
@@ -431,6 +435,7 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 	    bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY))
 		return -errno;
 	slot_free(s);
+	c->rows_gen++;	/* its row goes */
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY))
 		return -errno;
 	if (g && !--g->live_slots && g->removed && !g->retired)

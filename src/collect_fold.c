@@ -98,6 +98,7 @@ static int slot_changed(struct collector *c, struct slot *s, const struct fold *
 		err = builder_add(&c->open_bd, &who, &s->delta, newly_exited);
 	if (!err)
 		err = row_merge(&s->total, &s->delta) ? -ENOMEM : 0;
+	shared_slot_changed(c, s);
 	/* rows move (slot, kept rows, removed), never leave: their sum grows only here */
 	if (!err && !s->cg->excluded && !c->per_process)
 		err = row_merge_figures(&c->all, &s->delta) ? -ENOMEM : 0;

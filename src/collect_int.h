@@ -72,6 +72,8 @@ struct slot {
 	uint64_t unhooked_ns;	/* CLOCK_MONOTONIC when it was unhooked */
 	bool exited;		/* -p: its process is gone */
 	bool touched;		/* changed in this read */
+	bool shared_stale;	/* changed since its shared row was copied (listed in changed) */
+	uint32_t shared_row;	/* its row in shared + 1; 0: none */
 	uint32_t idle_reads;	/* reads in a row without a change */
 	uint64_t next_alive_check;
 	struct cgrec *cg;
@@ -123,6 +125,17 @@ struct collector {
 	size_t nretired;
 	struct cgrec removed;		/* the aggregate of what the bound left out */
 	struct row all;			/* report.all: every change of a row not excluded */
+	/*
+	 * collector_summary_shared's rows, kept from one summary to the
+	 * next: while no row came, went or moved (rows_gen as when they were
+	 * made), only the slots that changed meanwhile (changed) are copied
+	 * again.
+	 */
+	struct row *shared;
+	size_t nshared, shared_cap;
+	uint64_t rows_gen, shared_gen;
+	uint32_t *changed;		/* max_slots */
+	size_t nchanged;
 	struct cgrec *graveyard;	/* unhashed cgroups, freed after housekeeping */
 	const uint64_t *seen;		/* slot_seen, mmapped */
 	size_t seen_len;
@@ -168,6 +181,7 @@ bool process_ident_same(const struct row *a, const struct row *b);
 /* The identity of who as a row, figures empty. */
 void ident_key(struct row *key, const struct ident *who, bool process);
 /* Adds figures under who to a report being built. */
+void shared_slot_changed(struct collector *c, struct slot *s);
 int builder_add(struct builder *bd, const struct ident *who, const struct row *fig,
 		uint32_t newly_exited);
 /* Frees what a slot holds and clears it (retire_end, collector_free). */

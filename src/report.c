@@ -646,9 +646,7 @@ static void rows_free(struct row *rows, size_t n)
 
 void report_free(struct report *r)
 {
-	if (r->shared)
-		free(r->cgroups);
-	else
+	if (!r->shared)
 		rows_free(r->cgroups, r->ncgroups);
 	rows_free(r->processes, r->nprocesses);
 	rows_free(r->flushers, r->nflushers);

@@ -209,9 +209,9 @@ struct report {
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	/*
-	 * cgroups' figures, causes and paths are the collector's
-	 * (collector_summary_shared): valid until its next read, and
-	 * report_free frees only the array.
+	 * cgroups, their figures, causes and paths are the collector's
+	 * (collector_summary_shared): valid until its next read; report_free
+	 * frees none of them.
 	 */
 	bool shared;
 	struct row *cgroups;
