@@ -228,11 +228,7 @@ void collector_set_slow_unprinted(struct collector *c, uint64_t n)
 
 unsigned int collector_entries_used(const struct collector *c)
 {
-	unsigned int n = 0, end = c->skel->bss->next_slot;
-
-	for (unsigned int i = 0; i < end && i < c->max_slots; i++)
-		n += c->slots[i].state == SLOT_READY;
-	return n;
+	return c->slots_ready;
 }
 
 /* ---- new collector ---- */
@@ -259,6 +255,7 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->filter = filter;
 	c->src = *sources;
 	c->per_process = per_process;
+	c->walk_slots = per_process;
 	c->ncpus = ncpus;
 	c->max_slots = max_slots;
 	c->clk_tck = sysconf(_SC_CLK_TCK);

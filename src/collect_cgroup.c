@@ -335,6 +335,10 @@ void slot_refresh(struct collector *c, unsigned int i)
 	if (m.state == SLOT_READY)
 		slot_describe(c, s, &m);
 	s->state = m.state;
+	s->touched_read = c->reads;
+	/* a lost race to hand back, or a slot of a cgroup already gone */
+	c->walk_slots |= s->state == SLOT_DISCARDED || (s->cg && s->cg->removed);
+	c->slots_ready += s->state == SLOT_READY;
 	if (i >= c->slots_end)
 		c->slots_end = i + 1;
 }
@@ -434,6 +438,7 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 	     bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_irqoff), &i, &empty_irq, BPF_ANY)) ||
 	    bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY))
 		return -errno;
+	c->slots_ready -= s->state == SLOT_READY;
 	slot_free(s);
 	c->rows_gen++;	/* its row goes */
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_slots), NULL, &i, BPF_ANY))
@@ -458,8 +463,10 @@ static bool drain_cgroups_gone(struct collector *c)
 	while (!bpf_map_lookup_and_delete_elem(fd, NULL, &gone)) {
 		struct cgrec *g = cgrec_find(c, gone.cgid, gone.hierarchy);
 
-		if (g)
+		if (g) {
 			g->removed = true;
+			c->walk_slots = true;
+		}
 	}
 	return missed;
 }
@@ -482,6 +489,7 @@ static void check_cgroups(struct collector *c)
 				continue;
 			if (!cg_path_exists(c->cg, g->hierarchy, g->rel_path, g->cgid)) {
 				g->removed = true;
+				c->walk_slots = true;
 				continue;
 			}
 			g->next_check = c->reads + g->check_gap;
@@ -508,47 +516,55 @@ static int retire_cgroups(struct collector *c)
 	return err;
 }
 
+/*
+ * One slot's part of the walk: retirement begun or ended, -p's liveness;
+ * *pending when it needs the next walk too. Returns 0 or -errno.
+ */
+static int keep_slot(struct collector *c, struct slot *s, unsigned int i, bool *unhooked,
+		     bool *pending)
+{
+	uint64_t idle_reads = c->reads - s->touched_read;
+
+	if (s->state == SLOT_DISCARDED)		/* lost an insert race: hand it back */
+		return retire_end(c, s, i);
+	if (s->state != SLOT_READY)
+		return 0;
+	if (s->retiring) {
+		if (clock_ns(CLOCK_MONOTONIC) - s->unhooked_ns >= RETIRE_GRACE_NS)
+			return retire_end(c, s, i);
+		*pending = true;
+		return 0;
+	}
+	if (c->per_process && s->tgid && !s->exited && idle_reads &&
+	    c->reads >= s->next_alive_check) {
+		s->exited = !process_alive(c, s, true);
+		s->next_alive_check = c->reads + (idle_reads < ALIVE_CHECK_GAP ? 1 : ALIVE_CHECK_GAP);
+	}
+	if (s->exited || (s->cg && s->cg->removed && idle_reads >= RETIRE_IDLE_READS)) {
+		retire_begin(c, s, i);
+		*unhooked = *pending = true;
+	} else if (s->cg && s->cg->removed) {
+		*pending = true;	/* retires once idle */
+	}
+	return 0;
+}
+
 int housekeeping(struct collector *c, unsigned int nslots)
 {
-	bool unhooked = false;
+	bool unhooked = false, pending = c->per_process;
 	int err = 0;
 
-	for (unsigned int i = 0; i < nslots && !err; i++) {
-		struct slot *s = &c->slots[i];
-
-		if (s->state == SLOT_DISCARDED) {
-			/* lost an insert race: hand it back */
-			err = retire_end(c, s, i);
-			continue;
-		}
-		if (s->state != SLOT_READY)
-			continue;
-		if (s->retiring) {
-			if (clock_ns(CLOCK_MONOTONIC) - s->unhooked_ns >= RETIRE_GRACE_NS)
-				err = retire_end(c, s, i);
-			continue;
-		}
-		s->idle_reads = s->touched ? 0 : s->idle_reads + 1;
-		s->touched = false;
-		if (c->per_process && s->tgid && !s->exited && s->idle_reads &&
-		    c->reads >= s->next_alive_check) {
-			s->exited = !process_alive(c, s, true);
-			s->next_alive_check = c->reads +
-					      (s->idle_reads < ALIVE_CHECK_GAP ? 1 : ALIVE_CHECK_GAP);
-		}
-		if (s->exited || (s->cg && s->cg->removed && s->idle_reads >= RETIRE_IDLE_READS)) {
-			retire_begin(c, s, i);
-			unhooked = true;
-		}
-	}
+	for (unsigned int i = 0; c->walk_slots && i < nslots && !err; i++)
+		err = keep_slot(c, &c->slots[i], i, &unhooked, &pending);
+	c->walk_slots = pending || err;
 	/* per-CPU caches filled before now may name an unhooked slot */
 	if (unhooked)
 		c->skel->bss->cache_gen++;
 	if (!err)
 		check_cgroups(c);
-	if (!err)
+	/* a cgroup found removed: one without live slots retires now */
+	if (!err && c->walk_slots)
 		err = retire_cgroups(c);
 	free_graveyard(c);
 	return err;
 }
-

@@ -87,7 +87,7 @@ static int slot_changed(struct collector *c, struct slot *s, const struct fold *
 
 	if (err || delta_empty(&s->delta))
 		goto out;
-	s->touched = true;
+	s->touched_read = c->reads;
 	s->cg->last_active = c->reads;
 	if (c->per_process && s->tgid && !s->exited && !process_alive(c, s, false)) {
 		s->exited = true;
@@ -101,7 +101,7 @@ static int slot_changed(struct collector *c, struct slot *s, const struct fold *
 	shared_slot_changed(c, s);
 	/* rows move (slot, kept rows, removed), never leave: their sum grows only here */
 	if (!err && !s->cg->excluded && !c->per_process)
-		err = row_merge_figures(&c->all, &s->delta) ? -ENOMEM : 0;
+		err = row_merge(&c->all, &s->delta) ? -ENOMEM : 0;
 out:
 	delta_clear(&s->delta);
 	return err;

@@ -71,10 +71,9 @@ struct slot {
 	bool retiring;		/* unhooked from BPF, freed after RETIRE_GRACE_NS */
 	uint64_t unhooked_ns;	/* CLOCK_MONOTONIC when it was unhooked */
 	bool exited;		/* -p: its process is gone */
-	bool touched;		/* changed in this read */
+	uint64_t touched_read;	/* the last read that changed it (or described it) */
 	bool shared_stale;	/* changed since its shared row was copied (listed in changed) */
 	uint32_t shared_row;	/* its row in shared + 1; 0: none */
-	uint32_t idle_reads;	/* reads in a row without a change */
 	uint64_t next_alive_check;
 	struct cgrec *cg;
 	uint32_t tgid;
@@ -116,6 +115,14 @@ struct collector {
 	 * pages unfaulted (10 MiB of RSS at 10 000 entries).
 	 */
 	unsigned int slots_end;
+	unsigned int slots_ready;	/* SLOT_READY: counted as they come and go */
+	/*
+	 * Whether housekeeping must walk the slots: one lost a race, is
+	 * retiring, or is a removed cgroup's not retired yet (or -p). Idle
+	 * and live, nothing needs a walk: a host of 10 000 idle cgroups
+	 * does not pay one a read.
+	 */
+	bool walk_slots;	/* also: retire_cgroups walks the cgroups */
 	long clk_tck;
 	uint64_t reads;
 	struct slot *slots;

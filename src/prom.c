@@ -969,17 +969,24 @@ static void put_by_label(struct prom_sink *s, const char *label, const char *con
  * must not. One flush in rstatlat_cause_sample at most was sampled
  * (rstatlat.h, causes: fewer where flushes come fast).
  */
+/* row's causes' samples added to into's, each weighing its samples (the order). */
+static int add_samples(struct row *into, const struct row *row)
+{
+	for (size_t c = 0; c < row->ncauses; c++)
+		if (row_add_cause(into, row->causes[c].name, row->causes[c].samples,
+				  row->causes[c].samples, 0))
+			return -1;
+	return 0;
+}
+
 static void put_causes(struct prom_sink *s, const struct report *r)
 {
 	struct row all = { 0 };
 	size_t *order;
-	int err = 0;
+	int err = r->all ? add_samples(&all, r->all) : 0;
 
-	for (size_t i = 0; i < r->ncgroups && !err; i++)
-		for (size_t c = 0; c < r->cgroups[i].ncauses && !err; c++)
-			err = row_add_cause(&all, r->cgroups[i].causes[c].name,
-					    r->cgroups[i].causes[c].samples,
-					    r->cgroups[i].causes[c].samples, 0);
+	for (size_t i = 0; !r->all && i < r->ncgroups && !err; i++)
+		err = add_samples(&all, &r->cgroups[i]);
 	order = err ? NULL : row_causes_by_flushes(&all);
 	if (!order) {
 		row_free(&all);

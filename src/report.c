@@ -466,26 +466,19 @@ oom:
 	return -1;
 }
 
-int row_merge_figures(struct row *into, const struct row *from)
+int row_merge(struct row *into, const struct row *from)
 {
 	for (int k = 0; k < COUNT_MAX; k++)
 		count_merge(k, &into->count[k], from->count[k]);
 	for (int k = 0; k < DIST_ROW_MAX; k++)
 		if (dist_merge(&into->dist[k], &from->dist[k]))
 			return -1;
+	into->exited += from->exited;
+	into->removed_cgroups += from->removed_cgroups;
 	for (int k = 0; k < PART_MAX; k++)
 		into->part[k] += from->part[k];
 	for (int k = 0; k < DECISION_MAX; k++)
 		into->decisions[k] += from->decisions[k];
-	return 0;
-}
-
-int row_merge(struct row *into, const struct row *from)
-{
-	if (row_merge_figures(into, from))
-		return -1;
-	into->exited += from->exited;
-	into->removed_cgroups += from->removed_cgroups;
 	return row_add_causes(into, from);
 }
 

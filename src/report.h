@@ -217,10 +217,10 @@ struct report {
 	struct row *cgroups;
 	size_t ncgroups;
 	/*
-	 * Shared summaries: the figures of every cgroup row added up (not
-	 * their causes), kept by the collector as it reads, so that a view
-	 * wanting only the whole and a few rows need not add up the rest.
-	 * NULL: add them up from cgroups.
+	 * Shared summaries: every cgroup row added up (figures and causes),
+	 * kept by the collector as it reads, so that a view wanting only the
+	 * whole and a few rows need not add up the rest. NULL: add them up
+	 * from cgroups.
 	 */
 	const struct row *all;
 	struct row *processes;
@@ -297,8 +297,6 @@ int row_copy(struct row *dst, const struct row *src);
  * and top flusher are left alone. Returns 0, or -1 out of memory.
  */
 int row_merge(struct row *into, const struct row *from);
-/* row_merge's figures only: counters, distributions, parts, decisions. */
-int row_merge_figures(struct row *into, const struct row *from);
 /*
  * A row's lock and lock type, part of its identity wherever rows are
  * matched: h advanced over them (FNV-1a), and whether two rows share them.

@@ -742,14 +742,14 @@ static void add_up(const struct report *r, struct row *all)
 {
 	row_free(all);
 	for (size_t i = 0; i < r->ncgroups; i++)
-		CHECK(row_merge_figures(all, &r->cgroups[i]) == 0, "row_merge_figures");
+		CHECK(row_merge(all, &r->cgroups[i]) == 0, "row_merge");
 }
 
 /*
  * "(other)" from the rows added up (report.all, the collector's shared
  * summaries) is the same as from every row: through refreshes that name,
- * swap, park and drop cgroups, with an aggregate row, under either
- * irqs-off rows.
+ * swap, park and drop cgroups, with an aggregate row and causes, under
+ * each kind of irqs-off rows.
  */
 static void test_other_from_all(enum irqoff_rows irqoff)
 {
@@ -769,6 +769,10 @@ static void test_other_from_all(enum irqoff_rows irqoff)
 	add_row(&r, &cap, "memory:/c", 3, 5, 10000);
 	add_row(&r, &cap, "(removed cgroups)", 0, 7, 300);
 	r.cgroups[3].removed_cgroups = 2;
+	r.cause_sample = 64;	/* machine-wide causes, from all's too */
+	CHECK(row_add_cause(&r.cgroups[0], "memory.stat", 3, 3, 100) == 0 &&
+	      row_add_cause(&r.cgroups[3], "memory.stat", 2, 2, 100) == 0 &&
+	      row_add_cause(&r.cgroups[3], "memcg_periodic", 1, 1, 100) == 0, "causes");
 	for (int step = 1; step <= 12; step++) {
 		char *a, *b;
 
@@ -786,7 +790,7 @@ static void test_other_from_all(enum irqoff_rows irqoff)
 		dist_add_value(&removed->dist[DIST_WAIT], 64);
 		removed->count[COUNT_LOCKED]++;
 		if (step == 8) {	/* /b removed: its row goes into the aggregate */
-			CHECK(row_merge_figures(&r.cgroups[3], &r.cgroups[1]) == 0, "merge");
+			CHECK(row_merge(&r.cgroups[3], &r.cgroups[1]) == 0, "merge");
 			r.cgroups[3].removed_cgroups++;
 			row_free(&r.cgroups[1]);
 			memmove(&r.cgroups[1], &r.cgroups[2], 2 * sizeof(r.cgroups[0]));
@@ -798,6 +802,7 @@ static void test_other_from_all(enum irqoff_rows irqoff)
 		r.all = &all;
 		b = expose(whole, &r, (uint64_t)step);
 		CHECK(!strcmp(a, b), "step %d: the exposition from report.all differs", step);
+		CHECK(step > 1 || strstr(b, "cause=\"memory.stat\"} 5\n"), "causes from all");
 		free(a);
 		free(b);
 	}
