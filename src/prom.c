@@ -28,13 +28,15 @@ struct track {
 	uint32_t gen;		/* last refresh that saw it */
 	size_t named;		/* its place in named[] + 1; 0: in "(other)" */
 	size_t parked;		/* its place in parked[] + 1, or 0 */
-	bool fresh;		/* first seen in this refresh: it counts from zero */
+	uint32_t born;		/* the refresh that first saw it: then it counts from zero */
 	const char *path_seen;	/* its row's path pointer in the last refresh (hinted_track) */
 	/* its key's, copied here: a hint is checked without touching the key */
 	uint64_t cgid;
 	uint32_t hierarchy;
 	bool lockless;		/* no lock, no lock type */
 	bool grew;		/* took locks since the last refresh */
+	size_t row;		/* its first row of this refresh */
+	bool more_rows;		/* and it has more (a live slot and kept rows) */
 };
 
 struct named {
@@ -230,8 +232,8 @@ size_t prom_rows_hinted(const struct prom_state *p)
 	return p->cg.hinted;
 }
 
-/* The track of row's labels, added if new; -1 out of memory. */
-static long track_of(struct namer *nm, const struct row *row)
+/* The track of row's labels, added if new (born in refresh gen); -1 out of memory. */
+static long track_of(struct namer *nm, const struct row *row, uint32_t gen)
 {
 	long at = row_index_find(&nm->ix, nm->keys, row);
 
@@ -259,7 +261,7 @@ static long track_of(struct namer *nm, const struct row *row)
 	memcpy(nm->keys[nm->n].comm, row->comm, sizeof(row->comm));
 	if (row->path && !(nm->keys[nm->n].path = strdup(row->path)))
 		return -1;
-	nm->t[nm->n] = (struct track){ .fresh = true, .cgid = row->cgid, .hierarchy = row->hierarchy,
+	nm->t[nm->n] = (struct track){ .born = gen, .cgid = row->cgid, .hierarchy = row->hierarchy,
 				       .lockless = !row->lock[0] && !row->lock_type[0] };
 	if (row_index_add(&nm->ix, nm->keys, nm->n)) {
 		free(nm->keys[nm->n].path);
@@ -275,7 +277,9 @@ static long track_of(struct namer *nm, const struct row *row)
  */
 static bool is_aggregate(const struct row *row)
 {
-	return row->removed_cgroups > 0 || !strcmp(row->comm, FLUSHERS_OTHER);
+	/* a cgroup row's comm is "": no call for each of 10 000 */
+	return row->removed_cgroups > 0 ||
+	       (row->comm[0] == FLUSHERS_OTHER[0] && !strcmp(row->comm, FLUSHERS_OTHER));
 }
 
 /*
@@ -315,16 +319,18 @@ static int see_rows(struct prom_state *p, struct namer *nm, const struct row *ro
 		long at = aggregate ? -1 : hinted_track(nm, row, i);
 
 		nm->hinted += at >= 0;
-		if (!aggregate && at < 0 && (at = track_of(nm, row)) < 0)
+		if (!aggregate && at < 0 && (at = track_of(nm, row, p->gen)) < 0)
 			return -1;
 		pos[i] = at;
 		if (aggregate)
 			continue;
 		t = &nm->t[at];
 		t->path_seen = row->path;
+		t->more_rows = t->gen == p->gen;
 		if (t->gen != p->gen) {
 			t->gen = p->gen;
 			t->locked = 0;
+			t->row = i;
 		}
 		t->locked += row->count[COUNT_LOCKED];
 	}
@@ -368,7 +374,7 @@ static void park(struct namer *nm, size_t track)
 	unname(nm, track);
 }
 
-static void name(struct namer *nm, size_t track)
+static void name(struct namer *nm, size_t track, uint32_t gen)
 {
 	struct named *n = &nm->named[nm->nnamed++];
 	struct track *t = &nm->t[track];
@@ -379,7 +385,7 @@ static void name(struct namer *nm, size_t track)
 		n->base = nm->parked[t->parked - 1].fig;
 		unpark(nm, track);
 	} else {
-		n->from_now = !t->fresh;
+		n->from_now = t->born != gen;
 	}
 	t->named = nm->nnamed;
 }
@@ -408,7 +414,7 @@ static void age_tracks(struct prom_state *p, struct namer *nm)
 		t->last_locked = t->locked;
 		t->recent = t->recent * 0.8 + (double)d;
 		t->grew = d > 0;
-		if (d || t->fresh)
+		if (d || t->born == p->gen)
 			t->active_ns = p->now_ns;
 		if (t->named && idle(p, t))
 			park(nm, i);
@@ -477,14 +483,14 @@ static int choose_named(struct prom_state *p, struct namer *nm)
 	busiest_first(nm->t, cand, nc, nm->max - nm->nnamed + MAX_SWAPS);
 	qsort_r(mine, nmine, sizeof(*mine), by_recent_desc, nm->t);
 	while (c < nc && nm->nnamed < nm->max)
-		name(nm, cand[c++]);
+		name(nm, cand[c++], p->gen);
 	for (int swaps = 0; swaps < MAX_SWAPS && c < nc && nmine > 0; swaps++, c++) {
 		size_t worst = mine[--nmine];
 
 		if (nm->t[cand[c]].recent <= 2 * nm->t[worst].recent)
 			break;
 		unname(nm, worst);
-		name(nm, cand[c]);
+		name(nm, cand[c], p->gen);
 	}
 	/* grown and still unnamed: what it had parked is in "(other)" now */
 	for (size_t i = 0; i < nm->n; i++)
@@ -570,6 +576,15 @@ static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
 		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
 }
 
+/* Whether each named label set has one row this refresh (track.row). */
+static bool one_row_each(const struct namer *nm)
+{
+	for (size_t k = 0; k < nm->nnamed; k++)
+		if (nm->t[nm->named[k].track].more_rows)
+			return false;
+	return true;
+}
+
 /*
  * Each named label set's figures and "(other)"'s, from rows (pos: their
  * tracks). irqoff: a cgroup's irqs-off are its holds (--irqoff lock).
@@ -584,13 +599,19 @@ static void fold_rows(struct namer *nm, const struct report *r, const struct row
 		memset(&nm->named[k].cur, 0, sizeof(nm->named[k].cur));
 	if (all)
 		fold_row(r, &nm->other, all);
-	for (size_t i = 0; i < nrows; i++) {
-		size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
+	if (all && one_row_each(nm)) {
+		/* "(other)" is all but these: each named cgroup's one row is enough */
+		for (size_t k = 0; k < nm->nnamed; k++)
+			fold_row(r, &nm->named[k].cur, &rows[nm->t[nm->named[k].track].row]);
+	} else {
+		for (size_t i = 0; i < nrows; i++) {
+			size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
 
-		if (k)
-			fold_row(r, &nm->named[k - 1].cur, &rows[i]);
-		else if (!all)
-			fold_row(r, &nm->other, &rows[i]);
+			if (k)
+				fold_row(r, &nm->named[k - 1].cur, &rows[i]);
+			else if (!all)
+				fold_row(r, &nm->other, &rows[i]);
+		}
 	}
 	for (size_t k = 0; k < nm->nnamed; k++) {
 		struct named *n = &nm->named[k];
@@ -605,8 +626,6 @@ static void fold_rows(struct namer *nm, const struct report *r, const struct row
 			pfig_add(&nm->other, &n->cur, -1);
 	}
 	copy_holds_to_irqoff(r, &nm->other);
-	for (size_t i = 0; i < nm->n; i++)
-		nm->t[i].fresh = false;
 }
 
 /* One kind's label sets brought up to date with rows. */

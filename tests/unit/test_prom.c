@@ -751,17 +751,23 @@ static void add_up(const struct report *r, struct row *all)
  * swap, park and drop cgroups, with an aggregate row and causes, under
  * each kind of irqs-off rows.
  */
-static void test_other_from_all(enum irqoff_rows irqoff)
+static struct row *row_of(struct report *r, const char *path)
+{
+	for (size_t i = 0; i < r->ncgroups; i++)
+		if (!strcmp(r->cgroups[i].path, path))
+			return &r->cgroups[i];
+	return NULL;
+}
+
+static void test_other_from_all(enum irqoff_rows irqoff, bool kept_row)
 {
 	struct prom_opts o = opts(2);
-	struct prom_state *each = prom_new(&o), *whole = prom_new(&o);
+	struct prom_state *each, *whole;
 	struct report r = { .type = REPORT_SUMMARY, .irqoff_rows = irqoff };
 	struct row all = { 0 };
 	size_t cap = 0;
 
 	o.idle_ns = 3 * SEC;
-	prom_free(each);
-	prom_free(whole);
 	each = prom_new(&o);
 	whole = prom_new(&o);
 	add_row(&r, &cap, "/a", 1, 10, 100);
@@ -769,42 +775,51 @@ static void test_other_from_all(enum irqoff_rows irqoff)
 	add_row(&r, &cap, "memory:/c", 3, 5, 10000);
 	add_row(&r, &cap, "(removed cgroups)", 0, 7, 300);
 	r.cgroups[3].removed_cgroups = 2;
+	if (kept_row)	/* /c's row of an earlier slot, kept: one label set, two rows */
+		add_row(&r, &cap, "memory:/c", 3, 4, 5000);
 	r.cause_sample = 64;	/* machine-wide causes, from all's too */
 	CHECK(row_add_cause(&r.cgroups[0], "memory.stat", 3, 3, 100) == 0 &&
 	      row_add_cause(&r.cgroups[3], "memory.stat", 2, 2, 100) == 0 &&
 	      row_add_cause(&r.cgroups[3], "memcg_periodic", 1, 1, 100) == 0, "causes");
 	for (int step = 1; step <= 12; step++) {
-		char *a, *b;
-
 		/* /c grows fast from step 3 and takes a name; /a goes idle and leaves */
-		struct row *c = &r.cgroups[r.ncgroups - 2], *removed = &r.cgroups[r.ncgroups - 1];
+		struct row *c = row_of(&r, "memory:/c"), *removed = row_of(&r, "(removed cgroups)");
+		struct row *b = row_of(&r, "/b");
+		char *text_each, *text_whole;
 
 		if (step >= 3)
 			for (int k = 0; k < 50 * step; k++)
 				dist_add_value(&c->dist[DIST_HOLD], 20000 + (uint64_t)k);
 		c->count[COUNT_LOCKED] += step >= 3 ? 50 * (uint64_t)step : 0;
-		if (step < 8) {
-			r.cgroups[1].count[COUNT_LOCKED] += 3;
-			dist_add_value(&r.cgroups[1].dist[DIST_HOLD], 900);
+		if (b) {
+			b->count[COUNT_LOCKED] += 3;
+			dist_add_value(&b->dist[DIST_HOLD], 900);
 		}
 		dist_add_value(&removed->dist[DIST_WAIT], 64);
 		removed->count[COUNT_LOCKED]++;
+		if (kept_row && step == 6) {	/* another of /c's slots retires into it */
+			struct row *kept = &r.cgroups[r.ncgroups - 1];
+
+			kept->count[COUNT_LOCKED] += 40;
+			dist_add_value(&kept->dist[DIST_HOLD], 7000);
+		}
 		if (step == 8) {	/* /b removed: its row goes into the aggregate */
-			CHECK(row_merge(&r.cgroups[3], &r.cgroups[1]) == 0, "merge");
-			r.cgroups[3].removed_cgroups++;
-			row_free(&r.cgroups[1]);
-			memmove(&r.cgroups[1], &r.cgroups[2], 2 * sizeof(r.cgroups[0]));
+			CHECK(row_merge(removed, b) == 0, "merge");
+			removed->removed_cgroups++;
+			row_free(b);
+			memmove(b, b + 1, (size_t)(&r.cgroups[r.ncgroups] - (b + 1)) * sizeof(*b));
 			r.ncgroups--;
 		}
 		add_up(&r, &all);
 		r.all = NULL;
-		a = expose(each, &r, (uint64_t)step);
+		text_each = expose(each, &r, (uint64_t)step);
 		r.all = &all;
-		b = expose(whole, &r, (uint64_t)step);
-		CHECK(!strcmp(a, b), "step %d: the exposition from report.all differs", step);
-		CHECK(step > 1 || strstr(b, "cause=\"memory.stat\"} 5\n"), "causes from all");
-		free(a);
-		free(b);
+		text_whole = expose(whole, &r, (uint64_t)step);
+		CHECK(!strcmp(text_each, text_whole), "step %d: the exposition from report.all "
+		      "differs", step);
+		CHECK(step > 1 || strstr(text_whole, "cause=\"memory.stat\"} 5\n"), "causes from all");
+		free(text_each);
+		free(text_whole);
 	}
 	/* /a left idle, /b was removed: /c alone is named */
 	CHECK(prom_named(whole) == 1, "%zu named", prom_named(whole));
@@ -1033,9 +1048,10 @@ int main(void)
 	RUN_TEST(test_flushers());
 	RUN_TEST(test_rows_change_places());
 	RUN_TEST(test_series_budget());
-	RUN_TEST(test_other_from_all(IRQOFF_ROWS_NONE));
-	RUN_TEST(test_other_from_all(IRQOFF_ROWS_LOCK));
-	RUN_TEST(test_other_from_all(IRQOFF_ROWS_TRACED));
+	RUN_TEST(test_other_from_all(IRQOFF_ROWS_NONE, false));
+	RUN_TEST(test_other_from_all(IRQOFF_ROWS_LOCK, false));
+	RUN_TEST(test_other_from_all(IRQOFF_ROWS_TRACED, false));
+	RUN_TEST(test_other_from_all(IRQOFF_ROWS_LOCK, true));
 	RUN_TEST(test_protobuf(false));
 	RUN_TEST(test_protobuf(true));
 	return check_done("test_prom");
