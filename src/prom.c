@@ -42,7 +42,10 @@ struct track {
 struct named {
 	size_t track;
 	bool from_now;		/* named this refresh, not fresh: base is now */
-	struct pfig base, cur;	/* exported: cur - base */
+	bool folded;		/* cur and exp hold its rows as of sig */
+	uint64_t sig;		/* its rows' signature when folded (row_signature) */
+	struct pfig base, cur;
+	struct pfig exp;	/* exported: cur - base */
 };
 
 /*
@@ -72,6 +75,7 @@ struct namer {
 	struct parked *parked;	/* at most max */
 	size_t nparked;
 	struct pfig other;
+	struct pfig named_exp;	/* the named ones' exp added up (with report.all) */
 	/*
 	 * The track of each row of the last refresh, by the row's place (the
 	 * positions see_rows finds): summaries list their rows in the same
@@ -338,10 +342,22 @@ static int see_rows(struct prom_state *p, struct namer *nm, const struct row *ro
 	return 0;
 }
 
+static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
+{
+	uint64_t *x = (uint64_t *)into;
+	const uint64_t *y = (const uint64_t *)a;
+
+	/* struct pfig is all uint64_t: added field by field */
+	for (size_t i = 0; i < sizeof(*into) / sizeof(uint64_t); i++)
+		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
+}
+
 static void unname(struct namer *nm, size_t track)
 {
 	size_t k = nm->t[track].named - 1;
 
+	if (nm->named[k].folded)
+		pfig_add(&nm->named_exp, &nm->named[k].exp, -1);
 	nm->t[track].named = 0;
 	if (k != nm->nnamed - 1) {
 		nm->named[k] = nm->named[nm->nnamed - 1];
@@ -566,15 +582,6 @@ static void copy_holds_to_irqoff(const struct report *r, struct pfig *f)
 		f->h[DIST_IRQOFF] = f->h[DIST_HOLD];
 }
 
-static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
-{
-	uint64_t *x = (uint64_t *)into;
-	const uint64_t *y = (const uint64_t *)a;
-
-	/* struct pfig is all uint64_t: added field by field */
-	for (size_t i = 0; i < sizeof(*into) / sizeof(uint64_t); i++)
-		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
-}
 
 /* Whether each named label set has one row this refresh (track.row). */
 static bool one_row_each(const struct namer *nm)
@@ -586,6 +593,66 @@ static bool one_row_each(const struct namer *nm)
 }
 
 /*
+ * A row's figures added up: every one only grows, so any change of the
+ * row changes this. Never 0: 0 stands for "fold again".
+ */
+static uint64_t row_signature(const struct row *row)
+{
+	uint64_t s = 1;
+
+	for (int k = 0; k < COUNT_MAX; k++)
+		s += row->count[k];
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		s += row->dist[k].count + row->dist[k].sum;
+	for (int k = 0; k < PART_MAX; k++)
+		s += row->part[k];
+	for (int k = 0; k < DECISION_MAX; k++)
+		s += row->decisions[k];
+	return s;
+}
+
+/* n's exported figures from its cur (fresh ones count from now), into nm->named_exp. */
+static void export_named(struct namer *nm, const struct report *r, struct named *n, uint64_t sig)
+{
+	copy_holds_to_irqoff(r, &n->cur);
+	if (n->from_now) {
+		n->base = n->cur;
+		n->from_now = false;
+	}
+	n->exp = n->cur;
+	pfig_add(&n->exp, &n->base, -1);
+	pfig_add(&nm->named_exp, &n->exp, +1);
+	n->folded = true;
+	n->sig = sig;
+}
+
+/*
+ * With all and one row each: only the named cgroups whose row changed
+ * are folded again (most are idle), and "(other)" is all but them.
+ */
+static void fold_changed(struct namer *nm, const struct report *r, const struct row *rows,
+			 const struct row *all)
+{
+	for (size_t k = 0; k < nm->nnamed; k++) {
+		struct named *n = &nm->named[k];
+		const struct row *row = &rows[nm->t[n->track].row];
+		uint64_t sig = row_signature(row);
+
+		if (n->folded && sig == n->sig && !n->from_now)
+			continue;
+		if (n->folded)
+			pfig_add(&nm->named_exp, &n->exp, -1);
+		memset(&n->cur, 0, sizeof(n->cur));
+		fold_row(r, &n->cur, row);
+		export_named(nm, r, n, sig);
+	}
+	memset(&nm->other, 0, sizeof(nm->other));
+	fold_row(r, &nm->other, all);
+	pfig_add(&nm->other, &nm->named_exp, -1);
+	copy_holds_to_irqoff(r, &nm->other);
+}
+
+/*
  * Each named label set's figures and "(other)"'s, from rows (pos: their
  * tracks). irqoff: a cgroup's irqs-off are its holds (--irqoff lock).
  * With all, the rows added up (report.all), "(other)" is all but the
@@ -594,37 +661,33 @@ static bool one_row_each(const struct namer *nm)
 static void fold_rows(struct namer *nm, const struct report *r, const struct row *rows,
 		      size_t nrows, const long *pos, const struct row *all)
 {
+	if (all && one_row_each(nm)) {
+		fold_changed(nm, r, rows, all);
+		return;
+	}
 	memset(&nm->other, 0, sizeof(nm->other));
+	memset(&nm->named_exp, 0, sizeof(nm->named_exp));
 	for (size_t k = 0; k < nm->nnamed; k++)
 		memset(&nm->named[k].cur, 0, sizeof(nm->named[k].cur));
 	if (all)
 		fold_row(r, &nm->other, all);
-	if (all && one_row_each(nm)) {
-		/* "(other)" is all but these: each named cgroup's one row is enough */
-		for (size_t k = 0; k < nm->nnamed; k++)
-			fold_row(r, &nm->named[k].cur, &rows[nm->t[nm->named[k].track].row]);
-	} else {
-		for (size_t i = 0; i < nrows; i++) {
-			size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
+	for (size_t i = 0; i < nrows; i++) {
+		size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
 
-			if (k)
-				fold_row(r, &nm->named[k - 1].cur, &rows[i]);
-			else if (!all)
-				fold_row(r, &nm->other, &rows[i]);
-		}
+		if (k)
+			fold_row(r, &nm->named[k - 1].cur, &rows[i]);
+		else if (!all)
+			fold_row(r, &nm->other, &rows[i]);
 	}
 	for (size_t k = 0; k < nm->nnamed; k++) {
 		struct named *n = &nm->named[k];
 
-		copy_holds_to_irqoff(r, &n->cur);
-		if (n->from_now) {
-			n->base = n->cur;
-			n->from_now = false;
-		}
-		pfig_add(&nm->other, &n->base, +1);
-		if (all)
-			pfig_add(&nm->other, &n->cur, -1);
+		export_named(nm, r, n, 0);	/* rows not signed: folded again next time */
+		if (!all)
+			pfig_add(&nm->other, &n->base, +1);
 	}
+	if (all)
+		pfig_add(&nm->other, &nm->named_exp, -1);
 	copy_holds_to_irqoff(r, &nm->other);
 }
 
@@ -714,7 +777,7 @@ static void flusher_labels(struct prom_labels *ls, const struct row *key)
 /* What one kind's label sets export: each named one's and then "(other)"'s. */
 struct exported {
 	size_t n;		/* named; figs[n] and labels[n] are "(other)" */
-	struct pfig *figs;
+	const struct pfig **figs;	/* the namer's: named exp, then other */
 	struct prom_labels *labels;
 };
 
@@ -726,7 +789,7 @@ static void exported_free(struct exported *e)
 	free(e->figs);
 }
 
-/* Each named label set's figures since it was named (cur - base), with its labels. */
+/* Each named label set's figures since it was named (exp), with its labels. */
 static int exported_of(const struct namer *nm, bool flushers, struct exported *e)
 {
 	e->n = nm->nnamed;
@@ -737,14 +800,13 @@ static int exported_of(const struct namer *nm, bool flushers, struct exported *e
 	for (size_t k = 0; k < e->n; k++) {
 		const struct row *key = &nm->keys[nm->named[k].track];
 
-		e->figs[k] = nm->named[k].cur;
-		pfig_add(&e->figs[k], &nm->named[k].base, -1);
+		e->figs[k] = &nm->named[k].exp;
 		if (flushers)
 			flusher_labels(&e->labels[k], key);
 		else
 			cgroup_labels(&e->labels[k], key);
 	}
-	e->figs[e->n] = nm->other;
+	e->figs[e->n] = &nm->other;
 	if (flushers)
 		flusher_labels(&e->labels[e->n], NULL);
 	else
@@ -804,12 +866,12 @@ static void put_row_family(struct prom_sink *s, const struct row_family *rf,
 	bool any = rf->dist < 0;
 
 	for (size_t k = 0; k <= e->n && !any; k++)
-		any = e->figs[k].h[rf->dist].count > 0;
+		any = e->figs[k]->h[rf->dist].count > 0;
 	if (!any)
 		return;
 	s->ops->family(s, rf->name, rf->type, rf->help);
 	for (size_t k = 0; k <= e->n; k++) {
-		const struct pfig *fig = &e->figs[k];
+		const struct pfig *fig = e->figs[k];
 
 		if (rf->dist < 0)
 			s->ops->value(s, &e->labels[k], NULL,
@@ -835,7 +897,7 @@ static void put_labelled_family(struct prom_sink *s, const char *name, const cha
 		struct prom_label extra = { label, values[i] };
 
 		for (size_t k = 0; (shown >> i & 1) && k <= e->n; k++) {
-			const uint64_t *v = (const uint64_t *)((const char *)&e->figs[k] + offset);
+			const uint64_t *v = (const uint64_t *)((const char *)e->figs[k] + offset);
 
 			s->ops->value(s, &e->labels[k], &extra, v[i], seconds);
 		}
@@ -860,7 +922,7 @@ static void put_irqoff(struct prom_sink *s, const struct exported *e)
 		return;
 	}
 	for (size_t k = 0; k <= e->n; k++) {
-		const struct phist *h = &e->figs[k].h[DIST_IRQOFF];
+		const struct phist *h = &e->figs[k]->h[DIST_IRQOFF];
 
 		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
 			all->fine[b] += h->fine[b];
@@ -932,13 +994,13 @@ static void put_flushers(struct prom_sink *s, const struct prom_state *p)
 		bool any = false;
 
 		for (size_t k = 0; k <= e.n && !any; k++)
-			any = e.figs[k].h[fams[i].dist].count > 0;
+			any = e.figs[k]->h[fams[i].dist].count > 0;
 		if (!any)
 			continue;
 		s->ops->family(s, fams[i].name, PROM_HISTOGRAM, fams[i].help);
 		for (size_t k = 0; k <= e.n; k++)
-			if (e.figs[k].h[fams[i].dist].count)
-				s->ops->hist(s, &e.labels[k], &e.figs[k].h[fams[i].dist],
+			if (e.figs[k]->h[fams[i].dist].count)
+				s->ops->hist(s, &e.labels[k], &e.figs[k]->h[fams[i].dist],
 					     PHIST_OCTAVES);
 	}
 	exported_free(&e);
