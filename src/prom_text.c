@@ -18,9 +18,23 @@ static const char *type_names[] = {
 	[PROM_COUNTER] = "counter", [PROM_GAUGE] = "gauge", [PROM_HISTOGRAM] = "histogram",
 };
 
+/* ns as seconds with 9 decimals at p ("1.000000250"); returns the end. */
+static char *put_seconds_at(char *p, uint64_t ns)
+{
+	uint64_t frac = ns % 1000000000;
+
+	p = fmt_put_uint(p, ns / 1000000000);
+	*p++ = '.';
+	for (uint64_t d = 100000000; d; d /= 10)
+		*p++ = (char)('0' + frac / d % 10);
+	return p;
+}
+
 static void put_seconds(FILE *f, uint64_t ns)
 {
-	fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+	char buf[32];
+
+	fwrite(buf, 1, (size_t)(put_seconds_at(buf, ns) - buf), f);
 }
 
 static void text_family(struct prom_sink *s, const char *name, enum prom_type type,
@@ -32,7 +46,8 @@ static void text_family(struct prom_sink *s, const char *name, enum prom_type ty
 
 static void put_label(FILE *f, const struct prom_label *l)
 {
-	fprintf(f, "%s=\"", l->name);
+	fputs(l->name, f);
+	fputs("=\"", f);
 	prom_write_label(f, l->value);
 	fputc('"', f);
 }
@@ -67,27 +82,28 @@ static const char *labels_text(struct prom_sink *s, struct prom_labels *ls)
 	return ls->text;
 }
 
+/* name{labels,extra="..."} value: a line each counter of each label set, written whole. */
 static void text_value(struct prom_sink *s, struct prom_labels *ls, const struct prom_label *extra,
 		       uint64_t v, bool seconds)
 {
 	const char *lab = labels_text(s, ls);
+	char tail[48], *t = tail;
 
 	fputs(((struct text_sink *)s)->name, s->f);
 	if (lab[0] || extra) {
-		fprintf(s->f, "{%s", lab);
+		fputc('{', s->f);
+		fputs(lab, s->f);
 		if (extra) {
 			if (lab[0])
 				fputc(',', s->f);
 			put_label(s->f, extra);
 		}
-		fputc('}', s->f);
+		*t++ = '}';
 	}
-	fputc(' ', s->f);
-	if (seconds)
-		put_seconds(s->f, v);
-	else
-		fprintf(s->f, "%" PRIu64, v);
-	fputc('\n', s->f);
+	*t++ = ' ';
+	t = seconds ? put_seconds_at(t, v) : fmt_put_uint(t, v);
+	*t++ = '\n';
+	fwrite(tail, 1, (size_t)(t - tail), s->f);
 	s->samples++;
 }
 
