@@ -377,6 +377,12 @@ bool compare_replicated(const struct comparison *c)
 	return c->before.nruns >= 2 && c->after.nruns >= 2;
 }
 
+const char *compare_one_run_note(const struct comparison *c)
+{
+	return compare_replicated(c) ? NULL :
+	       "one run a side: run-to-run spread unseen; use --before/--after, 3+ each";
+}
+
 /*
  * Each run's value of metric m on the row (its total, or the run's row of
  * the same cgroup), on a log scale except for shares: run-level state

@@ -147,6 +147,12 @@ static inline const struct command_info *side_command(const struct side *s)
 
 /* Whether both sides have 2 or more runs: then changes are tested between runs. */
 bool compare_replicated(const struct comparison *c);
+/*
+ * What the reader of a comparison without replicated runs must know: the
+ * tests see the values of one run, not how runs of one workload differ.
+ * NULL with 2 or more runs a side.
+ */
+const char *compare_one_run_note(const struct comparison *c);
 
 /* Whether a view shows metric i on row: system-wide ones on the total, when measured. */
 bool metric_shown(const struct cmp_row *row, int i);

@@ -60,6 +60,11 @@ static void header(FILE *f, const struct comparison *c)
 	for (int i = 0; i < 2; i++)
 		cell(f, "td", NULL, cmp_source_text(s[i]));
 	fputs("</tr></table>\n", f);
+	if (compare_one_run_note(c)) {
+		fputs("<p class=\"note\">note: ", f);
+		html_write_text(f, compare_one_run_note(c));
+		fputs("</p>\n", f);
+	}
 }
 
 static void metrics_table(FILE *f, const struct cmp_row *row)

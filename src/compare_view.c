@@ -187,6 +187,8 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 	fprintf(f, "%stests: %s, alpha %g, %.3g per gate check; noise floor %g%%\n",
 		md ? "\n" : "", compare_replicated(c) ? "between runs (Welch's t)" :
 		"on the values", c->alpha, c->gate_alpha, c->noise * 100);
+	if (compare_one_run_note(c))
+		fprintf(f, "%snote: %s\n", md ? "\n" : "", compare_one_run_note(c));
 	if (strcmp(c->before.irqoff_source, c->after.irqoff_source))
 		fprintf(f, "%swarning: irqs-off comes from different sources on the two sides\n",
 			md ? "\n" : "");
@@ -510,8 +512,11 @@ static void print_json(FILE *f, const struct comparison *c)
 	json_side(f, "after", &c->after);
 	fputs(",\"gated\":", f);
 	json_gated(f, c);
-	fprintf(f, ",\"alpha\":%g,\"gate_alpha\":%g,\"noise\":%g,\"total\":", c->alpha,
+	fprintf(f, ",\"alpha\":%g,\"gate_alpha\":%g,\"noise\":%g,\"notes\":[", c->alpha,
 		c->gate_alpha, c->noise);
+	if (compare_one_run_note(c))
+		json_write_string(f, compare_one_run_note(c));
+	fputs("],\"total\":", f);
 	json_row(f, &c->total);
 	fputs(",\"cpu_lock\":", f);
 	if (c->has_cpu_lock)

@@ -326,7 +326,8 @@ def workload(path):
 def replicated_runs_tell_state_from_change():
     """Six runs of one workload (bench/compare_noise.py's, 2 s each). One
     run against one, hold.p99>+20% fails some pairs: state that lasts a
-    run passes for a change. Three against three, tested between runs,
+    run passes for a change, and the header says one run a side cannot see
+    it (text and JSON notes; none with 3 a side). Three against three, tested between runs,
     the tighter default gates (+20%) pass, while holds doubled in the
     AFTER runs fail them; the reverse passes."""
     cg = workload(RUNS[0])
@@ -338,8 +339,16 @@ def replicated_runs_tell_state_from_change():
           "3 v 3 of one workload: exit %d %s" % (rc, err or res["gates"]))
     check({g["gate"] for g in res["gates"]} == {"hold.p99>+20%", "irqoff.p99>+20%"},
           "replicated defaults: %s" % res["gates"])
+    check(res["notes"] == [], "notes with 3 runs a side: %s" % res["notes"])
     rc, out, _ = compare("--cgroup", cg, *sides(RUNS[:3], RUNS[3:]))
-    check("3 runs" in out and "between runs" in out, "text header:\n%s" % out[:600])
+    check("3 runs" in out and "between runs" in out and "note: one run" not in out,
+          "text header:\n%s" % out[:600])
+    # one run a side: said, in the text and the JSON
+    rc, out, _ = compare("--cgroup", cg, RUNS[0], RUNS[1])
+    check("\nnote: one run a side: run-to-run spread unseen" in out, "text header:\n%s" %
+          out[:600])
+    rc, out, _ = compare("-f", "json", "--cgroup", cg, RUNS[0], RUNS[1])
+    check(len(json.loads(out)["notes"]) == 1, "notes: %s" % json.loads(out)["notes"])
     doubled = []
     for i, path in enumerate(RUNS[3:]):
         objs = objects(path)
