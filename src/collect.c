@@ -575,7 +575,7 @@ void shared_slot_changed(struct collector *c, struct slot *s)
 
 int collector_summary_shared(struct collector *c, struct report *out)
 {
-	int err;
+	int err = 0;
 
 	if (c->per_process)
 		return -EINVAL;
@@ -584,7 +584,8 @@ int collector_summary_shared(struct collector *c, struct report *out)
 	out->shared = true;
 	if (c->shared_gen == c->rows_gen)
 		shared_update(c);
-	err = c->shared_gen == c->rows_gen ? 0 : shared_rebuild(c);
+	else
+		err = shared_rebuild(c);
 	for (size_t k = 0; k < c->nchanged; k++)
 		c->slots[c->changed[k]].shared_stale = false;
 	c->nchanged = 0;

@@ -582,7 +582,6 @@ static void copy_holds_to_irqoff(const struct report *r, struct pfig *f)
 		f->h[DIST_IRQOFF] = f->h[DIST_HOLD];
 }
 
-
 /* Whether each named label set has one row this refresh (track.row). */
 static bool one_row_each(const struct namer *nm)
 {
@@ -626,12 +625,8 @@ static void export_named(struct namer *nm, const struct report *r, struct named 
 	n->sig = sig;
 }
 
-/*
- * With all and one row each: only the named cgroups whose row changed
- * are folded again (most are idle), and "(other)" is all but them.
- */
-static void fold_changed(struct namer *nm, const struct report *r, const struct row *rows,
-			 const struct row *all)
+/* With one row each: only the named cgroups whose row changed are folded again (most are idle). */
+static void fold_changed(struct namer *nm, const struct report *r, const struct row *rows)
 {
 	for (size_t k = 0; k < nm->nnamed; k++) {
 		struct named *n = &nm->named[k];
@@ -646,31 +641,19 @@ static void fold_changed(struct namer *nm, const struct report *r, const struct 
 		fold_row(r, &n->cur, row);
 		export_named(nm, r, n, sig);
 	}
-	memset(&nm->other, 0, sizeof(nm->other));
-	fold_row(r, &nm->other, all);
-	pfig_add(&nm->other, &nm->named_exp, -1);
-	copy_holds_to_irqoff(r, &nm->other);
 }
 
 /*
- * Each named label set's figures and "(other)"'s, from rows (pos: their
- * tracks). irqoff: a cgroup's irqs-off are its holds (--irqoff lock).
- * With all, the rows added up (report.all), "(other)" is all but the
- * named ones: only theirs are folded, not every idle cgroup's.
+ * Every row walked: each named label set's rows folded, and without
+ * all every other row into "(other)", with the named ones' bases.
  */
-static void fold_rows(struct namer *nm, const struct report *r, const struct row *rows,
-		      size_t nrows, const long *pos, const struct row *all)
+static void fold_every_row(struct namer *nm, const struct report *r, const struct row *rows,
+			   size_t nrows, const long *pos, bool all)
 {
-	if (all && one_row_each(nm)) {
-		fold_changed(nm, r, rows, all);
-		return;
-	}
 	memset(&nm->other, 0, sizeof(nm->other));
 	memset(&nm->named_exp, 0, sizeof(nm->named_exp));
 	for (size_t k = 0; k < nm->nnamed; k++)
 		memset(&nm->named[k].cur, 0, sizeof(nm->named[k].cur));
-	if (all)
-		fold_row(r, &nm->other, all);
 	for (size_t i = 0; i < nrows; i++) {
 		size_t k = pos[i] >= 0 ? nm->t[pos[i]].named : 0;
 
@@ -686,8 +669,26 @@ static void fold_rows(struct namer *nm, const struct report *r, const struct row
 		if (!all)
 			pfig_add(&nm->other, &n->base, +1);
 	}
-	if (all)
+}
+
+/*
+ * Each named label set's figures and "(other)"'s, from rows (pos: their
+ * tracks). irqoff: a cgroup's irqs-off are its holds (--irqoff lock).
+ * With all, the rows added up (report.all), "(other)" is all but the
+ * named ones: only theirs are folded, not every idle cgroup's.
+ */
+static void fold_rows(struct namer *nm, const struct report *r, const struct row *rows,
+		      size_t nrows, const long *pos, const struct row *all)
+{
+	if (all && one_row_each(nm))
+		fold_changed(nm, r, rows);
+	else
+		fold_every_row(nm, r, rows, nrows, pos, all != NULL);
+	if (all) {
+		memset(&nm->other, 0, sizeof(nm->other));
+		fold_row(r, &nm->other, all);
 		pfig_add(&nm->other, &nm->named_exp, -1);
+	}
 	copy_holds_to_irqoff(r, &nm->other);
 }
 

@@ -42,8 +42,14 @@ struct pb_sink {
 	pb_family fam;		/* the family being built; name NULL before the first */
 	size_t cap;		/* room in fam.metric */
 	struct block *blocks;
-	int16_t native_fine[HIST_BUCKETS], native_octave[HIST_OCTAVES];
 };
+
+/*
+ * Each fine bucket's and each octave's native bucket (native_tables): the
+ * same for every refresh, made by the first sink (the main thread's).
+ */
+static int16_t native_fine[HIST_BUCKETS], native_octave[HIST_OCTAVES];
+static bool native_made;
 
 static const Io__Prometheus__Client__MetricType pb_types[] = {
 	[PROM_COUNTER] = IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER,
@@ -210,7 +216,7 @@ static int native_buckets(struct pb_sink *p, pb_hist *ph, const struct phist *h,
 			  enum phist_layout layout)
 {
 	int nsrc = layout == PHIST_OCTAVES ? HIST_OCTAVES : HIST_BUCKETS;
-	const int16_t *index = layout == PHIST_OCTAVES ? p->native_octave : p->native_fine;
+	const int16_t *index = layout == PHIST_OCTAVES ? native_octave : native_fine;
 	pb_span *spans = pb_alloc(p, (size_t)nsrc * sizeof(*spans));
 	pb_span **span_ptrs = pb_alloc(p, (size_t)nsrc * sizeof(*span_ptrs));
 	int64_t *deltas = pb_alloc(p, (size_t)nsrc * sizeof(*deltas));
@@ -264,12 +270,11 @@ static int classic_buckets(struct pb_sink *p, pb_hist *ph, const struct phist *h
 	size_t n = (size_t)c->nbounds;
 	pb_bucket *b = pb_alloc(p, n * sizeof(*b) + 1);
 	pb_bucket **ptrs = pb_alloc(p, n * sizeof(*ptrs) + 1);
-	uint64_t bin[PROM_MAX_BOUNDS + 1] = { 0 }, cum = 0;
+	uint64_t bin[PROM_MAX_BOUNDS + 1], cum = 0;
 
 	if (!b || !ptrs)
 		return -1;
-	for (unsigned int i = 0; i < HIST_BUCKETS; i++)
-		bin[c->bin_of[i]] += h->fine[i];
+	prom_classic_bins(c, h, bin);
 	for (size_t i = 0; i < n; i++) {
 		io__prometheus__client__bucket__init(&b[i]);
 		cum += bin[i];
@@ -324,15 +329,16 @@ static const struct prom_sink_ops pb_ops = {
 };
 
 /* Each fine bucket's and each octave's native bucket: that of its midpoint. */
-static void native_tables(struct pb_sink *p)
+static void native_tables(void)
 {
 	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
-		p->native_fine[b] = (int16_t)prom_native_index(PROM_NATIVE_SCHEMA_FINE,
+		native_fine[b] = (int16_t)prom_native_index(PROM_NATIVE_SCHEMA_FINE,
 			((double)hist_bucket_lower(b) + (double)hist_bucket_upper(b)) / 2);
 	for (unsigned int k = 0; k < HIST_OCTAVES; k++)
-		p->native_octave[k] = (int16_t)prom_native_index(PROM_NATIVE_SCHEMA_OCTAVES,
+		native_octave[k] = (int16_t)prom_native_index(PROM_NATIVE_SCHEMA_OCTAVES,
 			k ? 1.5 * (double)(1ULL << (k + HIST_LOW_SHIFT - 1)) :
 			    (double)(1ULL << HIST_LOW_SHIFT) / 2);
+	native_made = true;
 }
 
 struct prom_sink *prom_pb_sink(const struct prom_classic *c, bool classic, FILE *f)
@@ -344,6 +350,7 @@ struct prom_sink *prom_pb_sink(const struct prom_classic *c, bool classic, FILE 
 	p->s = (struct prom_sink){ .ops = &pb_ops, .classic = c, .f = f };
 	p->classic = classic;
 	io__prometheus__client__metric_family__init(&p->fam);
-	native_tables(p);
+	if (!native_made)
+		native_tables();
 	return &p->s;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "prom.h"
 #include "hist.h"
 
@@ -36,6 +37,15 @@ struct prom_classic {
 	uint8_t bin_of[HIST_BUCKETS];	/* bin i counts values < bound_ns[i]; nbounds: the rest */
 	char le[PROM_MAX_BOUNDS][24];	/* the bounds in seconds, as written */
 };
+
+/* h folded into the classic bins: bin[i] counts values < bound_ns[i], bin[nbounds] the rest. */
+static inline void prom_classic_bins(const struct prom_classic *c, const struct phist *h,
+				     uint64_t bin[PROM_MAX_BOUNDS + 1])
+{
+	memset(bin, 0, (PROM_MAX_BOUNDS + 1) * sizeof(*bin));
+	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
+		bin[c->bin_of[b]] += h->fine[b];
+}
 
 struct prom_label {
 	const char *name, *value;	/* value raw: each format escapes it */

@@ -121,14 +121,13 @@ static void put_buckets(struct prom_sink *s, const char *name, const char *label
 	size_t name_len = strlen(name), labels_len = strlen(labels);
 	size_t room = name_len + labels_len + 96;	/* _bucket{ , le=" +Inf or le "} digits */
 	char small[512], *line = room <= sizeof(small) ? small : malloc(room), *prefix_end;
-	uint64_t bin[PROM_MAX_BOUNDS + 1] = { 0 }, cum = 0;
+	uint64_t bin[PROM_MAX_BOUNDS + 1], cum = 0;
 
 	if (!line) {
 		s->failed = true;
 		return;
 	}
-	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
-		bin[c->bin_of[b]] += h->fine[b];
+	prom_classic_bins(c, h, bin);
 	prefix_end = stpcpy(mempcpy(line, name, name_len), "_bucket{");
 	prefix_end = mempcpy(prefix_end, labels, labels_len);
 	prefix_end = stpcpy(prefix_end, labels_len ? ",le=\"" : "le=\"");
