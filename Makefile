@@ -35,7 +35,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 # Userspace, split by role; rstatlat.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
-	src/compare_view.c src/compare_html.c src/probe.c src/prom.c src/prom_text.c src/prom_pb.c src/serve.c \
+	src/compare_view.c src/compare_html.c src/compare_mail.c src/probe.c src/prom.c src/prom_text.c src/prom_pb.c src/serve.c \
 	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
@@ -58,7 +58,7 @@ HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme
 all: rstatlat
 
 # Every build step needs build/ first, and build/ waits for `deps` when
@@ -125,7 +125,7 @@ check: rstatlat $(UNIT_TESTS) $(OUT)/bench/reader
 # libFuzzer over the JSON reader and compare, with ASan and UBSan. Built
 # with clang from the sources, not from the gcc objects.
 FUZZ_SRCS := src/report.c src/escape.c src/fmt.c src/report_read.c src/stats.c \
-	src/compare.c src/compare_view.c src/compare_html.c src/json.c src/table.c src/metrics.c
+	src/compare.c src/compare_view.c src/compare_html.c src/compare_mail.c src/json.c src/table.c src/metrics.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 $(OUT)/fuzz/fuzz_report_read: tests/fuzz/fuzz_report_read.c $(FUZZ_SRCS) $(HEADERS)
@@ -184,6 +184,10 @@ BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/rende
 # Overhead benchmark (root): numbers for docs/performance.md, not a test.
 # BENCH_ARGS go to bench/run, e.g. BENCH_ARGS="--against 45bcce6".
 BENCH_ARGS ?=
+# README's generated block (compare -f mail on tests/data); tests/cli checks it is current
+readme: $(BIN)
+	python3 tests/cli/readme.py
+
 bench: $(BENCH_BINS)
 	scripts/install-deps bench
 	python3 bench/run $(BENCH_ARGS)

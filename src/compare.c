@@ -5,6 +5,7 @@
  * Which test serves which metric, and why, is in rstatlat(8), SIGNIFICANCE.
  */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,12 +18,11 @@ static struct metric_def metric_table[METRICS_MAX];
 const struct metric_def *const metrics = metric_table;
 int nmetrics;
 
-static struct metric_def *metric_new(const char *name, const char *label, enum metric_kind kind)
+static struct metric_def *metric_new(const char *name, enum metric_kind kind)
 {
 	struct metric_def *m = &metric_table[nmetrics++];
 
 	snprintf(m->name, sizeof(m->name), "%s", name);
-	snprintf(m->label, sizeof(m->label), "%s", label);
 	m->kind = kind;
 	m->of = -1;
 	return m;
@@ -36,12 +36,11 @@ static void dist_metrics(enum dist_id d)
 	};
 
 	for (size_t i = 0; i < sizeof(of) / sizeof(of[0]); i++) {
-		char name[32], label[32];
+		char name[32];
 		struct metric_def *m;
 
 		snprintf(name, sizeof(name), "%s.%s", dist_defs[d].name, of[i].suffix);
-		snprintf(label, sizeof(label), "%s %s", dist_defs[d].name, of[i].suffix);
-		m = metric_new(name, label, of[i].kind);
+		m = metric_new(name, of[i].kind);
 		m->dist = d;
 		m->q = of[i].q;
 	}
@@ -54,8 +53,7 @@ static void count_metrics(int after)
 		const struct count_def *cd = &count_defs[k];
 
 		for (size_t i = 0; cd->after == after && i < 2 && cd->compare[i].name; i++) {
-			struct metric_def *m = metric_new(cd->compare[i].name, cd->compare[i].label,
-							  cd->compare[i].kind);
+			struct metric_def *m = metric_new(cd->compare[i].name, cd->compare[i].kind);
 
 			m->count = (enum count_id)k;
 			m->of = cd->of;
@@ -65,16 +63,16 @@ static void count_metrics(int after)
 	}
 }
 
-/* where a flush's time goes, ns per flush (docs/flushes.md) */
+/* where a flush's time goes, ns per flush (docs/flushes.md): the mean, then its parts */
 static void part_metrics(void)
 {
+	metric_new("flush.mean", MK_MEAN)->dist = DIST_FLUSH;
 	for (int k = 0; k < PART_MAX; k++) {
-		char name[32], label[32];
+		char name[32];
 		struct metric_def *m;
 
 		snprintf(name, sizeof(name), "flush.%s", part_names[k]);
-		snprintf(label, sizeof(label), "%s/flush", part_names[k]);
-		m = metric_new(name, label, MK_PART);
+		m = metric_new(name, MK_PART);
 		m->dist = DIST_FLUSH;
 		m->part = (enum flush_part)k;
 	}
@@ -134,6 +132,65 @@ bool metric_shown(const struct cmp_row *row, int i)
 	if (!system_dist(metrics[i].dist))
 		return true;
 	return row->total && (c->has_before || c->has_after);
+}
+
+static bool matches_any(const char *const *globs, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!fnmatch(globs[i], s, 0))
+			return true;
+	return false;
+}
+
+bool compare_metric_asked(const struct comparison *c, int i)
+{
+	return !c->shown.nmetrics || matches_any(c->shown.metrics, c->shown.nmetrics,
+						 metrics[i].name);
+}
+
+bool compare_shows_metric(const struct comparison *c, const struct cmp_row *row, int i)
+{
+	return metric_shown(row, i) && compare_metric_asked(c, i);
+}
+
+static const char *row_path(const struct cmp_row *r);
+
+bool compare_shows_row(const struct comparison *c, const struct cmp_row *row)
+{
+	/* a -p row goes with its cgroup's */
+	const char *path = row->process ? row_path(row) : row_label(row);
+
+	if (row->total || row->cpu_lock)
+		return true;
+	if (c->gated_row && (row == c->gated_row ||
+			     (row->process && !strcmp(path, row_path(c->gated_row)))))
+		return true;
+	if (c->shown.nrows)
+		return matches_any(c->shown.rows, c->shown.nrows, path);
+	return !c->gated_row;
+}
+
+bool compare_split(const struct cmp_row *row, int *wall_metric)
+{
+	int wall = metric_find("flush.mean");
+	bool parts = false;
+
+	for (int i = 0; i < nmetrics; i++)
+		parts = parts || (metrics[i].kind == MK_PART && row->cells[i].has_before &&
+				  row->cells[i].has_after);
+	*wall_metric = wall;
+	return parts && row->cells[wall].has_before && row->cells[wall].has_after;
+}
+
+double split_delta_share(const struct cmp_row *row, int part_metric, int wall_metric)
+{
+	const struct cell *p = &row->cells[part_metric], *w = &row->cells[wall_metric];
+	double delta = w->after - w->before;
+
+	if (!p->has_before || !p->has_after || delta == 0)
+		return NAN;
+	/* an unchanged part is 0% of the change, not -0% */
+	return p->after == p->before ? 0 : (p->after - p->before) / delta;
 }
 
 int metric_find(const char *s)
@@ -230,6 +287,10 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 		whole = denominator(m, row);
 		*v = whole ? (double)row->part[m->part] / (double)whole : 0;
 		return report_part_measured(r, m->part) && whole > 0;
+	case MK_MEAN:
+		d = dist_of(r, row, m->dist);
+		*v = d && d->count ? (double)d->sum / (double)d->count : 0;
+		return d && d->count > 0;
 	}
 	return false;
 }
@@ -270,6 +331,26 @@ static double share_p(const struct metric_def *m, const struct row *b, const str
 {
 	return two_proportion_p(numerator(m, b), denominator(m, b), numerator(m, a),
 				denominator(m, a));
+}
+
+/*
+ * A mean per flush: the wall time's, or a part's. A part of a flush lies
+ * between 0 and its wall time, so the flush histogram bounds its variance
+ * (part_var_bound): a conservative normal test, from one run a side.
+ */
+static double mean_p(const struct metric_def *m, const struct comparison *c,
+		     const struct row *b, const struct row *a)
+{
+	const struct dist *db = dist_of(c->before.r, b, DIST_FLUSH);
+	const struct dist *da = dist_of(c->after.r, a, DIST_FLUSH);
+	double sb, sa;
+
+	if (!db || !da || !db->count || !da->count)
+		return -1;
+	sb = m->kind == MK_PART ? (double)b->part[m->part] : (double)db->sum;
+	sa = m->kind == MK_PART ? (double)a->part[m->part] : (double)da->sum;
+	return mean_diff_p(db->count, sb / (double)db->count, part_var_bound(db, sb),
+			   da->count, sa / (double)da->count, part_var_bound(da, sa));
 }
 
 static enum verdict by_p(double p, double alpha)
@@ -347,8 +428,8 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 	case MK_COUNT:
 		return V_NA;
 	case MK_PART:
-		/* sums only, no spread of single flushes: replicated runs test them */
-		return V_TOO_FEW;
+	case MK_MEAN:
+		return by_p(mean_p(m, c, b, a), alpha);
 	case MK_PER_VALUE:
 		return by_p(per_value_p(m, b, a), alpha);
 	case MK_RATE:
@@ -680,7 +761,8 @@ static enum gate_outcome absolute_gate(const struct gate *g, const struct compar
 	switch (m->kind) {
 	case MK_MAX:
 	case MK_PART:
-		/* a maximum is a measured event, a part's mean one of every flush: not estimates */
+	case MK_MEAN:
+		/* a maximum is a measured event, a mean one of every flush: not estimates */
 		return G_FAIL;
 	case MK_QUANTILE:
 		if (!d)
@@ -729,6 +811,10 @@ static bool shift_confirmed(const struct gate *g, const struct comparison *c,
 	case MK_PER_VALUE:
 		p = per_value_p(m, b, a);
 		break;
+	case MK_PART:
+	case MK_MEAN:
+		p = mean_p(m, c, b, a);
+		break;
 	default:
 		return false;
 	}
@@ -771,6 +857,35 @@ static bool unmeasured(const struct comparison *c, const struct gate *g)
 	return system_wide(g) || count_unmeasured(c, g);
 }
 
+/*
+ * Why a check has no two values to weigh: the side that did not measure
+ * the figure, or has none of it; NULL when both have one.
+ */
+static const char *missing_value(const struct comparison *c, const struct gate *g,
+				 const struct cell *cell)
+{
+	const struct metric_def *m = &metrics[g->metric];
+	bool before = c->before.r->flush_parts, after = c->after.r->flush_parts;
+
+	if (m->kind == MK_PART) {
+		if (!before || !after)
+			return !before && !after ? "no flush parts on either side" :
+			       !before ? "no flush parts in BEFORE" : "no flush parts in AFTER";
+		if (!parts_comparable(c->before.r, c->after.r, m->part))
+			return m->part == PART_OTHER ? "other holds different parts on each side" :
+			       "this part is not measured on both sides";
+	}
+	if (system_wide(g) && (!cell->has_before || !cell->has_after))
+		return "not measured on both sides (a system-wide figure)";
+	if (count_unmeasured(c, g))
+		return !count_measured(m, c->before.r) ? "not measured in BEFORE" :
+		       "not measured in AFTER";
+	if (!cell->has_before || !cell->has_after)
+		return !cell->has_before && !cell->has_after ? "no values on either side" :
+		       !cell->has_before ? "no values in BEFORE" : "no values in AFTER";
+	return NULL;
+}
+
 static void run_gate(struct comparison *c, const struct gate *g, const struct cmp_row *row)
 {
 	struct gate_result *res = &c->results[c->nresults++];
@@ -778,8 +893,8 @@ static void run_gate(struct comparison *c, const struct gate *g, const struct cm
 
 	res->gate = g;
 	res->row = row;
-	if (!cell->has_before || !cell->has_after || count_unmeasured(c, g) ||
-	    (metrics[g->metric].kind == MK_PART && unmeasured(c, g)))
+	res->why = missing_value(c, g, cell);
+	if (res->why)
 		/* a figure a side did not measure (or not alike): asked, and not answerable */
 		res->outcome = unmeasured(c, g) ? G_INCONCLUSIVE : G_NA;
 	else if (g->relative)
@@ -979,6 +1094,85 @@ static int command_label(char *buf, size_t len, const char *path, const char *re
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* The '=' between the two globs: the first one that a path (or "ctrl:/") follows. */
+static const char *pair_split(const char *s)
+{
+	for (const char *eq = strchr(s, '='); eq; eq = strchr(eq + 1, '=')) {
+		const char *rest = eq + 1;
+
+		if (*rest == '/' || *rest == '*')
+			return eq;
+		rest += strspn(rest, "abcdefghijklmnopqrstuvwxyz_,0123456789");
+		if (rest > eq + 1 && rest[0] == ':' && rest[1] == '/')
+			return eq;
+	}
+	return NULL;
+}
+
+int pair_parse(const char *s, struct pair_spec *p, char *err, size_t errlen)
+{
+	const char *eq = pair_split(s);
+
+	memset(p, 0, sizeof(*p));
+	if (!eq || eq == s) {
+		snprintf(err, errlen, "bad --pair '%.64s': expected BEFORE=AFTER, two cgroup paths "
+			 "or globs as in the JSON (/a=/b, /job-*=/job-*)", s);
+		return -1;
+	}
+	p->text = s;
+	p->before = strndup(s, (size_t)(eq - s));
+	p->after = strdup(eq + 1);
+	p->label = strcmp(p->before ? p->before : "", eq + 1) ? strdup(s) : strdup(eq + 1);
+	if (!p->before || !p->after || !p->label) {
+		pair_free(p);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void pair_free(struct pair_spec *p)
+{
+	free(p->before);
+	free(p->after);
+	free(p->label);
+	p->before = p->after = p->label = NULL;
+}
+
+/* The first pair whose glob of side matches path, or -1. */
+static long pair_of(const struct pair_spec *p, size_t n, int side, const char *path)
+{
+	for (size_t k = 0; path && k < n; k++)
+		if (!fnmatch(side ? p[k].after : p[k].before, path, 0))
+			return (long)k;
+	return -1;
+}
+
+int compare_relabel_pairs(struct report *r, const struct pair_spec *p, size_t n, int side,
+			  size_t *matched)
+{
+	struct row *lists[2] = { r->cgroups, r->processes };
+	size_t counts[2] = { r->ncgroups, r->nprocesses };
+	bool any = false;
+
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < counts[l]; i++) {
+			struct row *row = &lists[l][i];
+			long k = pair_of(p, n, side, row->path);
+			char *label;
+
+			if (k < 0)
+				continue;
+			if (!(label = strdup(p[k].label)))
+				return -1;
+			free(row->path);
+			row->path = label;
+			matched[k] += l == 0;
+			any = true;
+		}
+	return any ? report_fold_alike(r) : 0;
+}
+
 int compare_relabel_command(struct report *r)
 {
 	struct row *lists[2] = { r->cgroups, r->processes };
@@ -1070,7 +1264,7 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 	if (cgroup) {
 		bool several;
 
-		only = find_row(c, cgroup, &several);
+		only = c->gated_row = find_row(c, cgroup, &several);
 		if (!only) {
 			snprintf(err, errlen, several ? "cgroup %s has a row per lock: name one, as "
 				 "in \"%s [memory]\"" : "cgroup %s is in neither file", cgroup, cgroup);
@@ -1131,6 +1325,7 @@ static int parse_limit(const char *s, const struct metric_def *m, struct gate *g
 	case MK_QUANTILE:
 	case MK_MAX:
 	case MK_PART:
+	case MK_MEAN:
 		/* a bare number would be ambiguous: insist on a unit */
 		if (!*s || !isalpha((unsigned char)s[strlen(s) - 1]) ||
 		    parse_duration(s, 1, &ns))
@@ -1153,6 +1348,7 @@ static const char *limit_help(const struct metric_def *m)
 	case MK_QUANTILE:
 	case MK_MAX:
 	case MK_PART:
+	case MK_MEAN:
 		return "+N% or -N% (relative) or a time with a unit: 500ns, 100us, 5ms, 1s";
 	case MK_SHARE:
 		return "+N% or -N% (relative) or N% (an absolute share)";

@@ -14,21 +14,20 @@
 /*
  * compare's metrics, built from the tables of metrics.h: the counters'
  * (count_defs[].compare) and four of each distribution (p50, p90, p99,
- * max), in the order JSON lists the figures; a flush's parts after the
- * flush distribution; the system-wide distributions last.
+ * max), in the order JSON lists the figures; the flush's mean and parts
+ * after the flush distribution; the system-wide distributions last.
  */
 struct metric_def {
-	char name[32];		/* as gates spell it: "hold.p99" */
-	char label[32];		/* as tables show it: "hold p99" */
+	char name[32];		/* as gates, tables and JSON spell it: "hold.p99" */
 	enum metric_kind kind;
-	enum dist_id dist;	/* MK_QUANTILE, MK_MAX; per its values: MK_PER_VALUE, MK_PART */
+	enum dist_id dist;	/* MK_QUANTILE, MK_MAX, MK_MEAN; per its values: MK_PER_VALUE, MK_PART */
 	enum count_id count;	/* MK_COUNT, MK_RATE, MK_SHARE, MK_PER_VALUE */
 	int of;			/* MK_SHARE: the counter it is a share of; -1: of dist's values */
 	double q;
 	enum flush_part part;	/* MK_PART */
 };
 
-#define METRICS_MAX (2 * COUNT_MAX + 4 * DIST_MAX + PART_MAX)
+#define METRICS_MAX (2 * COUNT_MAX + 4 * DIST_MAX + 1 + PART_MAX)
 extern const struct metric_def *const metrics;
 extern int nmetrics;		/* built before main (compare.c) */
 
@@ -81,7 +80,8 @@ struct gate_result {
 	const struct cmp_row *row;
 	enum gate_outcome outcome;
 	double value;		/* ratio (relative) or AFTER's value (absolute) */
-	const char *why;	/* an inconclusive check that crossed nothing: why; else NULL */
+	/* a check without two values to weigh (inconclusive or n/a): why; else NULL */
+	const char *why;
 };
 
 /* The command's cgroups' rows of each run, whatever their names, pair under this. */
@@ -95,6 +95,7 @@ struct gate_result {
 
 struct side {
 	const char *file;	/* the first file */
+	const char *const *files;	/* every run's file, nruns of them */
 	const struct report *r;	/* the runs pooled; with one run, that run */
 	const struct report *runs;	/* each run, for the between-run test */
 	size_t nruns;
@@ -127,9 +128,20 @@ struct comparison {
 	 * when no run flushed them.
 	 */
 	const char *gated_cgroup;	/* compare_build's cgroup, or NULL */
+	const struct cmp_row *gated_row;	/* its row */
 	char *command_rows[COMMAND_LABELS_MAX];
 	size_t ncommand_rows;
 	struct cmp_row command_absent;
+	/* what the views show (compare_shows_row, compare_shows_metric); gates see all */
+	struct selection {
+		const char *const *rows;	/* globs of row labels; none: every row */
+		size_t nrows;
+		const char *const *metrics;	/* globs of metric names; none: every metric */
+		size_t nmetrics;
+	} shown;
+	const char *title;	/* the user's, for the page and the heading; NULL: none */
+	const char *const *notes;	/* the user's notes, after compare's own */
+	size_t nnotes;
 	/* replicated runs: each run's rows indexed, and its total */
 	struct run_rows {
 		struct row_index *ix;
@@ -138,6 +150,14 @@ struct comparison {
 		struct row_index *pix;
 	} runs[2];		/* [0] before, [1] after */
 };
+
+/* The file of a side's run k: the first is file; NULL past the last. */
+static inline const char *side_file(const struct side *s, size_t k)
+{
+	if (s->files && k < s->nruns)
+		return s->files[k];
+	return k ? NULL : s->file;
+}
 
 /* A side's command: its first run's (a pool keeps none). */
 static inline const struct command_info *side_command(const struct side *s)
@@ -156,6 +176,23 @@ const char *compare_one_run_note(const struct comparison *c);
 
 /* Whether a view shows metric i on row: system-wide ones on the total, when measured. */
 bool metric_shown(const struct cmp_row *row, int i);
+/* Whether the user asked for metric i (--metric), or for every one. */
+bool compare_metric_asked(const struct comparison *c, int i);
+/* metric_shown, and asked for (--metric) */
+bool compare_shows_metric(const struct comparison *c, const struct cmp_row *row, int i);
+/*
+ * Whether the views show a cgroup's row: the one gated with -c, those
+ * --rows names, or (with neither) every row. The total is always shown.
+ */
+bool compare_shows_row(const struct comparison *c, const struct cmp_row *row);
+/*
+ * The flush split of a row (docs/flushes.md): the wall time per flush and
+ * each part's mean, BEFORE and AFTER, and each part's share of the change
+ * of the wall time. False when a side has no flushes with parts.
+ */
+bool compare_split(const struct cmp_row *row, int *wall_metric);
+/* A flush part's change over the wall time's: its share of the delta, or NAN. */
+double split_delta_share(const struct cmp_row *row, int part_metric, int wall_metric);
 /* The index of a metric named s, or -1. */
 int metric_find(const char *s);
 /*
@@ -173,6 +210,28 @@ int gate_parse(const char *s, struct gate *g, char *err, size_t errlen);
 int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 		  const char *cgroup, char *err, size_t errlen);
 void compare_free(struct comparison *c);
+/*
+ * --pair BEFORE=AFTER: the BEFORE side's rows whose path matches the glob
+ * before and the AFTER side's that match after, each side's added up,
+ * are one row labelled "before=after" (or before, when both are the
+ * same). Splits spec in place of its '='. Returns 0 or -1 with a reason.
+ */
+struct pair_spec {
+	char *before, *after;	/* globs (fnmatch) of cgroup paths as in the JSON */
+	char *label;
+	const char *text;	/* as given */
+};
+int pair_parse(const char *s, struct pair_spec *p, char *err, size_t errlen);
+void pair_free(struct pair_spec *p);
+/*
+ * Relabels r's rows (cgroups and -p rows) that a pair's glob of side (0
+ * BEFORE, 1 AFTER) matches, each by the first pair that does, then adds
+ * up rows the relabelling made alike; matched[k] counts the cgroup rows
+ * pair k took. Returns 0 or -1 (out of memory).
+ */
+int compare_relabel_pairs(struct report *r, const struct pair_spec *p, size_t n, int side,
+			  size_t *matched);
+
 /*
  * Renames the rows of r's command cgroups (and of cgroups below them) to
  * COMMAND_LABEL ("memory:(command)" in a v1 hierarchy), so that the runs of
@@ -192,9 +251,16 @@ const char *row_label(const struct cmp_row *r);
 /* "fail" when a check failed, else "inconclusive" when one was, else "pass". */
 const char *compare_result(const struct comparison *c);
 
-enum cmp_format { FMT_TEXT, FMT_MD, FMT_JSON, FMT_HTML };
+enum cmp_format { FMT_TEXT, FMT_MD, FMT_JSON, FMT_HTML, FMT_MAIL };
 /* rows: cgroups shown (0 = all); histograms: side-by-side log2 histograms (text). */
 void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, size_t rows,
 		   bool histograms);
+/*
+ * Comparisons of n pairs of files as plain text within MAIL_COLUMNS
+ * columns, their columns side by side (compare_mail.c): what a kernel
+ * developer pastes into a reply.
+ */
+#define MAIL_COLUMNS 80
+void compare_mail_print(FILE *f, const struct comparison *const *cs, size_t n, size_t rows);
 
 #endif

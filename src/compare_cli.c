@@ -4,6 +4,7 @@
  * comparison, print it, and exit by the gates.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #define EXIT_ENV	3	/* -o FILE cannot be written (as rstatlat's own 3) */
 
 #define MAX_GATES 64
+#define MAX_PAIRS 8		/* file pairs side by side (-f mail) */
+#define MAX_SPECS 64		/* --pair, --row, --metric, --note each */
 
 /*
  * Used when no --fail-on is given: loose enough that runs of one workload
@@ -62,10 +65,16 @@ struct cmp_opts {
 	bool allow_inconclusive;
 	bool histograms;
 	const char *output;	/* -o FILE */
+	struct pair_spec pairs[MAX_SPECS];	/* --pair */
+	size_t npairs;
+	const char *rows_shown[MAX_SPECS], *metrics_shown[MAX_SPECS], *notes[MAX_SPECS];
+	size_t nrows_shown, nmetrics_shown, nnotes;
+	const char *title;
 	struct file_list {
 		const char *name[MAX_RUNS];
 		size_t n;
-	} files[2];		/* [0] before, [1] after */
+	} files[MAX_PAIRS][2];	/* per pair of files: [0] before, [1] after */
+	size_t nfiles;		/* pairs of files */
 };
 
 /* The runs of one side, read, and pooled when there are several. */
@@ -74,8 +83,6 @@ struct side_runs {
 	struct read_info info[MAX_RUNS];
 	struct report_pool pool;
 };
-
-static struct side_runs sides[2];	/* 64 runs a side: too large for the stack */
 
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int code, const char *fmt, ...)
@@ -141,6 +148,55 @@ static void add_file(struct file_list *l, const char *name, const char *what)
 	l->name[l->n++] = name;
 }
 
+static void add_spec(const char **list, size_t *n, const char *s, const char *what)
+{
+	if (*n == MAX_SPECS)
+		die(EXIT_INPUT, "more than %d %s", MAX_SPECS, what);
+	list[(*n)++] = s;
+}
+
+static void add_pair(struct cmp_opts *o, const char *s)
+{
+	char err[256];
+
+	if (o->npairs == MAX_SPECS)
+		die(EXIT_INPUT, "more than %d --pair", MAX_SPECS);
+	if (pair_parse(s, &o->pairs[o->npairs], err, sizeof(err)))
+		die(EXIT_INPUT, "%s", err);
+	o->npairs++;
+}
+
+/* --metric hold.*,flush.mean: each glob must name a metric, or it is a typo */
+static void add_metrics(struct cmp_opts *o, char *list)
+{
+	for (char *save = NULL, *g = strtok_r(list, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+		bool any = false;
+
+		for (int i = 0; i < nmetrics && !any; i++)
+			any = !fnmatch(g, metrics[i].name, 0);
+		if (!any)
+			die(EXIT_INPUT, "--metric '%s' matches no metric (see rstatlat(8), GATES)", g);
+		add_spec(o->metrics_shown, &o->nmetrics_shown, g, "--metric globs");
+	}
+}
+
+/* BEFORE AFTER [BEFORE AFTER ...]: one run a side, each pair compared on its own */
+static void add_positional_pairs(struct cmp_opts *o, int argc, char **argv)
+{
+	int n = argc - optind;
+
+	if (n < 2 || n % 2)
+		die(EXIT_INPUT, "expected files in pairs, BEFORE AFTER [BEFORE AFTER ...] "
+		    "(see --help)");
+	if (n / 2 > MAX_PAIRS)
+		die(EXIT_INPUT, "more than %d pairs of files", MAX_PAIRS);
+	for (int i = 0; i < n / 2; i++) {
+		add_file(&o->files[i][0], argv[optind + 2 * i], "BEFORE");
+		add_file(&o->files[i][1], argv[optind + 2 * i + 1], "AFTER");
+	}
+	o->nfiles = (size_t)n / 2;
+}
+
 static void parse_args(int argc, char **argv, struct cmp_opts *o)
 {
 	struct option long_opts[CLI_MAX_OPTS + 1];
@@ -164,8 +220,11 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 				o->format = FMT_JSON;
 			else if (!strcmp(optarg, "html"))
 				o->format = FMT_HTML;
+			else if (!strcmp(optarg, "mail"))
+				o->format = FMT_MAIL;
 			else
-				die(EXIT_INPUT, "unknown format '%s': text, md, json or html", optarg);
+				die(EXIT_INPUT, "unknown format '%s': text, md, json, html or mail",
+				    optarg);
 			break;
 		case 'n':
 			if (parse_uint(optarg, 1000000, &rows))
@@ -179,8 +238,13 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 			break;
 		case OPT_NOISE: o->noise = parse_fraction(optarg, "noise", 100); break;
 		case OPT_ALLOW_INCONCLUSIVE: o->allow_inconclusive = true; break;
-		case OPT_BEFORE: add_file(&o->files[0], optarg, "--before"); break;
-		case OPT_AFTER: add_file(&o->files[1], optarg, "--after"); break;
+		case OPT_BEFORE: add_file(&o->files[0][0], optarg, "--before"); break;
+		case OPT_AFTER: add_file(&o->files[0][1], optarg, "--after"); break;
+		case OPT_PAIR: add_pair(o, optarg); break;
+		case OPT_ROW: add_spec(o->rows_shown, &o->nrows_shown, optarg, "--row"); break;
+		case OPT_METRIC: add_metrics(o, optarg); break;
+		case OPT_NOTE: add_spec(o->notes, &o->nnotes, optarg, "--note"); break;
+		case OPT_TITLE: o->title = optarg; break;
 		case 'H': o->histograms = true; break;
 		case 'o':
 			if (!*optarg)
@@ -192,20 +256,20 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 		default: die(EXIT_INPUT, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
-	if (o->files[0].n || o->files[1].n) {
-		if (argc != optind || !o->files[0].n || !o->files[1].n)
+	if (o->files[0][0].n || o->files[0][1].n) {
+		if (argc != optind || !o->files[0][0].n || !o->files[0][1].n)
 			die(EXIT_INPUT, "with --before and --after, give both and no other files");
-	} else if (argc - optind == 2) {
-		add_file(&o->files[0], argv[optind], "BEFORE");
-		add_file(&o->files[1], argv[optind + 1], "AFTER");
+		o->nfiles = 1;
 	} else {
-		die(EXIT_INPUT, "expected two files, BEFORE and AFTER (see --help)");
+		add_positional_pairs(o, argc, argv);
 	}
+	if (o->nfiles > 1 && o->format == FMT_HTML)
+		die(EXIT_INPUT, "-f html shows one pair of files; -f mail shows several side by side");
 	if (o->no_gates && o->ngates)
 		die(EXIT_INPUT, "--fail-on none cannot be combined with other gates");
 	if (!o->no_gates && !o->ngates) {
-		bool replicated = o->files[0].n >= REPLICATED_MIN_RUNS &&
-				  o->files[1].n >= REPLICATED_MIN_RUNS;
+		bool replicated = o->files[0][0].n >= REPLICATED_MIN_RUNS &&
+				  o->files[0][1].n >= REPLICATED_MIN_RUNS;
 		const char *const *g = replicated ? replicated_gates : default_gates;
 		size_t n = replicated ? sizeof(replicated_gates) / sizeof(*replicated_gates) :
 				        sizeof(default_gates) / sizeof(*default_gates);
@@ -285,27 +349,54 @@ static bool side_ran_commands(const struct file_list *l, const struct side_runs 
 	return true;
 }
 
+/* One comparison: a pair of file lists, their runs, and what compare made of them. */
+struct compared {
+	const struct file_list *files;	/* [0] before, [1] after */
+	struct side_runs *sides[2];
+	struct comparison c;
+};
+
 /*
  * When every run of both sides ran a command (-- COMMAND), each run's
  * command cgroups (named after its own pid) pair as "(command)", and the
  * gates check them unless --cgroup says otherwise.
  */
-static void pair_commands(const struct cmp_opts *o, struct comparison *c)
+static void pair_commands(struct compared *p)
 {
 	const struct command_info *cmds[2 * MAX_RUNS];
 	size_t n = 0;
 
-	if (!side_ran_commands(&o->files[0], &sides[0]) ||
-	    !side_ran_commands(&o->files[1], &sides[1]))
+	if (!side_ran_commands(&p->files[0], p->sides[0]) ||
+	    !side_ran_commands(&p->files[1], p->sides[1]))
 		return;
 	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < o->files[k].n; i++) {
-			if (compare_relabel_command(&sides[k].runs[i]))
+		for (size_t i = 0; i < p->files[k].n; i++) {
+			if (compare_relabel_command(&p->sides[k]->runs[i]))
 				die(EXIT_NOMEM, "out of memory");
-			cmds[n++] = &sides[k].runs[i].command;
+			cmds[n++] = &p->sides[k]->runs[i].command;
 		}
-	if (compare_command_rows(c, cmds, n))
+	if (compare_command_rows(&p->c, cmds, n))
 		die(EXIT_NOMEM, "out of memory");
+}
+
+/* --pair: each side's rows a glob matches, relabelled alike; a glob that matches nothing is a typo */
+static void pair_cgroups(const struct cmp_opts *o, struct compared *p)
+{
+	static const char *const what[] = { "BEFORE", "AFTER" };
+
+	for (int k = 0; k < 2 && o->npairs; k++) {
+		size_t matched[MAX_SPECS] = { 0 };
+
+		for (size_t i = 0; i < p->files[k].n; i++)
+			if (compare_relabel_pairs(&p->sides[k]->runs[i], o->pairs, o->npairs, k,
+						  matched))
+				die(EXIT_NOMEM, "out of memory");
+		for (size_t j = 0; j < o->npairs; j++)
+			if (!matched[j])
+				die(EXIT_INPUT, "--pair %s: no cgroup of %s (%s) matches %s",
+				    o->pairs[j].text, what[k], p->files[k].name[0],
+				    k ? o->pairs[j].after : o->pairs[j].before);
+	}
 }
 
 /*
@@ -314,18 +405,18 @@ static void pair_commands(const struct cmp_opts *o, struct comparison *c)
  * others' rows are added up per cgroup to pair with it, and the header
  * says so. Lock types (an rwlock's read and write) likewise.
  */
-static void fold_locks(const struct cmp_opts *o)
+static void fold_locks(struct compared *p)
 {
 	bool locks = true, types = true;
 
 	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < o->files[k].n; i++) {
-			locks = locks && sides[k].runs[i].lock_rows;
-			types = types && sides[k].runs[i].lock_types;
+		for (size_t i = 0; i < p->files[k].n; i++) {
+			locks = locks && p->sides[k]->runs[i].lock_rows;
+			types = types && p->sides[k]->runs[i].lock_types;
 		}
 	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < o->files[k].n; i++)
-			if (report_fold_locks(&sides[k].runs[i], !locks, !types))
+		for (size_t i = 0; i < p->files[k].n; i++)
+			if (report_fold_locks(&p->sides[k]->runs[i], !locks, !types))
 				die(EXIT_NOMEM, "out of memory");
 }
 
@@ -333,6 +424,7 @@ static void fold_locks(const struct cmp_opts *o)
 static void pool_side(const struct file_list *l, struct side_runs *sr, struct side *s)
 {
 	s->file = l->name[0];
+	s->files = l->name;
 	s->runs = sr->runs;
 	s->nruns = l->n;
 	s->irqoff_source = irqoff_source_of(&sr->runs[0], &sr->info[0]);
@@ -347,45 +439,99 @@ static void pool_side(const struct file_list *l, struct side_runs *sr, struct si
 
 static void free_side(const struct file_list *l, struct side_runs *sr)
 {
+	if (!sr)
+		return;
 	for (size_t i = 0; i < l->n; i++)
 		report_free(&sr->runs[i]);
 	report_pool_free(&sr->pool);
+	free(sr);
+}
+
+/* Reads a pair of file lists and compares them. */
+static void compare_pair(const struct cmp_opts *o, struct compared *p)
+{
+	struct comparison *c = &p->c;
+	char err[512];
+	int ret;
+
+	for (int k = 0; k < 2; k++) {
+		/* 64 runs a side: too large for the stack */
+		p->sides[k] = calloc(1, sizeof(*p->sides[k]));
+		if (!p->sides[k])
+			die(EXIT_NOMEM, "out of memory");
+	}
+	read_side(&p->files[0], p->sides[0], &c->before, "BEFORE");
+	read_side(&p->files[1], p->sides[1], &c->after, "AFTER");
+	pair_commands(p);
+	pair_cgroups(o, p);
+	fold_locks(p);
+	pool_side(&p->files[0], p->sides[0], &c->before);
+	pool_side(&p->files[1], p->sides[1], &c->after);
+	c->alpha = o->alpha;
+	c->noise = o->noise;
+	c->shown = (struct selection){
+		.rows = o->rows_shown, .nrows = o->nrows_shown,
+		.metrics = o->metrics_shown, .nmetrics = o->nmetrics_shown,
+	};
+	c->title = o->title;
+	c->notes = o->notes;
+	c->nnotes = o->nnotes;
+	ret = compare_build(c, o->gates, o->ngates, o->cgroup, err, sizeof(err));
+	if (ret == -1)
+		die(EXIT_INPUT, "%s%s%s", o->nfiles > 1 ? p->files[0].name[0] : "",
+		    o->nfiles > 1 ? ": " : "", err);
+	if (ret)
+		die(EXIT_NOMEM, "out of memory");
+}
+
+static void print_pairs(FILE *out, const struct cmp_opts *o, struct compared *pairs)
+{
+	const struct comparison *cs[MAX_PAIRS];
+
+	for (size_t i = 0; i < o->nfiles; i++)
+		cs[i] = &pairs[i].c;
+	if (o->format == FMT_MAIL) {
+		compare_mail_print(out, cs, o->nfiles, o->rows);
+		return;
+	}
+	for (size_t i = 0; i < o->nfiles; i++) {
+		if (i && o->format != FMT_JSON)
+			fputs("\n", out);
+		compare_print(out, cs[i], o->format, o->rows, o->histograms);
+	}
 }
 
 int compare_main(int argc, char **argv)
 {
 	struct cmp_opts o = { .rows = 20, .alpha = 0.01, .noise = 0.05 };
-	struct comparison c = { 0 };
-	char err[512];
+	struct compared pairs[MAX_PAIRS] = { 0 };
+	size_t failed = 0, inconclusive = 0;
 	int ret, err_no;
 	FILE *out;
 
 	parse_args(argc, argv, &o);
 	out = open_output(o.output);
-	read_side(&o.files[0], &sides[0], &c.before, "BEFORE");
-	read_side(&o.files[1], &sides[1], &c.after, "AFTER");
-	pair_commands(&o, &c);
-	fold_locks(&o);
-	pool_side(&o.files[0], &sides[0], &c.before);
-	pool_side(&o.files[1], &sides[1], &c.after);
-	c.alpha = o.alpha;
-	c.noise = o.noise;
-	ret = compare_build(&c, o.gates, o.ngates, o.cgroup, err, sizeof(err));
-	if (ret == -1)
-		die(EXIT_INPUT, "%s", err);
-	if (ret)
-		die(EXIT_NOMEM, "out of memory");
-	compare_print(out, &c, o.format, o.rows, o.histograms);
+	for (size_t i = 0; i < o.nfiles; i++) {
+		pairs[i].files = o.files[i];
+		compare_pair(&o, &pairs[i]);
+		failed += pairs[i].c.failed;
+		inconclusive += pairs[i].c.inconclusive;
+	}
+	print_pairs(out, &o, pairs);
 	if (out == outfile.f && (err_no = outfile_commit(&outfile)))
 		die(EXIT_ENV, "cannot write %s: %s", o.output, outfile_why(err_no));
 	if (out == stdout && (fflush(stdout) || ferror(stdout)))
 		die(EXIT_ENV, "cannot write the comparison: %s", strerror(errno));
-	ret = c.failed ? EXIT_GATE :
-	      c.inconclusive && !o.allow_inconclusive ? EXIT_INCONCLUSIVE : EXIT_PASS;
-	compare_free(&c);
-	free_side(&o.files[0], &sides[0]);
-	free_side(&o.files[1], &sides[1]);
+	ret = failed ? EXIT_GATE :
+	      inconclusive && !o.allow_inconclusive ? EXIT_INCONCLUSIVE : EXIT_PASS;
+	for (size_t i = 0; i < o.nfiles; i++) {
+		compare_free(&pairs[i].c);
+		free_side(&pairs[i].files[0], pairs[i].sides[0]);
+		free_side(&pairs[i].files[1], pairs[i].sides[1]);
+	}
 	for (size_t i = 0; i < o.ngates; i++)
 		free(o.gates[i].text);
+	for (size_t i = 0; i < o.npairs; i++)
+		pair_free(&o.pairs[i]);
 	return ret;
 }

@@ -7,6 +7,8 @@
  * carries its side, octave, count and share as data attributes, so what
  * it draws can be checked against the buckets (tests/cli).
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "compare_view.h"
 #include "escape.h"
@@ -30,15 +32,46 @@ static void cell(FILE *f, const char *tag, const char *cls, const char *text)
 	fprintf(f, "</%s>", tag);
 }
 
+#define UNPAIRED_NAMED 10
+
+/* Rows one side lacks, named as the text names them (a cgroup renamed between runs: --pair). */
+static void unpaired(FILE *f, const struct comparison *c)
+{
+	static const enum presence sides[] = { ONLY_BEFORE, ONLY_AFTER };
+	const struct cmp_row *rows[UNPAIRED_NAMED];
+
+	for (int k = 0; k < 2; k++) {
+		size_t n = cmp_unpaired(c, sides[k], rows, UNPAIRED_NAMED);
+
+		if (!n)
+			continue;
+		fprintf(f, "<p class=\"unpaired\">unpaired, only in %s (%zu): ", k ? "AFTER" : "BEFORE",
+			n);
+		for (size_t i = 0; i < n && i < UNPAIRED_NAMED; i++) {
+			fputs(i ? ", " : "", f);
+			html_write_text(f, row_label(rows[i]));
+		}
+		fprintf(f, "%s (a cgroup renamed between the runs pairs with --pair "
+			"BEFORE=AFTER)</p>\n", n > UNPAIRED_NAMED ? ", ..." : "");
+	}
+}
+
 static void header(FILE *f, const struct comparison *c)
 {
 	const struct side *s[2] = { &c->before, &c->after };
 	char v[64];
 
 	fputs("<table><tr><th></th><th>BEFORE</th><th>AFTER</th></tr>", f);
-	fputs("<tr><td>file</td>", f);
-	for (int i = 0; i < 2; i++)
-		cell(f, "td", NULL, s[i]->file);
+	fputs("<tr><td>files</td>", f);
+	for (int i = 0; i < 2; i++) {
+		/* every run's file, one a line */
+		fputs("<td>", f);
+		for (size_t k = 0; side_file(s[i], k); k++) {
+			fputs(k ? "<br>" : "", f);
+			html_write_text(f, side_file(s[i], k));
+		}
+		fputs("</td>", f);
+	}
 	fputs("</tr><tr><td>kernel</td>", f);
 	for (int i = 0; i < 2; i++)
 		cell(f, "td", NULL, s[i]->r->kernel.release);
@@ -60,14 +93,15 @@ static void header(FILE *f, const struct comparison *c)
 	for (int i = 0; i < 2; i++)
 		cell(f, "td", NULL, cmp_source_text(s[i]));
 	fputs("</tr></table>\n", f);
-	if (compare_one_run_note(c)) {
+	for (size_t i = 0; cmp_note(c, i); i++) {
 		fputs("<p class=\"note\">note: ", f);
-		html_write_text(f, compare_one_run_note(c));
+		html_write_text(f, cmp_note(c, i));
 		fputs("</p>\n", f);
 	}
+	unpaired(f, c);
 }
 
-static void metrics_table(FILE *f, const struct cmp_row *row)
+static void metrics_table(FILE *f, const struct comparison *cmp, const struct cmp_row *row)
 {
 	char b[32], a[32], r[32];
 
@@ -77,13 +111,56 @@ static void metrics_table(FILE *f, const struct cmp_row *row)
 		const struct cell *c = &row->cells[i];
 		const char *verdict = cmp_verdict_text[c->verdict];
 
-		if (!metric_shown(row, i))
+		/* the flush's mean and parts are the split's (split_table) */
+		if (!compare_shows_metric(cmp, row, i) ||
+		    (compare_split(row, &(int){ 0 }) &&
+		     (metrics[i].kind == MK_PART || metrics[i].kind == MK_MEAN)))
 			continue;
 		fputs("<tr>", f);
-		cell(f, "td", NULL, metrics[i].label);
+		cell(f, "td", NULL, metrics[i].name);
 		cell(f, "td", NULL, cmp_fmt_value(b, sizeof(b), &metrics[i], c->has_before, c->before));
 		cell(f, "td", NULL, cmp_fmt_value(a, sizeof(a), &metrics[i], c->has_after, c->after));
 		cell(f, "td", NULL, cmp_fmt_ratio(r, sizeof(r), c));
+		cell(f, "td", verdict[0] ? verdict : NULL, verdict);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* The flush split (compare_view.c's print_split): the wall time per flush and its parts. */
+static void split_table(FILE *f, const struct comparison *c, const struct cmp_row *row)
+{
+	const struct cell *w;
+	int wall;
+
+	if (!compare_split(row, &wall))
+		return;
+	w = &row->cells[wall];
+	fputs("<table class=\"split\"><tr><th>flush split</th><th>before</th><th>share</th>"
+	      "<th>after</th><th>share</th><th>delta</th><th>of delta</th><th>verdict</th></tr>\n",
+	      f);
+	for (int i = wall; i < nmetrics && (i == wall || metrics[i].kind == MK_PART); i++) {
+		const struct cell *p = &row->cells[i];
+		const char *verdict = cmp_verdict_text[p->verdict];
+		double share = split_delta_share(row, i, wall);
+		char v[32];
+
+		if (!compare_shows_metric(c, row, i))
+			continue;
+		fprintf(f, "<tr data-metric=\"%s\">", metrics[i].name);
+		cell(f, "td", NULL, metrics[i].name);
+		cell(f, "td", NULL, cmp_fmt_value(v, sizeof(v), &metrics[i], p->has_before, p->before));
+		snprintf(v, sizeof(v), p->has_before && w->before > 0 ? "%.0f%%" : "-",
+			 p->before / w->before * 100);
+		cell(f, "td", NULL, v);
+		cell(f, "td", NULL, cmp_fmt_value(v, sizeof(v), &metrics[i], p->has_after, p->after));
+		snprintf(v, sizeof(v), p->has_after && w->after > 0 ? "%.0f%%" : "-",
+			 p->after / w->after * 100);
+		cell(f, "td", NULL, v);
+		cell(f, "td", NULL, cmp_fmt_delta(v, sizeof(v), p->has_before && p->has_after ?
+						  p->after - p->before : NAN));
+		snprintf(v, sizeof(v), isfinite(share) ? "%.0f%%" : "-", share * 100);
+		cell(f, "td", NULL, v);
 		cell(f, "td", verdict[0] ? verdict : NULL, verdict);
 		fputs("</tr>\n", f);
 	}
@@ -146,7 +223,8 @@ static void row_section(FILE *f, const struct comparison *c, const struct cmp_ro
 	html_write_text(f, row_label(row));
 	fprintf(f, "%s</h2>\n", row->presence == ONLY_BEFORE ? " (only in BEFORE)" :
 		row->presence == ONLY_AFTER ? " (only in AFTER)" : "");
-	metrics_table(f, row);
+	metrics_table(f, c, row);
+	split_table(f, c, row);
 	histogram(f, "hold", b ? &b->dist[DIST_HOLD] : NULL, a ? &a->dist[DIST_HOLD] : NULL);
 	histogram(f, "flush", b ? &b->dist[DIST_FLUSH] : NULL, a ? &a->dist[DIST_FLUSH] : NULL);
 	histogram(f, "irqs-off", b ? row_irqoff(c->before.r, b) : NULL,
@@ -154,49 +232,66 @@ static void row_section(FILE *f, const struct comparison *c, const struct cmp_ro
 	fputs("</section>\n", f);
 }
 
-static void gates(FILE *f, const struct comparison *c)
+static void gates(FILE *f, const struct comparison *c, size_t limit)
 {
+	const struct gate_result **listed = calloc(c->nresults + 1, sizeof(*listed));
+	size_t n = listed ? cmp_gates_listed(c, limit, listed, &(size_t){ 0 }) : 0;
+	char line[1024];
+
 	fprintf(f, "<h2>gates: %zu checks, %zu failed, %zu inconclusive; result: "
 		"<span class=\"%s\">%s</span></h2>\n<ul>", c->nresults, c->failed, c->inconclusive,
 		compare_result(c), compare_result(c));
-	for (size_t i = 0; i < c->nresults; i++) {
-		const struct gate_result *g = &c->results[i];
-
-		if (g->outcome != G_FAIL && g->outcome != G_INCONCLUSIVE)
-			continue;
-		fprintf(f, "<li class=\"%s\">%s ", cmp_outcome_names[g->outcome],
-			g->outcome == G_FAIL ? "FAIL" : "INCONCLUSIVE");
-		html_write_text(f, g->gate->text);
-		fputs(" on ", f);
-		html_write_text(f, row_label(g->row));
-		if (g->why) {
-			fputs(": ", f);
-			html_write_text(f, g->why);
-		}
+	/* as the text lists them: what did not pass, then the passes nearest their limits */
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "<li class=\"%s\">%s ", cmp_outcome_names[listed[i]->outcome],
+			cmp_outcome_text[listed[i]->outcome]);
+		html_write_text(f, cmp_gate_text(line, sizeof(line), listed[i], 0));
 		fputs("</li>", f);
 	}
+	if (n < c->nresults)
+		fprintf(f, "<li>%zu more %s</li>", c->nresults - n,
+			listed ? "passed; -n 0 shows all" : "(out of memory listing them)");
 	fputs("</ul>\n", f);
+	free(listed);
+}
+
+/* The rows asked for, up to `limit` (0: all), then how many were left out. */
+static void row_sections(FILE *f, const struct comparison *c, const struct cmp_row *rows,
+			 size_t n, size_t limit, const char *heading, const char *what)
+{
+	const struct cmp_row **listed = calloc(n + 1, sizeof(*listed));
+	size_t shown, more;
+
+	if (!listed) {
+		fputs("<p>(out of memory listing the rows)</p>\n", f);
+		return;
+	}
+	shown = cmp_rows_listed(c, rows, n, limit, listed, &more);
+	if (shown && heading)
+		fprintf(f, "<h2>%s</h2>\n", heading);
+	for (size_t i = 0; i < shown; i++)
+		row_section(f, c, listed[i]);
+	if (more)
+		fprintf(f, "<p>%zu more %s; -n 0 shows all</p>\n", more, what);
+	free(listed);
 }
 
 void compare_html_print(FILE *f, const struct comparison *c, size_t rows)
 {
-	size_t n = rows && rows < c->nrows ? rows : c->nrows;
+	const char *title = c->title ? c->title : "rstatlat compare";
 
-	fprintf(f, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rstatlat compare"
-		"</title><style>%s</style></head><body>\n<h1>rstatlat compare</h1>\n", style);
+	fputs("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>", f);
+	html_write_text(f, title);
+	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", style);
+	html_write_text(f, title);
+	fputs("</h1>\n", f);
 	header(f, c);
-	gates(f, c);
+	gates(f, c, rows);
 	row_section(f, c, &c->total);
 	if (c->has_cpu_lock)
 		row_section(f, c, &c->cpu_lock);
-	for (size_t i = 0; i < n; i++)
-		row_section(f, c, &c->rows[i]);
-	if (n < c->nrows)
-		fprintf(f, "<p>%zu more cgroups; -n 0 shows all</p>\n", c->nrows - n);
-	n = rows && rows < c->nprows ? rows : c->nprows;
-	if (n)
-		fputs("<h2>flushers (-p), paired by cgroup and comm; not gated</h2>\n", f);
-	for (size_t i = 0; i < n; i++)
-		row_section(f, c, &c->prows[i]);
+	row_sections(f, c, c->rows, c->nrows, rows, NULL, "cgroups");
+	row_sections(f, c, c->prows, c->nprows, rows,
+		     "flushers (-p), paired by cgroup and comm; not gated", "flushers");
 	fputs("</body></html>\n", f);
 }

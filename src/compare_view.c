@@ -2,6 +2,7 @@
 /* Views of a comparison: text for terminals, Markdown, JSON (HTML: compare_html.c). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "compare.h"
 #include "compare_view.h"
@@ -22,6 +23,142 @@ const char *const cmp_verdict_text[] = {
 const char *const cmp_outcome_names[] = {
 	[G_PASS] = "pass", [G_FAIL] = "fail", [G_INCONCLUSIVE] = "inconclusive", [G_NA] = "n/a",
 };
+
+const char *const cmp_outcome_text[] = {
+	[G_PASS] = "pass", [G_FAIL] = "FAIL", [G_INCONCLUSIVE] = "INCONCLUSIVE", [G_NA] = "n/a",
+};
+
+const char *cmp_fmt_delta(char *buf, size_t len, double ns)
+{
+	char d[32];
+
+	if (ns == 0 || !isfinite(ns)) {
+		snprintf(buf, len, isfinite(ns) ? "0" : "-");
+		return buf;
+	}
+	fmt_duration(d, sizeof(d), (uint64_t)fabs(ns));
+	snprintf(buf, len, "%c%s", ns > 0 ? '+' : '-', d);
+	return buf;
+}
+
+/* A gate's limit as its values read: "1.20x" (relative), "5ms", "10.00%". */
+static const char *fmt_limit(char *buf, size_t len, const struct gate *g)
+{
+	if (g->relative)
+		snprintf(buf, len, "%.2fx", 1 + g->limit);
+	else
+		cmp_fmt_value(buf, len, &metrics[g->metric], true, g->limit);
+	return buf;
+}
+
+const char *cmp_gate_text(char *buf, size_t len, const struct gate_result *g, size_t label_max)
+{
+	const struct metric_def *m = &metrics[g->gate->metric];
+	const struct cell *c = &g->row->cells[g->gate->metric];
+	char label[TEXT_MAX], b[32], a[32], r[32], l[32];
+	size_t at;
+
+	snprintf(label, sizeof(label), "%s", row_label(g->row));
+	if (label_max > 3 && strlen(label) > label_max)
+		memcpy(label + label_max - 3, "...", 4);
+	at = (size_t)snprintf(buf, len, "%s on %s: ", g->gate->text, label);
+	if (at >= len)
+		return buf;
+	if (g->why)
+		snprintf(buf + at, len - at, "%s", g->why);
+	else if (g->gate->relative)
+		at += (size_t)snprintf(buf + at, len - at, "%s -> %s, %s (limit %s)",
+				       cmp_fmt_value(b, sizeof(b), m, c->has_before, c->before),
+				       cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after),
+				       cmp_fmt_ratio(r, sizeof(r), c),
+				       fmt_limit(l, sizeof(l), g->gate));
+	else
+		at += (size_t)snprintf(buf + at, len - at, "%s (limit %s)",
+				       cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after),
+				       fmt_limit(l, sizeof(l), g->gate));
+	if (!g->why && g->outcome == G_INCONCLUSIVE && at < len)
+		snprintf(buf + at, len - at, ": crossed, but the data cannot confirm it");
+	return buf;
+}
+
+/* How near a passed check came to its limit: 1 at the limit, 0 or less far from it. */
+static double closeness(const struct gate_result *g)
+{
+	const struct gate *gt = g->gate;
+	double v = gt->relative ? g->value - 1 : g->value;
+
+	if (gt->limit == 0 || !isfinite(v))
+		return 0;
+	if (gt->relative || gt->above)
+		return v / gt->limit;
+	return v ? gt->limit / v : 0;
+}
+
+static int by_closeness(const void *pa, const void *pb)
+{
+	double a = closeness(*(const struct gate_result *const *)pa);
+	double b = closeness(*(const struct gate_result *const *)pb);
+
+	return a > b ? -1 : a < b;
+}
+
+size_t cmp_gates_listed(const struct comparison *c, size_t limit,
+			const struct gate_result **out, size_t *more)
+{
+	size_t n = 0, passes;
+
+	for (size_t i = 0; i < c->nresults; i++)
+		if (c->results[i].outcome != G_PASS)
+			out[n++] = &c->results[i];
+	passes = n;
+	for (size_t i = 0; i < c->nresults; i++)
+		if (c->results[i].outcome == G_PASS)
+			out[n++] = &c->results[i];
+	qsort(out + passes, n - passes, sizeof(*out), by_closeness);
+	*more = 0;
+	if (limit && n - passes > limit) {
+		*more = n - passes - limit;
+		n = passes + limit;
+	}
+	return n;
+}
+
+const char *cmp_note(const struct comparison *c, size_t i)
+{
+	const char *own = compare_one_run_note(c);
+
+	if (own && i-- == 0)
+		return own;
+	return i < c->nnotes ? c->notes[i] : NULL;
+}
+
+size_t cmp_rows_listed(const struct comparison *c, const struct cmp_row *rows, size_t n,
+		       size_t limit, const struct cmp_row **out, size_t *more)
+{
+	size_t listed = 0;
+
+	*more = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!compare_shows_row(c, &rows[i]))
+			continue;
+		if (limit && listed == limit)
+			(*more)++;
+		else
+			out[listed++] = &rows[i];
+	}
+	return listed;
+}
+
+size_t cmp_unpaired(const struct comparison *c, enum presence side, const struct cmp_row **out,
+		    size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nrows; i++)
+		if (c->rows[i].presence == side && n++ < max)
+			out[n - 1] = &c->rows[i];
+	return n;
+}
 
 const char *cmp_fmt_value(char *buf, size_t len, const struct metric_def *m, bool has,
 			  double v)
@@ -109,6 +246,45 @@ static void command_summary(char *buf, size_t len, const struct command_info *cm
 		memcpy(buf + len - 4, "...", 4);
 }
 
+/* Every run's file, BEFORE's beside AFTER's: one line each, the first one "file". */
+static void print_files(FILE *f, const struct comparison *c, bool md)
+{
+	const struct side *s[2] = { &c->before, &c->after };
+	size_t n = s[0]->nruns > s[1]->nruns ? s[0]->nruns : s[1]->nruns;
+	char v[2][TEXT_MAX];
+
+	for (size_t k = 0; k < (n ? n : 1); k++) {
+		for (int i = 0; i < 2; i++)
+			safe(v[i], TEXT_MAX, side_file(s[i], k) ? side_file(s[i], k) : "", md);
+		header_line(f, md, k ? "" : n > 1 ? "files" : "file", v[0], v[1]);
+	}
+}
+
+#define UNPAIRED_NAMED 10
+
+/* Rows one side lacks, named: a cgroup renamed between runs shows here, to --pair. */
+static void print_unpaired(FILE *f, const struct comparison *c, bool md)
+{
+	static const char *const side_name[] = { [ONLY_BEFORE] = "BEFORE", [ONLY_AFTER] = "AFTER" };
+	const struct cmp_row *rows[UNPAIRED_NAMED];
+	enum presence sides[2] = { ONLY_BEFORE, ONLY_AFTER };
+	char v[TEXT_MAX];
+	size_t n[2];
+
+	for (int k = 0; k < 2; k++) {
+		n[k] = cmp_unpaired(c, sides[k], rows, UNPAIRED_NAMED);
+		if (!n[k])
+			continue;
+		fprintf(f, "%sunpaired, only in %s (%zu):", md ? "\n" : "", side_name[sides[k]], n[k]);
+		for (size_t i = 0; i < n[k] && i < UNPAIRED_NAMED; i++)
+			fprintf(f, "%s %s", i ? "," : "", safe(v, sizeof(v), row_label(rows[i]), md));
+		fprintf(f, "%s\n", n[k] > UNPAIRED_NAMED ? ", ..." : "");
+	}
+	if (n[0] || n[1])
+		fprintf(f, "%s(a cgroup renamed between the runs pairs with --pair BEFORE=AFTER)\n",
+			md ? "\n" : "");
+}
+
 /* What the gates check: one cgroup, the command's, or every row and the total. */
 static void print_gated(FILE *f, const struct comparison *c, bool md)
 {
@@ -133,13 +309,15 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 	const struct side *s[2] = { &c->before, &c->after };
 	char v[2][TEXT_MAX], raw[TEXT_MAX];
 
-	if (md)
-		fputs("### rstatlat compare\n\n|  | BEFORE | AFTER |\n|---|---|---|\n", f);
-	else
+	if (md) {
+		fprintf(f, "### %s\n\n|  | BEFORE | AFTER |\n|---|---|---|\n",
+			c->title ? safe(raw, sizeof(raw), c->title, md) : "rstatlat compare");
+	} else {
+		if (c->title)
+			fprintf(f, "%s\n\n", safe(raw, sizeof(raw), c->title, md));
 		header_line(f, md, "", "BEFORE", "AFTER");
-	for (int i = 0; i < 2; i++)
-		safe(v[i], TEXT_MAX, s[i]->file, md);
-	header_line(f, md, "file", v[0], v[1]);
+	}
+	print_files(f, c, md);
 	for (int i = 0; i < 2; i++)
 		safe(v[i], TEXT_MAX, s[i]->r->kernel.release, md);
 	header_line(f, md, "kernel", v[0], v[1]);
@@ -187,14 +365,70 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 	fprintf(f, "%stests: %s, alpha %g, %.3g per gate check; noise floor %g%%\n",
 		md ? "\n" : "", compare_replicated(c) ? "between runs (Welch's t)" :
 		"on the values", c->alpha, c->gate_alpha, c->noise * 100);
-	if (compare_one_run_note(c))
-		fprintf(f, "%snote: %s\n", md ? "\n" : "", compare_one_run_note(c));
+	for (size_t i = 0; cmp_note(c, i); i++)
+		fprintf(f, "%snote: %s\n", md ? "\n" : "", safe(raw, sizeof(raw), cmp_note(c, i), md));
+	print_unpaired(f, c, md);
 	if (strcmp(c->before.irqoff_source, c->after.irqoff_source))
 		fprintf(f, "%swarning: irqs-off comes from different sources on the two sides\n",
 			md ? "\n" : "");
 }
 
-static void print_row(FILE *f, const struct cmp_row *row, bool md)
+/* A part's share of its side's wall time per flush: "12%", or "" without one. */
+static const char *fmt_share(char *buf, size_t len, bool has, double part, double wall)
+{
+	if (!has || wall <= 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.0f%%", part / wall * 100);
+	return buf;
+}
+
+/*
+ * Where the wall time per flush went, and where it changed: each part's
+ * mean and share of the wall time on each side, its change and its share
+ * of the wall time's change, and its verdict (docs/flushes.md).
+ */
+static void print_split(FILE *f, const struct comparison *c, const struct cmp_row *row, bool md)
+{
+	const struct cell *w;
+	int wall;
+
+	if (!compare_split(row, &wall))
+		return;
+	w = &row->cells[wall];
+	if (md)
+		fputs("\n| flush split | before | share | after | share | delta | of delta | verdict |\n"
+		      "|---|--:|--:|--:|--:|--:|--:|---|\n", f);
+	else
+		fprintf(f, "\n  %-20s %9s %5s %9s %5s %9s %8s  %s\n", "flush split", "before",
+			"share", "after", "share", "delta", "of delta", "verdict");
+	for (int i = wall; i < nmetrics && (i == wall || metrics[i].kind == MK_PART); i++) {
+		const struct cell *p = &row->cells[i];
+		char b[32], a[32], sb[16], sa[16], d[32], ds[16];
+		double share = split_delta_share(row, i, wall);
+
+		if (!compare_shows_metric(c, row, i))
+			continue;
+		cmp_fmt_value(b, sizeof(b), &metrics[i], p->has_before, p->before);
+		cmp_fmt_value(a, sizeof(a), &metrics[i], p->has_after, p->after);
+		fmt_share(sb, sizeof(sb), p->has_before, p->before, w->before);
+		fmt_share(sa, sizeof(sa), p->has_after, p->after, w->after);
+		cmp_fmt_delta(d, sizeof(d), p->has_before && p->has_after ? p->after - p->before :
+			      NAN);
+		if (isfinite(share))
+			snprintf(ds, sizeof(ds), "%.0f%%", share * 100);
+		else
+			snprintf(ds, sizeof(ds), "-");
+		if (md)
+			fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", metrics[i].name, b,
+				sb, a, sa, d, ds, cmp_verdict_text[p->verdict]);
+		else
+			fprintf(f, "  %-20s %9s %5s %9s %5s %9s %8s  %s\n", metrics[i].name, b, sb,
+				a, sa, d, ds, cmp_verdict_text[p->verdict]);
+	}
+}
+
+static void print_row(FILE *f, const struct comparison *c, const struct cmp_row *row, bool md)
 {
 	char name[TEXT_MAX], b[32], a[32], r[32];
 
@@ -210,63 +444,55 @@ static void print_row(FILE *f, const struct cmp_row *row, bool md)
 			row->presence == ONLY_AFTER ? "  (only in AFTER)" : "",
 			"metric", "before", "after", "change", "verdict");
 	for (int i = 0; i < nmetrics; i++) {
-		const struct cell *c = &row->cells[i];
+		const struct cell *cl = &row->cells[i];
 		const struct metric_def *m = &metrics[i];
 
-		if (!metric_shown(row, i))
+		/* the flush's mean and parts are the split's */
+		if (!compare_shows_metric(c, row, i) ||
+		    (compare_split(row, &(int){ 0 }) && (m->kind == MK_PART || m->kind == MK_MEAN)))
 			continue;
-		cmp_fmt_value(b, sizeof(b), m, c->has_before, c->before);
-		cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after);
-		cmp_fmt_ratio(r, sizeof(r), c);
+		cmp_fmt_value(b, sizeof(b), m, cl->has_before, cl->before);
+		cmp_fmt_value(a, sizeof(a), m, cl->has_after, cl->after);
+		cmp_fmt_ratio(r, sizeof(r), cl);
 		if (md)
-			fprintf(f, "| %s | %s | %s | %s | %s |\n", m->label, b, a, r,
-				cmp_verdict_text[c->verdict]);
+			fprintf(f, "| %s | %s | %s | %s | %s |\n", m->name, b, a, r,
+				cmp_verdict_text[cl->verdict]);
 		else
-			fprintf(f, "  %-20s %12s %12s %9s  %s\n", m->label, b, a, r,
-				cmp_verdict_text[c->verdict]);
+			fprintf(f, "  %-20s %12s %12s %9s  %s\n", m->name, b, a, r,
+				cmp_verdict_text[cl->verdict]);
 	}
+	print_split(f, c, row, md);
 }
 
-static void print_result(FILE *f, const struct gate_result *g, bool md)
+static void print_gates(FILE *f, const struct comparison *c, bool md, size_t limit)
 {
-	const struct metric_def *m = &metrics[g->gate->metric];
-	const struct cell *c = &g->row->cells[g->gate->metric];
-	char name[TEXT_MAX], expr[TEXT_MAX], b[32], a[32];
+	const struct gate_result **listed;
+	char line[3 * TEXT_MAX], v[4 * TEXT_MAX];
+	size_t n, more;
 
-	safe(name, sizeof(name), row_label(g->row), md);
-	safe(expr, sizeof(expr), g->gate->text, md);
-	cmp_fmt_value(b, sizeof(b), m, c->has_before, c->before);
-	cmp_fmt_value(a, sizeof(a), m, c->has_after, c->after);
-	fprintf(f, "%s%s %s on %s: %s -> %s", md ? "- " : "",
-		g->outcome == G_FAIL ? "FAIL" : "INCONCLUSIVE", expr, name, b, a);
-	if (g->why) {
-		fprintf(f, ": %s\n", g->why);
-		return;
-	}
-	if (g->gate->relative && !isinf(c->ratio))
-		fprintf(f, " (%.2fx)", c->ratio);
-	fputs(g->outcome == G_FAIL ? "\n" : ": crossed, but the data cannot confirm it\n", f);
-}
-
-static void print_gates(FILE *f, const struct comparison *c, bool md)
-{
 	if (!c->nresults) {
 		fprintf(f, "\n%sno gates%s\n", md ? "**" : "", md ? "**" : "");
 		return;
 	}
 	fprintf(f, "\n%sgates: %zu checks, %zu failed, %zu inconclusive%s\n",
 		md ? "**" : "", c->nresults, c->failed, c->inconclusive, md ? "**\n" : "");
-	for (size_t i = 0; i < c->nresults; i++) {
-		const struct gate_result *g = &c->results[i];
-
-		/* every check that did not pass is named: fail closed */
-		if (g->outcome == G_FAIL || g->outcome == G_INCONCLUSIVE)
-			print_result(f, g, md);
+	listed = calloc(c->nresults, sizeof(*listed));
+	n = listed ? cmp_gates_listed(c, limit, listed, &more) : 0;
+	/* every check that did not pass, then the passes nearest their limits */
+	for (size_t i = 0; i < n; i++) {
+		cmp_gate_text(line, sizeof(line), listed[i], 0);
+		fprintf(f, "%s%s %s\n", md ? "- " : "", cmp_outcome_text[listed[i]->outcome],
+			safe(v, sizeof(v), line, md));
 	}
+	if (!listed)
+		fputs("(out of memory listing the checks)\n", f);
+	else if (more)
+		fprintf(f, "%s(%zu more passed; -n 0 shows all)\n", md ? "- " : "", more);
+	free(listed);
 	fprintf(f, "%sresult: %s%s\n", md ? "\n**" : "", compare_result(c), md ? "**" : "");
 }
 
-#define HIST_BAR 20
+#define HIST_BAR 16	/* two bars and their counts in 80 columns */
 
 static void hist_bar(char *bar, double share, double peak)
 {
@@ -306,8 +532,8 @@ bool octave_pair(const struct dist *b, const struct dist *a, struct octave_pair 
 
 /*
  * BEFORE and AFTER side by side, folded to powers of two, as one pastes
- * into a mail: each bar is the octave's share of its own side, so sides
- * with very different counts compare by shape.
+ * into a mail (80 columns): each bar is the octave's share of its own
+ * side, so sides with very different counts compare by shape.
  */
 static void print_hist_pair(FILE *f, const char *label, const struct dist *b,
 			    const struct dist *a)
@@ -316,16 +542,17 @@ static void print_hist_pair(FILE *f, const char *label, const struct dist *b,
 
 	if (!octave_pair(b, a, &p))
 		return;
-	fprintf(f, "  %-26s %10s %*s  %10s\n", label, "BEFORE", HIST_BAR + 2, "", "AFTER");
+	fprintf(f, "  %-19s %9s %*s  %9s\n", label, "BEFORE", HIST_BAR + 2, "", "AFTER");
 	for (int o = p.lo; o <= p.hi; o = octave_next(o)) {
-		char bb[HIST_BAR + 1], ba[HIST_BAR + 1];
+		char bb[HIST_BAR + 1], ba[HIST_BAR + 1], lo[32], hi[32];
 		uint64_t from, to;
 
 		octave_bounds(o, &from, &to);
 		hist_bar(bb, p.share[0][o], p.peak);
 		hist_bar(ba, p.share[1][o], p.peak);
-		fprintf(f, "  %11llu -> %-11llu %10llu |%s|  %10llu |%s|\n",
-			(unsigned long long)from, (unsigned long long)to,
+		/* each octave from its lowest value to the next one's: units as the tables' */
+		fprintf(f, "  %8s - %-8s %9llu |%s|  %9llu |%s|\n",
+			fmt_duration(lo, sizeof(lo), from), fmt_duration(hi, sizeof(hi), to + 1),
 			(unsigned long long)p.count[0][o], bb, (unsigned long long)p.count[1][o], ba);
 	}
 }
@@ -336,30 +563,40 @@ static void print_row_hists(FILE *f, const struct comparison *c, const struct cm
 	const struct report *rb = c->before.r, *ra = c->after.r;
 
 	fputc('\n', f);
-	print_hist_pair(f, "hold (ns)", b ? &b->dist[DIST_HOLD] : NULL, a ? &a->dist[DIST_HOLD] : NULL);
-	print_hist_pair(f, "flush (ns)", b ? &b->dist[DIST_FLUSH] : NULL, a ? &a->dist[DIST_FLUSH] : NULL);
-	print_hist_pair(f, "irqs-off (ns)", b ? row_irqoff(rb, b) : NULL, a ? row_irqoff(ra, a) : NULL);
+	print_hist_pair(f, "hold histogram", b ? &b->dist[DIST_HOLD] : NULL,
+			a ? &a->dist[DIST_HOLD] : NULL);
+	print_hist_pair(f, "flush histogram", b ? &b->dist[DIST_FLUSH] : NULL,
+			a ? &a->dist[DIST_FLUSH] : NULL);
+	print_hist_pair(f, "irqs-off histogram", b ? row_irqoff(rb, b) : NULL,
+			a ? row_irqoff(ra, a) : NULL);
 }
 
 /* A row, and its histograms when asked for (text only). */
 static void print_row_with(FILE *f, const struct comparison *c, const struct cmp_row *row,
 			   bool md, bool histograms)
 {
-	print_row(f, row, md);
+	print_row(f, c, row, md);
 	if (histograms && !md)
 		print_row_hists(f, c, row);
 }
 
-/* Up to `limit` rows (0: all), then how many were left out and of what. */
+/* The rows asked for, up to `limit` (0: all), then how many were left out and of what. */
 static void print_rows(FILE *f, const struct comparison *c, const struct cmp_row *rows,
 		       size_t n, size_t limit, const char *what, bool md, bool histograms)
 {
-	size_t shown = limit && limit < n ? limit : n;
+	const struct cmp_row **listed = calloc(n + 1, sizeof(*listed));
+	size_t shown, more;
 
+	if (!listed) {
+		fputs("\n(out of memory listing the rows)\n", f);
+		return;
+	}
+	shown = cmp_rows_listed(c, rows, n, limit, listed, &more);
 	for (size_t i = 0; i < shown; i++)
-		print_row_with(f, c, &rows[i], md, histograms);
-	if (shown < n)
-		fprintf(f, "\n(%zu more %s; -n 0 shows all)\n", n - shown, what);
+		print_row_with(f, c, listed[i], md, histograms);
+	if (more)
+		fprintf(f, "\n(%zu more %s; -n 0 shows all)\n", more, what);
+	free(listed);
 }
 
 static void print_readable(FILE *f, const struct comparison *c, bool md, size_t rows,
@@ -371,12 +608,13 @@ static void print_readable(FILE *f, const struct comparison *c, bool md, size_t 
 		print_row_with(f, c, &c->cpu_lock, md, histograms);
 	print_rows(f, c, c->rows, c->nrows, rows, "cgroups", md, histograms);
 	/* the -p rows, paired by cgroup and comm: shown with verdicts, not gated */
-	if (c->nprows) {
+	if (cmp_rows_listed(c, c->prows, c->nprows, 1, (const struct cmp_row *[1]){ 0 },
+			    &(size_t){ 0 })) {
 		fprintf(f, "\n%sflushers (-p), paired by cgroup and comm; not gated%s\n",
 			md ? "### " : "", md ? "" : ":");
 		print_rows(f, c, c->prows, c->nprows, rows, "flushers", md, histograms);
 	}
-	print_gates(f, c, md);
+	print_gates(f, c, md, rows);
 }
 
 static void json_number(FILE *f, bool has, double v)
@@ -411,10 +649,28 @@ static void json_command(FILE *f, const struct command_info *cmd)
 	fputc('}', f);
 }
 
+static void json_strings(FILE *f, const char *const *s, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_write_string(f, s[i]);
+	}
+	fputc(']', f);
+}
+
 static void json_side(FILE *f, const char *key, const struct side *s)
 {
 	fprintf(f, "\"%s\":{\"file\":", key);
 	json_write_string(f, s->file);
+	fputs(",\"files\":[", f);
+	for (size_t k = 0; side_file(s, k); k++) {
+		if (k)
+			fputc(',', f);
+		json_write_string(f, side_file(s, k));
+	}
+	fputc(']', f);
 	fputs(",\"kernel\":{\"release\":", f);
 	json_write_string(f, s->r->kernel.release);
 	fprintf(f, ",\"cpus_possible\":%d,\"cpus_online\":%d},\"duration_ns\":%" PRIu64
@@ -465,23 +721,64 @@ static void json_cgroup(FILE *f, const struct cmp_row *row)
 	}
 }
 
-static void json_row(FILE *f, const struct cmp_row *row)
+/* The flush split of a part (or of the wall time): its shares, its change and that change's share. */
+static void json_split(FILE *f, const struct cmp_row *row, int i, int wall)
 {
+	const struct cell *c = &row->cells[i], *w = &row->cells[wall];
+
+	fputs(",\"share_before\":", f);
+	json_number(f, c->has_before && w->before > 0, c->before / w->before);
+	fputs(",\"share_after\":", f);
+	json_number(f, c->has_after && w->after > 0, c->after / w->after);
+	fputs(",\"delta\":", f);
+	json_number(f, c->has_before && c->has_after, c->after - c->before);
+	fputs(",\"delta_share\":", f);
+	json_number(f, true, split_delta_share(row, i, wall));
+}
+
+static void json_row(FILE *f, const struct comparison *cmp, const struct cmp_row *row)
+{
+	bool first = true;
+	int wall;
+	bool split = compare_split(row, &wall);
+
 	fputc('{', f);
 	json_cgroup(f, row);
 	fputs(",\"metrics\":{", f);
 	for (int i = 0; i < nmetrics; i++) {
 		const struct cell *c = &row->cells[i];
 
-		fprintf(f, "%s\"%s\":{\"before\":", i ? "," : "", metrics[i].name);
+		if (!compare_metric_asked(cmp, i))
+			continue;
+		fprintf(f, "%s\"%s\":{\"before\":", first ? "" : ",", metrics[i].name);
+		first = false;
 		json_number(f, c->has_before, c->before);
 		fputs(",\"after\":", f);
 		json_number(f, c->has_after, c->after);
 		fputs(",\"ratio\":", f);
 		json_number(f, c->has_before && c->has_after, c->ratio);
+		if (split && (metrics[i].kind == MK_PART || i == wall))
+			json_split(f, row, i, wall);
 		fprintf(f, ",\"verdict\":\"%s\"}", verdict_names[c->verdict]);
 	}
 	fputs("}}", f);
+}
+
+/* The rows of a list the selection shows, as a JSON array (no -n: JSON is for machines). */
+static void json_rows(FILE *f, const struct comparison *c, const struct cmp_row *rows, size_t n)
+{
+	bool first = true;
+
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		if (!compare_shows_row(c, &rows[i]))
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		json_row(f, c, &rows[i]);
+	}
+	fputc(']', f);
 }
 
 /* What the gates check: null for every row, else the rows named. */
@@ -506,7 +803,12 @@ static void json_gated(FILE *f, const struct comparison *c)
 
 static void print_json(FILE *f, const struct comparison *c)
 {
-	fputs("{\"schema\":\"rstatlat-compare/2\",", f);
+	fputs("{\"schema\":\"rstatlat-compare/2\",\"title\":", f);
+	if (c->title)
+		json_write_string(f, c->title);
+	else
+		fputs("null", f);
+	fputc(',', f);
 	json_side(f, "before", &c->before);
 	fputc(',', f);
 	json_side(f, "after", &c->after);
@@ -514,28 +816,27 @@ static void print_json(FILE *f, const struct comparison *c)
 	json_gated(f, c);
 	fprintf(f, ",\"alpha\":%g,\"gate_alpha\":%g,\"noise\":%g,\"notes\":[", c->alpha,
 		c->gate_alpha, c->noise);
-	if (compare_one_run_note(c))
-		json_write_string(f, compare_one_run_note(c));
-	fputs("],\"total\":", f);
-	json_row(f, &c->total);
+	for (size_t i = 0; cmp_note(c, i); i++) {
+		if (i)
+			fputc(',', f);
+		json_write_string(f, cmp_note(c, i));
+	}
+	fputs("],\"shown\":{\"rows\":", f);
+	json_strings(f, c->shown.rows, c->shown.nrows);
+	fputs(",\"metrics\":", f);
+	json_strings(f, c->shown.metrics, c->shown.nmetrics);
+	fputs("},\"total\":", f);
+	json_row(f, c, &c->total);
 	fputs(",\"cpu_lock\":", f);
 	if (c->has_cpu_lock)
-		json_row(f, &c->cpu_lock);
+		json_row(f, c, &c->cpu_lock);
 	else
 		fputs("null", f);
-	fputs(",\"cgroups\":[", f);
-	for (size_t i = 0; i < c->nrows; i++) {
-		if (i)
-			fputc(',', f);
-		json_row(f, &c->rows[i]);
-	}
-	fputs("],\"processes\":[", f);
-	for (size_t i = 0; i < c->nprows; i++) {
-		if (i)
-			fputc(',', f);
-		json_row(f, &c->prows[i]);
-	}
-	fputs("],\"gates\":[", f);
+	fputs(",\"cgroups\":", f);
+	json_rows(f, c, c->rows, c->nrows);
+	fputs(",\"processes\":", f);
+	json_rows(f, c, c->prows, c->nprows);
+	fputs(",\"gates\":[", f);
 	for (size_t i = 0; i < c->nresults; i++) {
 		const struct gate_result *g = &c->results[i];
 
@@ -548,6 +849,9 @@ static void print_json(FILE *f, const struct comparison *c)
 			json_write_string(f, row_label(g->row));
 		fprintf(f, ",\"outcome\":\"%s\",\"value\":", cmp_outcome_names[g->outcome]);
 		json_number(f, g->outcome != G_NA && !g->why, g->value);
+		/* relative: a ratio like value; absolute: in the metric's units */
+		fputs(",\"limit\":", f);
+		json_number(f, true, g->gate->relative ? 1 + g->gate->limit : g->gate->limit);
 		if (g->why) {
 			fputs(",\"why\":", f);
 			json_write_string(f, g->why);
@@ -565,6 +869,8 @@ void compare_print(FILE *f, const struct comparison *c, enum cmp_format fmt, siz
 		print_json(f, c);
 	else if (fmt == FMT_HTML)
 		compare_html_print(f, c, rows);
+	else if (fmt == FMT_MAIL)
+		compare_mail_print(f, &c, 1, rows);
 	else
 		print_readable(f, c, fmt == FMT_MD, rows, histograms);
 	fflush(f);

@@ -31,4 +31,36 @@ bool octave_pair(const struct dist *b, const struct dist *a, struct octave_pair 
 /* The self-contained HTML view (compare_html.c). */
 void compare_html_print(FILE *f, const struct comparison *c, size_t rows);
 
+/*
+ * A check as one line, without its outcome word: "hold.p99>+20% on total:
+ * 90ns -> 94ns, 1.04x (limit 1.20x)", or with the reason a check has no
+ * values to weigh; label_max cuts the row's label (0: whole). Not
+ * escaped: it holds the gate as given and a cgroup's name, which each
+ * view escapes for its medium.
+ */
+const char *cmp_gate_text(char *buf, size_t len, const struct gate_result *g, size_t label_max);
+/* "pass", "FAIL", "INCONCLUSIVE", "n/a": as the text views name an outcome. */
+extern const char *const cmp_outcome_text[];
+/*
+ * The checks a view lists, in order: every one that did not pass (fail
+ * closed), then the passes closest to their limit first, at most limit of
+ * them (0: all). Returns how many are in out (nresults long); *more: the
+ * passes left out.
+ */
+size_t cmp_gates_listed(const struct comparison *c, size_t limit,
+			const struct gate_result **out, size_t *more);
+/* The notes of a comparison, compare's own then the user's: the i-th, or NULL past the last. */
+const char *cmp_note(const struct comparison *c, size_t i);
+/*
+ * The rows a view shows, of rows[0..n): compare_shows_row's, at most limit
+ * (0: all). Returns how many are in out; *more: the selected rows left out.
+ */
+size_t cmp_rows_listed(const struct comparison *c, const struct cmp_row *rows, size_t n,
+		       size_t limit, const struct cmp_row **out, size_t *more);
+/* The rows one side has and the other lacks, named (at most max, 0: none), and their count. */
+size_t cmp_unpaired(const struct comparison *c, enum presence side, const struct cmp_row **out,
+		    size_t max);
+/* "+5.75ms", "-300us", "0": a signed difference of ns. */
+const char *cmp_fmt_delta(char *buf, size_t len, double ns);
+
 #endif

@@ -39,22 +39,22 @@ const struct count_def count_defs[COUNT_MAX] = {
 		.json = "locked",
 		.after = -1, .of = -1, .per = -1, .part = -1,
 		.prom = "rstatlat_locks_total", .prom_help = "Acquisitions of the rstat lock.",
-		.compare = { { "locked", "locked", MK_COUNT },
-			     { "locked.rate", "locked/s", MK_RATE } },
+		.compare = { { "locked", MK_COUNT },
+			     { "locked.rate", MK_RATE } },
 	},
 	[COUNT_CONTENDED] = {
 		.json = "contended",
 		.after = -1, .of = COUNT_LOCKED, .per = -1, .part = -1,
 		.prom = "rstatlat_locks_contended_total",
 		.prom_help = "Acquisitions that found the lock taken.",
-		.compare = { { "contended.rate", "contended", MK_SHARE } },
+		.compare = { { "contended.rate", MK_SHARE } },
 	},
 	[COUNT_FLUSH_HOLDS] = {
 		.json = "flush_holds",
 		.after = DIST_FLUSH, .of = -1, .per = DIST_FLUSH, .part = -1,
 		.prom = "rstatlat_flush_holds_total",
 		.prom_help = "Lock holds taken by whole flushes.",
-		.compare = { { "flush.holds", "holds/flush", MK_PER_VALUE } },
+		.compare = { { "flush.holds", MK_PER_VALUE } },
 	},
 	/* flushes switched out (waiting for a CPU) between their holds */
 	[COUNT_FLUSHES_OFFCPU] = {
@@ -62,7 +62,7 @@ const struct count_def count_defs[COUNT_MAX] = {
 		.after = DIST_FLUSH, .of = -1, .per = DIST_FLUSH, .part = PART_OFFCPU,
 		.prom = "rstatlat_flushes_offcpu_total",
 		.prom_help = "Whole flushes that spent time off CPU between their holds.",
-		.compare = { { "flush.offcpu_share", "offcpu flushes", MK_SHARE } },
+		.compare = { { "flush.offcpu_share", MK_SHARE } },
 	},
 	[COUNT_FLUSH_HOLDS_MAX] = {
 		.json = "flush_holds_max",

@@ -25,7 +25,8 @@ enum metric_kind {
 	MK_QUANTILE,
 	MK_MAX,
 	MK_PER_VALUE,	/* a count per value of a distribution (holds per flush) */
-	MK_PART,	/* a flush part's mean per flush, ns: tested between replicated runs */
+	MK_PART,	/* a flush part's mean per flush, ns */
+	MK_MEAN,	/* a distribution's mean (flush.mean: wall time per flush) */
 };
 
 struct dist_def {
@@ -48,8 +49,7 @@ extern const enum dist_id dist_shown[DIST_ROW_MAX];
 
 /* A metric compare derives from a counter. */
 struct count_metric {
-	const char *name;	/* as gates spell it: "locked.rate" */
-	const char *label;	/* as compare's tables show it */
+	const char *name;	/* as gates and compare's tables spell it: "locked.rate" */
 	enum metric_kind kind;	/* MK_COUNT, MK_RATE, MK_SHARE or MK_PER_VALUE */
 };
 

@@ -173,24 +173,46 @@ static const struct cli_opt compare_opts[] = {
 		  "irqoff.p99>+50%, with 3+ runs a side +20% each\n"
 		  "METRIC: locked.rate (acquisitions/s), contended.rate,\n"
 		  "flush.holds (holds per flush), flush.offcpu_share\n"
-		  "(flushes with offcpu time), flush.PART (ns per\n"
-		  "flush: held|wait|irq|offcpu|self|other), and\n"
+		  "(flushes with offcpu time), flush.mean (wall time\n"
+		  "per flush), flush.PART (ns per flush: held|wait|\n"
+		  "irq|offcpu|self|other), and\n"
 		  "hold|wait|irqoff|flush . p50|p90|p99|max; on the\n"
 		  "total also irqoff_outside|tick_late . p50|...|max\n"
 		  "LIMIT: 100us, 5ms (times), 5% (shares), a\n"
 		  "number (locked.rate, flush.holds)" },
 	{ .name = "cgroup", .val = 'c', .has_arg = required_argument, .arg = "PATH",
-	  .help = "gate only this cgroup (its path as in the JSON, or\n"
-		  "\"PATH [LOCK]\" where rows are per lock);\n"
-		  "when every file ran a command (rstatlat -- CMD), the\n"
-		  "command's cgroups are gated by default, paired as\n"
-		  "(command) whatever their names" },
+	  .help = "gate and show only this cgroup (and the total): its\n"
+		  "path as in the JSON, a --pair's BEFORE=AFTER, or\n"
+		  "\"PATH [LOCK]\" where rows are per lock; when every\n"
+		  "file ran a command (rstatlat -- CMD), the command's\n"
+		  "cgroups are gated by default, paired as (command)\n"
+		  "whatever their names" },
+	{ .name = "pair", .val = OPT_PAIR, .has_arg = required_argument, .arg = "B=A",
+	  .help = "pair BEFORE's cgroups matching glob B with AFTER's\n"
+		  "matching A (each side's added up), e.g. a workload\n"
+		  "cgroup named after its pid: /job-*=/job-*;\n"
+		  "repeatable (the first match wins)" },
+	{ .name = "row", .val = OPT_ROW, .has_arg = required_argument, .arg = "GLOB",
+	  .help = "show the cgroups (and their flushers) whose label\n"
+		  "matches GLOB, with -c's; repeatable. Default: all" },
+	{ .name = "metric", .val = OPT_METRIC, .has_arg = required_argument, .arg = "GLOBS",
+	  .help = "show only these metrics (names as in --fail-on,\n"
+		  "comma-separated globs: hold.*,flush.*); repeatable" },
 	{ .name = "format", .val = 'f', .has_arg = required_argument, .arg = "FMT",
-	  .help = "text (default), md (Markdown), json, or html (one\n"
-		  "self-contained file with SVG histograms)" },
+	  .help = "text (default), md (Markdown), json (one line per\n"
+		  "pair), html (one self-contained file with SVG\n"
+		  "histograms; one pair), or mail (plain text in 80\n"
+		  "columns, the pairs side by side, to paste in a mail)" },
 	{ .name = "rows", .val = 'n', .has_arg = required_argument, .arg = "N",
-	  .help = "cgroups (and flushers) shown in text, md and html\n"
-		  "(default 20, 0 = all)" },
+	  .help = "cgroups (and flushers) shown, and passed checks\n"
+		  "listed, in text, md, html and mail (default 20,\n"
+		  "0 = all)" },
+	{ .name = "title", .val = OPT_TITLE, .has_arg = required_argument, .arg = "TEXT",
+	  .help = "a title: the HTML page's, the heading of md, mail\n"
+		  "and text, JSON's title" },
+	{ .name = "note", .val = OPT_NOTE, .has_arg = required_argument, .arg = "TEXT",
+	  .help = "a note shown under the header and in JSON's notes;\n"
+		  "repeatable" },
 	{ .name = "output", .val = 'o', .has_arg = required_argument, .arg = "FILE",
 	  .help = "write the comparison to FILE, whole, also when a\n"
 		  "gate fails (exit 1 or 4); nothing on bad input" },
@@ -211,13 +233,15 @@ static_assert(sizeof(compare_opts) / sizeof(*compare_opts) <= CLI_MAX_OPTS,
 	      "compare_opts outgrew CLI_MAX_OPTS");
 
 const struct cli_table compare_cli = {
-	.head = "Usage: rstatlat compare [OPTIONS] BEFORE.json AFTER.json\n"
+	.head = "Usage: rstatlat compare [OPTIONS] BEFORE.json AFTER.json [B2.json A2.json ...]\n"
 		"       rstatlat compare [OPTIONS] --before B1.json --before B2.json ...\n"
 		"                                  --after A1.json --after A2.json ...\n"
 		"Compare runs of `rstatlat -j` (a summary, or intervals which are merged)\n"
 		"side by side, and fail when a gate finds a significant regression. With 2\n"
 		"or more runs on each side, changes are tested between runs (Welch's t on\n"
 		"the per-run values), so state that lasts a run is not taken for a change.\n"
+		"More file pairs (BEFORE AFTER BEFORE AFTER ...) are compared each on its\n"
+		"own, side by side with -f mail; the exit status is the worst pair's.\n"
 		"\n",
 	.opts = compare_opts,
 	.n = sizeof(compare_opts) / sizeof(*compare_opts),

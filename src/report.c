@@ -822,6 +822,13 @@ int report_fold_locks(struct report *r, bool locks, bool types)
 	return 0;
 }
 
+int report_fold_alike(struct report *r)
+{
+	return fold_lock_list(&r->cgroups, &r->ncgroups, NULL, false, false) ||
+	       fold_lock_list(&r->processes, &r->nprocesses, &row_by_flusher, false, false) ?
+	       -1 : 0;
+}
+
 void report_pool_free(struct report_pool *p)
 {
 	report_free(&p->r);

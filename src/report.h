@@ -389,6 +389,11 @@ struct report_pool {
  * a file with one of that kind. 0 or -1.
  */
 int report_fold_locks(struct report *r, bool locks, bool types);
+/*
+ * Adds up rows that are one by their identity (cgroups by path, -p rows
+ * by path and comm): rows compare relabelled alike. 0 or -1.
+ */
+int report_fold_alike(struct report *r);
 /* Returns 0, or -1 out of memory. */
 int report_pool_add(struct report_pool *p, const struct report *run);
 void report_pool_free(struct report_pool *p);

@@ -136,6 +136,45 @@ bool quantile_upper_bound(const struct dist *d, double q, double alpha, uint64_t
 	return true;
 }
 
+double part_var_bound(const struct dist *d, double sum)
+{
+	double left = sum, squares = 0, mean;
+
+	if (!d->count)
+		return 0;
+	for (uint32_t i = d->n; i-- > 0 && left > 0;) {
+		double w = (double)hist_bucket_upper(d->b[i].index);
+		double whole;
+
+		w = fmin(w, (double)d->max);
+		if (w <= 0)
+			break;
+		/* as many of this bucket's values as the sum left fills whole, then a share of one */
+		whole = fmin((double)d->b[i].count, floor(left / w));
+		squares += whole * w * w;
+		left -= whole * w;
+		if (whole < (double)d->b[i].count && left > 0) {
+			squares += left * left;
+			left = 0;
+		}
+	}
+	mean = sum / (double)d->count;
+	return fmax(squares / (double)d->count - mean * mean, 0);
+}
+
+double mean_diff_p(uint64_t n1, double mean1, double var1, uint64_t n2, double mean2,
+		   double var2)
+{
+	double se;
+
+	if (n1 < MEAN_TEST_MIN || n2 < MEAN_TEST_MIN)
+		return -1;
+	se = sqrt(var1 / (double)n1 + var2 / (double)n2);
+	if (se == 0)
+		return mean1 == mean2 ? 1 : 0;
+	return p_two_sided(fabs(mean2 - mean1) / se);
+}
+
 double top_k_p(uint64_t n_top, uint64_t n_other, uint64_t k)
 {
 	double n = (double)n_top, all = (double)(n_top + n_other), kk = (double)k;

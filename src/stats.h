@@ -63,6 +63,24 @@ double poisson_rate_p(uint64_t k1, double t1, uint64_t k2, double t2);
  * y's are larger, 1 otherwise.
  */
 double welch_greater_p(const double *x, size_t nx, const double *y, size_t ny, double min_var);
+/*
+ * A bound on the variance of n parts x_i, one of each of d's values w_i,
+ * with 0 <= x_i <= w_i and sum x_i = sum: E[x^2] is largest when the sum
+ * lies on the largest values, whole (each at its bucket's upper edge, at
+ * most d's max), so E[x^2] - mean^2 bounds the variance from above. With
+ * sum = d's own sum it bounds the variance of d's values. A test with it
+ * is conservative: it needs no more than sums and the histogram of the
+ * whole (a flush's wall time, of which each part is a share).
+ */
+double part_var_bound(const struct dist *d, double sum);
+/*
+ * Two-sided p that two means differ, each of n values with a variance of
+ * at most var: the normal test on their difference. -1 with fewer than
+ * MEAN_TEST_MIN values on a side (the normal approximation needs many).
+ */
+#define MEAN_TEST_MIN 30
+double mean_diff_p(uint64_t n1, double mean1, double var1, uint64_t n2, double mean2,
+		   double var2);
 /* P(T > t) for Student's t with df degrees of freedom. */
 double t_upper_tail(double t, double df);
 

@@ -18,21 +18,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void compare_sides(const struct side *before, const struct side *after)
 {
 	static const char *const texts[] = { "hold.p99>+20%", "irqoff.max>5ms",
-					     "contended.rate>10%", "locked.rate<-50%" };
+					     "contended.rate>10%", "locked.rate<-50%",
+					     "flush.mean>+20%", "flush.irq>+20%" };
 	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
-	struct gate gates[4];
+	const struct comparison *pairs[2] = { &c, &c };
+	struct gate gates[6];
 	char err[256];
 	FILE *null = fopen("/dev/null", "w");
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 6; i++)
 		gate_parse(texts[i], &gates[i], err, sizeof(err));
 	c.before = *before;
 	c.after = *after;
-	if (!compare_build(&c, gates, 4, NULL, err, sizeof(err)) && null)
-		for (int fmt = FMT_TEXT; fmt <= FMT_HTML; fmt++)
+	if (!compare_build(&c, gates, 6, NULL, err, sizeof(err)) && null) {
+		for (int fmt = FMT_TEXT; fmt <= FMT_MAIL; fmt++)
 			compare_print(null, &c, fmt, 0, true);
+		compare_mail_print(null, pairs, 2, 3);
+	}
 	compare_free(&c);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 6; i++)
 		free(gates[i].text);
 	if (null)
 		fclose(null);

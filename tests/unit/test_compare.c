@@ -422,8 +422,10 @@ static void test_absolute(void)
 
 /*
  * Flush parts, mean ns per flush: an absolute gate fails when crossed (the
- * mean is of every flush); a single-run relative gate cannot be confirmed;
- * a side that did not measure parts makes a gate inconclusive, not a pass.
+ * mean is of every flush); a relative one on one run a side is confirmed
+ * by the bounded test (part_var_bound) with enough flushes, and not with
+ * too few; a side that did not measure parts makes a gate inconclusive,
+ * not a pass.
  */
 static void test_flush_parts(void)
 {
@@ -449,17 +451,53 @@ static void test_flush_parts(void)
 	CHECK(p.c.total.cells[metric_find("flush.irq")].after == 2000, "irq per flush %.0f",
 	      p.c.total.cells[metric_find("flush.irq")].after);
 	CHECK(total_outcome(&p, 0) == G_FAIL, "2 us of irq per flush > 1 us");
-	CHECK(total_outcome(&p, 1) == G_INCONCLUSIVE, "+50%% held, one run a side: unconfirmed");
+	CHECK(total_outcome(&p, 1) == G_FAIL, "+50%% held over 100 flushes a side: confirmed");
 	CHECK(total_outcome(&p, 2) == G_PASS, "no other time");
-	CHECK(p.c.total.cells[metric_find("flush.held")].verdict == V_TOO_FEW, "not tested");
+	CHECK(p.c.total.cells[metric_find("flush.held")].verdict == V_HIGHER, "held tested: %s",
+	      verdict_names[p.c.total.cells[metric_find("flush.held")].verdict]);
+	CHECK(p.c.total.cells[metric_find("flush.mean")].verdict == V_HIGHER &&
+	      p.c.total.cells[metric_find("flush.mean")].after == 12000, "wall 10 -> 12 us");
 	compare_free(&p.c);
+	/* the same means over 20 flushes a side: too few for the normal test */
+	{
+		struct dist fb = p.rb.dist[DIST_FLUSH], fa = p.ra.dist[DIST_FLUSH];
+		uint64_t hb = p.rb.part[PART_HELD], ha = p.ra.part[PART_HELD];
+		uint64_t ib = p.rb.part[PART_IRQ], ia = p.ra.part[PART_IRQ];
+
+		memset(&p.rb.dist[DIST_FLUSH], 0, sizeof(struct dist));
+		memset(&p.ra.dist[DIST_FLUSH], 0, sizeof(struct dist));
+		for (int i = 0; i < 20; i++) {
+			dist_add_value(&p.rb.dist[DIST_FLUSH], 10000);
+			dist_add_value(&p.ra.dist[DIST_FLUSH], 12000);
+		}
+		p.rb.part[PART_HELD] = 20 * 6000;
+		p.ra.part[PART_HELD] = 20 * 9000;
+		p.rb.part[PART_IRQ] = 20 * 500;
+		p.ra.part[PART_IRQ] = 20 * 2000;
+		CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+		CHECK(total_outcome(&p, 1) == G_INCONCLUSIVE &&
+		      p.c.total.cells[metric_find("flush.held")].verdict == V_TOO_FEW,
+		      "+50%% held over 20 flushes: crossed, not confirmed");
+		compare_free(&p.c);
+		dist_free(&p.rb.dist[DIST_FLUSH]);
+		dist_free(&p.ra.dist[DIST_FLUSH]);
+		p.rb.dist[DIST_FLUSH] = fb;
+		p.ra.dist[DIST_FLUSH] = fa;
+		p.rb.part[PART_HELD] = hb;
+		p.ra.part[PART_HELD] = ha;
+		p.rb.part[PART_IRQ] = ib;
+		p.ra.part[PART_IRQ] = ia;
+	}
 	/* parts from the kernel on one side: its irq is in other, not measured */
 	p.a.parts_from = PARTS_FROM_KERNEL;
 	p.a.parts_measured &= ~(1U << PART_IRQ);
 	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
 	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE && total_outcome(&p, 2) == G_INCONCLUSIVE &&
-	      total_outcome(&p, 1) == G_INCONCLUSIVE,
-	      "irq not measured by AFTER: its gate inconclusive, and other's (AFTER's holds irq)");
+	      total_outcome(&p, 1) == G_FAIL,
+	      "irq not measured by AFTER: its gate inconclusive, and other's (AFTER's holds irq); "
+	      "held still alike and tested");
+	CHECK(p.c.results[0].why && strstr(p.c.results[0].why, "not measured on both"),
+	      "why irq's check has no values: %s", p.c.results[0].why ? p.c.results[0].why : "-");
 	compare_free(&p.c);
 	/* the same parts measured on both sides: other is alike again */
 	p.b.parts_from = PARTS_FROM_KERNEL;
@@ -471,7 +509,67 @@ static void test_flush_parts(void)
 	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
 	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE && total_outcome(&p, 2) == G_INCONCLUSIVE,
 	      "BEFORE without parts: every part gate inconclusive");
+	CHECK(p.c.results[0].why && !strcmp(p.c.results[0].why, "no flush parts in BEFORE"),
+	      "and says why, with no ratio: %s", p.c.results[0].why ? p.c.results[0].why : "-");
 	release(&p, gates, 3);
+}
+
+/*
+ * part_var_bound: for parts 0 <= x <= wall of each flush, the bound is at
+ * least their variance, whatever the split; and the test made with it
+ * rejects equal means at most as often as alpha says (conservative).
+ */
+static void test_part_var_bound(void)
+{
+	int rejected = 0, trials = 400;
+
+	rng_state = 13;
+	for (int t = 0; t < trials; t++) {
+		struct dist w[2] = { 0 };
+		double sum[2] = { 0 }, sq[2] = { 0 }, mean[2], bound[2];
+		/* a part that is now a small share of each flush, now most of one */
+		double share = uniform() < 0.5 ? 0.05 : 0.8;
+
+		for (int s = 0; s < 2; s++) {
+			for (int i = 0; i < 500; i++) {
+				uint64_t wall = hold_sample(1000);
+				double x = (double)wall * share * 2 * uniform();
+
+				x = x > (double)wall ? (double)wall : x;
+				dist_add_value(&w[s], wall);
+				sum[s] += x;
+				sq[s] += x * x;
+			}
+			mean[s] = sum[s] / 500;
+			bound[s] = part_var_bound(&w[s], sum[s]);
+			CHECK(bound[s] >= sq[s] / 500 - mean[s] * mean[s],
+			      "bound %.4g below the variance %.4g", bound[s],
+			      sq[s] / 500 - mean[s] * mean[s]);
+		}
+		rejected += mean_diff_p(500, mean[0], bound[0], 500, mean[1], bound[1]) < 0.05;
+		dist_free(&w[0]);
+		dist_free(&w[1]);
+	}
+	CHECK(rejected <= trials * 0.05, "%d of %d equal means rejected at 0.05", rejected, trials);
+	CHECK(mean_diff_p(29, 1, 1, 500, 2, 1) < 0, "29 flushes: too few");
+	{
+		/* the whole wall time: the bound is the walls' own spread, within a bucket */
+		struct dist d = { 0 };
+		double s = 0, sq = 0;
+
+		for (int i = 0; i < 1000; i++) {
+			uint64_t v = hold_sample(1000);
+
+			dist_add_value(&d, v);
+			s += (double)v;
+			sq += (double)v * (double)v;
+		}
+		double var = sq / 1000 - (s / 1000) * (s / 1000), b = part_var_bound(&d, s);
+
+		CHECK(b >= var && b < var * 1.25, "wall's bound %.4g against its variance %.4g", b,
+		      var);
+		dist_free(&d);
+	}
 }
 
 /*
@@ -784,9 +882,62 @@ static void test_sorting(void)
 	}
 }
 
+/*
+ * -f mail holds every line to MAIL_COLUMNS, whatever the cgroup's name
+ * (long, multi-byte, with control bytes), the title, the notes, the gate
+ * text and the values: here with three pairs, one line of pairs wrapped.
+ */
+static void test_mail_width(void)
+{
+	static const char *const texts[] = { "hold.p99>+10%", "irqoff.max>1ns" };
+	static const char *const notes[] = {
+		"a note far longer than any line of a mail may be, to be cut at the edge of it",
+	};
+	char path[300] = "/", *buf = NULL, *line, *save = NULL;
+	const struct comparison *cs[3];
+	struct gate gates[2];
+	size_t len = 0, lines = 0, widest = 0;
+	struct pair p;
+	FILE *f;
+
+	/* "/éééé...\x1b[2J": 2-byte characters, then a terminal escape */
+	for (int i = 0; i < 120; i++)
+		strcat(path, "\xc3\xa9");
+	strcat(path, "\x1b[2J");
+	rng_state = 17;
+	build(&p, 2000, 300.0, 0.1, 0.2, texts, 2, gates);
+	compare_free(&p.c);
+	p.rb.path = p.ra.path = path;
+	p.c.title = path;
+	p.c.notes = notes;
+	p.c.nnotes = 1;
+	CHECK(compare_build(&p.c, gates, 2, path, (char[64]){ 0 }, 64) == 0, "build");
+	cs[0] = cs[1] = cs[2] = &p.c;
+	f = open_memstream(&buf, &len);
+	compare_mail_print(f, cs, 3, 0);
+	fclose(f);
+	CHECK(!strchr(buf, '\x1b'), "a terminal escape reached the mail");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t cols = 0;
+
+		for (const char *c = line; *c; c++)
+			cols += ((unsigned char)*c & 0xc0) != 0x80;
+		CHECK(cols <= MAIL_COLUMNS, "%zu columns: %s", cols, line);
+		widest = cols > widest ? cols : widest;
+		lines++;
+	}
+	CHECK(lines > 30 && widest == MAIL_COLUMNS, "%zu lines, the widest %zu columns", lines,
+	      widest);
+	free(buf);
+	p.rb.path = p.ra.path = "/w";
+	release(&p, gates, 2);
+}
+
 int main(void)
 {
 	RUN_TEST(test_stats());
+	RUN_TEST(test_part_var_bound());
+	RUN_TEST(test_mail_width());
 	RUN_TEST(test_relative_shifts());
 	RUN_TEST(test_rank_bounds());
 	RUN_TEST(test_welch());

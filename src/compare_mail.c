@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare -f mail: comparisons of several pairs of files as plain text
+ * within MAIL_COLUMNS columns, to paste into a reply on a list. Per row
+ * (the total, -c's cgroup, --row's), the metrics asked for with each
+ * pair's BEFORE, AFTER and change side by side, then the flush split:
+ * each part's change of the wall time per flush and its share of it.
+ * Every line goes through mail_line, which holds it to the width.
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compare_view.h"
+#include "escape.h"
+#include "fmt.h"
+
+#define LINE_MAX_BYTES 1024
+#define NAME_W 16		/* the metric column */
+#define VALUE_W 8
+#define RATIO_W 7
+/* " before after change mark" per pair; as many pairs a line as fit */
+#define PAIR_W (3 + VALUE_W + 1 + VALUE_W + 1 + RATIO_W + 2)
+#define PAIRS_PER_LINE ((MAIL_COLUMNS - NAME_W) / PAIR_W)
+
+/* Without --metric: what a reply on the rstat lock quotes. */
+static const char *const default_metrics[] = {
+	"flush.holds", "hold.p50", "hold.p99", "irqoff.p99", "irqoff.max", "flush.p50",
+	"flush.p99", "flush.mean",
+};
+
+/* Columns of a UTF-8 string: one per character (term_escape leaves only printable ones). */
+static size_t columns(const char *s, size_t bytes)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < bytes && s[i]; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/* Writes one line, terminal-escaped, cut to MAIL_COLUMNS with "..." where longer. */
+__attribute__((format(printf, 2, 3)))
+static void mail_line(FILE *f, const char *fmt, ...)
+{
+	char raw[LINE_MAX_BYTES], line[4 * LINE_MAX_BYTES];
+	size_t len, cols = 0, i;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	term_escape(line, sizeof(line), raw);
+	len = strlen(line);
+	while (len && line[len - 1] == ' ')
+		line[--len] = '\0';
+	if (columns(line, len) > MAIL_COLUMNS) {
+		/* keep MAIL_COLUMNS - 3 characters, whole */
+		for (i = 0; i < len; i++) {
+			if (((unsigned char)line[i] & 0xc0) != 0x80 && cols++ == MAIL_COLUMNS - 3)
+				break;
+		}
+		memcpy(line + i, "...", 4);
+	}
+	fprintf(f, "%s\n", line);
+}
+
+/* A file's name as fits width columns: whole, its base name, or "..." and its tail. */
+static const char *file_name(char *buf, size_t len, const char *s, size_t width)
+{
+	const char *base = strrchr(s, '/');
+	size_t n = strlen(s);
+
+	if (n <= width)
+		return s;
+	if (base && strlen(base + 1) <= width)
+		return base + 1;
+	snprintf(buf, len, "...%s", s + n - (width - 3));
+	return buf;
+}
+
+static void legend(FILE *f, const struct comparison *const *cs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct side *s[2] = { &cs[i]->before, &cs[i]->after };
+
+		for (int k = 0; k < 2; k++) {
+			char pair[24] = "", runs[32] = "", head[128], name[LINE_MAX_BYTES];
+			size_t used;
+
+			if (!k)
+				snprintf(pair, sizeof(pair), "%zu:", i + 1);
+			if (s[k]->nruns > 1)
+				snprintf(runs, sizeof(runs), " +%zu runs", s[k]->nruns - 1);
+			used = (size_t)snprintf(head, sizeof(head), "%-3s %-6s %.32s, %d CPUs possible: ",
+						pair, k ? "AFTER" : "BEFORE", s[k]->r->kernel.release,
+						s[k]->r->kernel.cpus_possible) + strlen(runs);
+			mail_line(f, "%s%s%s", head, file_name(name, sizeof(name), s[k]->file,
+				  used + 8 < MAIL_COLUMNS ? MAIL_COLUMNS - used : 8), runs);
+		}
+	}
+	/* the notes are alike for every pair: several pairs are one run a side each */
+	for (size_t k = 0; cmp_note(cs[0], k); k++)
+		mail_line(f, "note: %s", cmp_note(cs[0], k));
+}
+
+/* The row of c labelled label (the total: NULL), or NULL when c has none. */
+static const struct cmp_row *row_of(const struct comparison *c, const char *label)
+{
+	if (!label)
+		return &c->total;
+	for (size_t i = 0; i < c->nrows; i++)
+		if (!strcmp(row_label(&c->rows[i]), label))
+			return &c->rows[i];
+	return NULL;
+}
+
+/* --metric's, or without it the default list (the split shows every part) */
+static bool metric_asked(const struct comparison *c, int i)
+{
+	if (c->shown.nmetrics || metrics[i].kind == MK_PART)
+		return compare_metric_asked(c, i);
+	for (size_t k = 0; k < sizeof(default_metrics) / sizeof(*default_metrics); k++)
+		if (!strcmp(metrics[i].name, default_metrics[k]))
+			return true;
+	return false;
+}
+
+/* The verdict as one character: ^ higher, v lower, ~ noise, ? too few. */
+static char mark(enum verdict v)
+{
+	switch (v) {
+	case V_HIGHER: return '^';
+	case V_LOWER: return 'v';
+	case V_NOISE: return '~';
+	case V_TOO_FEW: return '?';
+	default: return ' ';
+	}
+}
+
+/* Whether a pair from..to has the row's flush split. */
+static bool any_split(const struct comparison *const *cs, const char *label, size_t from,
+		      size_t to)
+{
+	for (size_t p = from; p < to; p++) {
+		const struct cmp_row *row = row_of(cs[p], label);
+		int wall;
+
+		if (row && compare_split(row, &wall))
+			return true;
+	}
+	return false;
+}
+
+/* Pairs from..to of one row: a heading, then a line per metric any of them has. */
+static void metric_block(FILE *f, const struct comparison *const *cs, const char *label,
+			 size_t from, size_t to)
+{
+	char line[LINE_MAX_BYTES];
+	size_t at;
+
+	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "");
+	for (size_t p = from; p < to && at < sizeof(line); p++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s%-*zu", VALUE_W, "pair ",
+				       VALUE_W + RATIO_W + 3, p + 1);
+	mail_line(f, "%s", line);
+	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "metric");
+	for (size_t p = from; p < to && at < sizeof(line); p++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s  ", VALUE_W,
+				       "before", VALUE_W, "after", RATIO_W, "change");
+	mail_line(f, "%s", line);
+	for (int i = 0; i < nmetrics; i++) {
+		bool any = false;
+
+		/* the parts, and the mean where a pair has them, are the split's */
+		if (!metric_asked(cs[0], i) || metrics[i].kind == MK_PART ||
+		    (metrics[i].kind == MK_MEAN && any_split(cs, label, from, to)))
+			continue;
+		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
+		for (size_t p = from; p < to && at < sizeof(line); p++) {
+			const struct cmp_row *row = row_of(cs[p], label);
+			const struct cell *c = row ? &row->cells[i] : NULL;
+			char b[32] = "-", a[32] = "-", r[32] = "-";
+
+			if (c && compare_shows_metric(cs[p], row, i)) {
+				any = true;
+				cmp_fmt_value(b, sizeof(b), &metrics[i], c->has_before, c->before);
+				cmp_fmt_value(a, sizeof(a), &metrics[i], c->has_after, c->after);
+				cmp_fmt_ratio(r, sizeof(r), c);
+			}
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s %c",
+					       VALUE_W, b, VALUE_W, a, RATIO_W, r,
+					       c ? mark(c->verdict) : ' ');
+		}
+		if (any)
+			mail_line(f, "%s", line);
+	}
+}
+
+/* Each part's change of the wall time per flush and its share of that change. */
+static void split_block(FILE *f, const struct comparison *const *cs, const char *label,
+			size_t from, size_t to)
+{
+	char line[LINE_MAX_BYTES];
+	size_t at;
+	int wall = metric_find("flush.mean");
+
+	if (!any_split(cs, label, from, to))
+		return;
+	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "flush split");
+	for (size_t p = from; p < to && at < sizeof(line); p++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s  ", VALUE_W,
+				       "after", VALUE_W, "delta", RATIO_W, "of it");
+	mail_line(f, "%s", line);
+	for (int i = wall; i < nmetrics && (i == wall || metrics[i].kind == MK_PART); i++) {
+		bool has = false;
+
+		if (i != wall && !metric_asked(cs[0], i))
+			continue;
+		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
+		for (size_t p = from; p < to && at < sizeof(line); p++) {
+			const struct cmp_row *row = row_of(cs[p], label);
+			const struct cell *c = row ? &row->cells[i] : NULL;
+			char a[32] = "-", d[32] = "-", s[16] = "-";
+			int w;
+
+			if (row && compare_split(row, &w) && c->has_before && c->has_after) {
+				double share = split_delta_share(row, i, w);
+
+				has = true;
+				cmp_fmt_value(a, sizeof(a), &metrics[i], true, c->after);
+				cmp_fmt_delta(d, sizeof(d), c->after - c->before);
+				if (isfinite(share))
+					snprintf(s, sizeof(s), "%.0f%%", share * 100);
+			}
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s %c",
+					       VALUE_W, a, VALUE_W, d, RATIO_W, s,
+					       c ? mark(c->verdict) : ' ');
+		}
+		if (has)
+			mail_line(f, "%s", line);
+	}
+}
+
+/*
+ * The labels of the rows to show (NULL: the total), each once: a reply
+ * quotes what it is about, so -c's and --row's rows, and the total only
+ * without them or when --row names it ("total").
+ */
+static size_t row_labels(const struct comparison *const *cs, size_t n, size_t limit,
+			 const char **out, size_t max)
+{
+	const struct selection *s = &cs[0]->shown;
+	bool chosen = cs[0]->gated_row || s->nrows;
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nrows && chosen; i++)
+		if (!fnmatch(s->rows[i], "total", 0))
+			chosen = false;
+	if (!chosen)
+		out[k++] = NULL;
+	for (size_t p = 0; p < n && (cs[p]->gated_row || s->nrows); p++)
+		for (size_t i = 0; i < cs[p]->nrows && k < max && (!limit || k < limit); i++) {
+			const struct cmp_row *row = &cs[p]->rows[i];
+			bool seen = false;
+
+			if (!compare_shows_row(cs[p], row))
+				continue;
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = out[j] && !strcmp(out[j], row_label(row));
+			if (!seen)
+				out[k++] = row_label(row);
+		}
+	return k;
+}
+
+#define MAIL_ROWS_MAX 64
+
+static void gates(FILE *f, const struct comparison *const *cs, size_t n, size_t limit)
+{
+	for (size_t p = 0; p < n; p++) {
+		const struct comparison *c = cs[p];
+		const struct gate_result **listed = calloc(c->nresults + 1, sizeof(*listed));
+		char text[LINE_MAX_BYTES];
+		size_t shown, more = 0;
+
+		mail_line(f, "pair %zu: %s; %zu checks, %zu failed, %zu inconclusive", p + 1,
+			  compare_result(c), c->nresults, c->failed, c->inconclusive);
+		shown = listed ? cmp_gates_listed(c, limit, listed, &more) : 0;
+		for (size_t i = 0; i < shown; i++)
+			mail_line(f, "  %s %s", cmp_outcome_text[listed[i]->outcome],
+				  cmp_gate_text(text, sizeof(text), listed[i], 24));
+		if (more)
+			mail_line(f, "  (%zu more passed; -n 0 shows all)", more);
+		free(listed);
+	}
+}
+
+void compare_mail_print(FILE *f, const struct comparison *const *cs, size_t n, size_t rows)
+{
+	const char *labels[MAIL_ROWS_MAX];
+	size_t nlabels = row_labels(cs, n, rows, labels, MAIL_ROWS_MAX);
+
+	if (cs[0]->title)
+		mail_line(f, "%s", cs[0]->title);
+	legend(f, cs, n);
+	for (size_t r = 0; r < nlabels; r++) {
+		for (size_t from = 0; from < n; from += PAIRS_PER_LINE) {
+			size_t to = from + PAIRS_PER_LINE < n ? from + PAIRS_PER_LINE : n;
+
+			fputc('\n', f);
+			mail_line(f, "%s", labels[r] ? labels[r] : "total");
+			metric_block(f, cs, labels[r], from, to);
+			split_block(f, cs, labels[r], from, to);
+		}
+	}
+	fputc('\n', f);
+	mail_line(f, "^ v significantly higher, lower; ~ within the noise floor; ? too few");
+	gates(f, cs, n, rows);
+	fflush(f);
+}
