@@ -182,6 +182,18 @@ bool compare_split(const struct cmp_row *row, int *wall_metric)
 	return parts && row->cells[wall].has_before && row->cells[wall].has_after;
 }
 
+bool compare_shows_split(const struct comparison *c, const struct cmp_row *row, int *wall_metric)
+{
+	bool asked;
+
+	if (!compare_split(row, wall_metric))
+		return false;
+	asked = compare_metric_asked(c, *wall_metric);
+	for (int i = 0; i < nmetrics && !asked; i++)
+		asked = metrics[i].kind == MK_PART && compare_shows_metric(c, row, i);
+	return asked;
+}
+
 double split_delta_share(const struct cmp_row *row, int part_metric, int wall_metric)
 {
 	const struct cell *p = &row->cells[part_metric], *w = &row->cells[wall_metric];

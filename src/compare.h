@@ -191,6 +191,11 @@ bool compare_shows_row(const struct comparison *c, const struct cmp_row *row);
  * of the wall time. False when a side has no flushes with parts.
  */
 bool compare_split(const struct cmp_row *row, int *wall_metric);
+/*
+ * compare_split, and a view shows it: the wall time or a part asked for
+ * (--metric). The metrics table then leaves the mean and the parts to it.
+ */
+bool compare_shows_split(const struct comparison *c, const struct cmp_row *row, int *wall_metric);
 /* A flush part's change over the wall time's: its share of the delta, or NAN. */
 double split_delta_share(const struct cmp_row *row, int part_metric, int wall_metric);
 /* The index of a metric named s, or -1. */

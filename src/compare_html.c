@@ -7,7 +7,6 @@
  * carries its side, octave, count and share as data attributes, so what
  * it draws can be checked against the buckets (tests/cli).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compare_view.h"
@@ -32,27 +31,19 @@ static void cell(FILE *f, const char *tag, const char *cls, const char *text)
 	fprintf(f, "</%s>", tag);
 }
 
-#define UNPAIRED_NAMED 10
-
 /* Rows one side lacks, named as the text names them (a cgroup renamed between runs: --pair). */
 static void unpaired(FILE *f, const struct comparison *c)
 {
-	static const enum presence sides[] = { ONLY_BEFORE, ONLY_AFTER };
-	const struct cmp_row *rows[UNPAIRED_NAMED];
+	char text[1024];
 
-	for (int k = 0; k < 2; k++) {
-		size_t n = cmp_unpaired(c, sides[k], rows, UNPAIRED_NAMED);
-
-		if (!n)
+	for (enum presence side = ONLY_BEFORE; side <= ONLY_AFTER; side++) {
+		if (!cmp_unpaired_text(text, sizeof(text), c, side))
 			continue;
-		fprintf(f, "<p class=\"unpaired\">unpaired, only in %s (%zu): ", k ? "AFTER" : "BEFORE",
-			n);
-		for (size_t i = 0; i < n && i < UNPAIRED_NAMED; i++) {
-			fputs(i ? ", " : "", f);
-			html_write_text(f, row_label(rows[i]));
-		}
-		fprintf(f, "%s (a cgroup renamed between the runs pairs with --pair "
-			"BEFORE=AFTER)</p>\n", n > UNPAIRED_NAMED ? ", ..." : "");
+		fputs("<p class=\"unpaired\">", f);
+		html_write_text(f, text);
+		fputc(' ', f);
+		html_write_text(f, cmp_unpaired_hint);
+		fputs("</p>\n", f);
 	}
 }
 
@@ -104,6 +95,7 @@ static void header(FILE *f, const struct comparison *c)
 static void metrics_table(FILE *f, const struct comparison *cmp, const struct cmp_row *row)
 {
 	char b[32], a[32], r[32];
+	bool split = compare_shows_split(cmp, row, &(int){ 0 });
 
 	fputs("<table><tr><th>metric</th><th>before</th><th>after</th><th>change</th>"
 	      "<th>verdict</th></tr>\n", f);
@@ -113,8 +105,7 @@ static void metrics_table(FILE *f, const struct comparison *cmp, const struct cm
 
 		/* the flush's mean and parts are the split's (split_table) */
 		if (!compare_shows_metric(cmp, row, i) ||
-		    (compare_split(row, &(int){ 0 }) &&
-		     (metrics[i].kind == MK_PART || metrics[i].kind == MK_MEAN)))
+		    (split && (metrics[i].kind == MK_PART || metrics[i].kind == MK_MEAN)))
 			continue;
 		fputs("<tr>", f);
 		cell(f, "td", NULL, metrics[i].name);
@@ -130,38 +121,25 @@ static void metrics_table(FILE *f, const struct comparison *cmp, const struct cm
 /* The flush split (compare_view.c's print_split): the wall time per flush and its parts. */
 static void split_table(FILE *f, const struct comparison *c, const struct cmp_row *row)
 {
-	const struct cell *w;
+	struct split_cells s;
 	int wall;
 
-	if (!compare_split(row, &wall))
+	if (!compare_shows_split(c, row, &wall))
 		return;
-	w = &row->cells[wall];
 	fputs("<table class=\"split\"><tr><th>flush split</th><th>before</th><th>share</th>"
 	      "<th>after</th><th>share</th><th>delta</th><th>of delta</th><th>verdict</th></tr>\n",
 	      f);
-	for (int i = wall; i < nmetrics && (i == wall || metrics[i].kind == MK_PART); i++) {
-		const struct cell *p = &row->cells[i];
-		const char *verdict = cmp_verdict_text[p->verdict];
-		double share = split_delta_share(row, i, wall);
-		char v[32];
-
-		if (!compare_shows_metric(c, row, i))
-			continue;
-		fprintf(f, "<tr data-metric=\"%s\">", metrics[i].name);
-		cell(f, "td", NULL, metrics[i].name);
-		cell(f, "td", NULL, cmp_fmt_value(v, sizeof(v), &metrics[i], p->has_before, p->before));
-		snprintf(v, sizeof(v), p->has_before && w->before > 0 ? "%.0f%%" : "-",
-			 p->before / w->before * 100);
-		cell(f, "td", NULL, v);
-		cell(f, "td", NULL, cmp_fmt_value(v, sizeof(v), &metrics[i], p->has_after, p->after));
-		snprintf(v, sizeof(v), p->has_after && w->after > 0 ? "%.0f%%" : "-",
-			 p->after / w->after * 100);
-		cell(f, "td", NULL, v);
-		cell(f, "td", NULL, cmp_fmt_delta(v, sizeof(v), p->has_before && p->has_after ?
-						  p->after - p->before : NAN));
-		snprintf(v, sizeof(v), isfinite(share) ? "%.0f%%" : "-", share * 100);
-		cell(f, "td", NULL, v);
-		cell(f, "td", verdict[0] ? verdict : NULL, verdict);
+	for (int i = wall; i >= 0; i = cmp_split_next(c, row, wall, i)) {
+		cmp_split_cells(row, i, wall, &s);
+		fprintf(f, "<tr data-metric=\"%s\">", s.name);
+		cell(f, "td", NULL, s.name);
+		cell(f, "td", NULL, s.before);
+		cell(f, "td", NULL, s.share_before);
+		cell(f, "td", NULL, s.after);
+		cell(f, "td", NULL, s.share_after);
+		cell(f, "td", NULL, s.delta);
+		cell(f, "td", NULL, s.delta_share);
+		cell(f, "td", s.verdict[0] ? s.verdict : NULL, s.verdict);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -8,7 +8,6 @@
  * Every line goes through mail_line, which holds it to the width.
  */
 #include <fnmatch.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,22 +29,12 @@ static const char *const default_metrics[] = {
 	"flush.p99", "flush.mean",
 };
 
-/* Columns of a UTF-8 string: one per character (term_escape leaves only printable ones). */
-static size_t columns(const char *s, size_t bytes)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < bytes && s[i]; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return n;
-}
-
-/* Writes one line, terminal-escaped, cut to MAIL_COLUMNS with "..." where longer. */
+/* Writes one line, terminal-escaped, cut to MAIL_COLUMNS with "..." where wider. */
 __attribute__((format(printf, 2, 3)))
 static void mail_line(FILE *f, const char *fmt, ...)
 {
 	char raw[LINE_MAX_BYTES], line[4 * LINE_MAX_BYTES];
-	size_t len, cols = 0, i;
+	size_t len;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -55,14 +44,9 @@ static void mail_line(FILE *f, const char *fmt, ...)
 	len = strlen(line);
 	while (len && line[len - 1] == ' ')
 		line[--len] = '\0';
-	if (columns(line, len) > MAIL_COLUMNS) {
-		/* keep MAIL_COLUMNS - 3 characters, whole */
-		for (i = 0; i < len; i++) {
-			if (((unsigned char)line[i] & 0xc0) != 0x80 && cols++ == MAIL_COLUMNS - 3)
-				break;
-		}
-		memcpy(line + i, "...", 4);
-	}
+	/* whole characters, counted in columns (a CJK one takes two) */
+	if (text_columns(line) > MAIL_COLUMNS)
+		memcpy(line + text_fit(line, MAIL_COLUMNS - 3), "...", 4);
 	fprintf(f, "%s\n", line);
 }
 
@@ -147,7 +131,7 @@ static bool any_split(const struct comparison *const *cs, const char *label, siz
 		const struct cmp_row *row = row_of(cs[p], label);
 		int wall;
 
-		if (row && compare_split(row, &wall))
+		if (row && compare_shows_split(cs[p], row, &wall))
 			return true;
 	}
 	return false;
@@ -173,17 +157,17 @@ static void metric_block(FILE *f, const struct comparison *const *cs, const char
 	for (int i = 0; i < nmetrics; i++) {
 		bool any = false;
 
-		/* the parts, and the mean where a pair has them, are the split's */
-		if (!metric_asked(cs[0], i) || metrics[i].kind == MK_PART ||
-		    (metrics[i].kind == MK_MEAN && any_split(cs, label, from, to)))
+		/* the parts are the split's */
+		if (!metric_asked(cs[0], i) || metrics[i].kind == MK_PART)
 			continue;
 		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
 		for (size_t p = from; p < to && at < sizeof(line); p++) {
 			const struct cmp_row *row = row_of(cs[p], label);
 			const struct cell *c = row ? &row->cells[i] : NULL;
 			char b[32] = "-", a[32] = "-", r[32] = "-";
+			bool shown = c && compare_shows_metric(cs[p], row, i);
 
-			if (c && compare_shows_metric(cs[p], row, i)) {
+			if (shown) {
 				any = true;
 				cmp_fmt_value(b, sizeof(b), &metrics[i], c->has_before, c->before);
 				cmp_fmt_value(a, sizeof(a), &metrics[i], c->has_after, c->after);
@@ -191,20 +175,22 @@ static void metric_block(FILE *f, const struct comparison *const *cs, const char
 			}
 			at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s %c",
 					       VALUE_W, b, VALUE_W, a, RATIO_W, r,
-					       c ? mark(c->verdict) : ' ');
+					       c && shown ? mark(c->verdict) : ' ');
 		}
 		if (any)
 			mail_line(f, "%s", line);
 	}
 }
 
-/* Each part's change of the wall time per flush and its share of that change. */
+/*
+ * Each part's mean per flush in AFTER, its change, and its share of the
+ * change of flush.mean (the metrics above): a pair without parts shows "-".
+ */
 static void split_block(FILE *f, const struct comparison *const *cs, const char *label,
 			size_t from, size_t to)
 {
 	char line[LINE_MAX_BYTES];
 	size_t at;
-	int wall = metric_find("flush.mean");
 
 	if (!any_split(cs, label, from, to))
 		return;
@@ -213,30 +199,24 @@ static void split_block(FILE *f, const struct comparison *const *cs, const char 
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s  ", VALUE_W,
 				       "after", VALUE_W, "delta", RATIO_W, "of it");
 	mail_line(f, "%s", line);
-	for (int i = wall; i < nmetrics && (i == wall || metrics[i].kind == MK_PART); i++) {
+	for (int i = 0; i < nmetrics; i++) {
 		bool has = false;
 
-		if (i != wall && !metric_asked(cs[0], i))
+		if (metrics[i].kind != MK_PART || !metric_asked(cs[0], i))
 			continue;
 		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
 		for (size_t p = from; p < to && at < sizeof(line); p++) {
 			const struct cmp_row *row = row_of(cs[p], label);
-			const struct cell *c = row ? &row->cells[i] : NULL;
-			char a[32] = "-", d[32] = "-", s[16] = "-";
-			int w;
+			struct split_cells s = { .after = "-", .delta = "-", .delta_share = "-" };
+			int wall;
 
-			if (row && compare_split(row, &w) && c->has_before && c->has_after) {
-				double share = split_delta_share(row, i, w);
-
-				has = true;
-				cmp_fmt_value(a, sizeof(a), &metrics[i], true, c->after);
-				cmp_fmt_delta(d, sizeof(d), c->after - c->before);
-				if (isfinite(share))
-					snprintf(s, sizeof(s), "%.0f%%", share * 100);
+			if (row && compare_shows_split(cs[p], row, &wall)) {
+				cmp_split_cells(row, i, wall, &s);
+				has = has || s.has;
 			}
 			at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s %c",
-					       VALUE_W, a, VALUE_W, d, RATIO_W, s,
-					       c ? mark(c->verdict) : ' ');
+					       VALUE_W, s.has ? s.after : "-", VALUE_W, s.delta,
+					       RATIO_W, s.delta_share, s.has ? mark(s.v) : ' ');
 		}
 		if (has)
 			mail_line(f, "%s", line);
@@ -249,19 +229,20 @@ static void split_block(FILE *f, const struct comparison *const *cs, const char 
  * without them or when --row names it ("total").
  */
 static size_t row_labels(const struct comparison *const *cs, size_t n, size_t limit,
-			 const char **out, size_t max)
+			 const char **out, size_t max, bool *more)
 {
 	const struct selection *s = &cs[0]->shown;
 	bool chosen = cs[0]->gated_row || s->nrows;
 	size_t k = 0;
 
+	*more = false;
 	for (size_t i = 0; i < s->nrows && chosen; i++)
 		if (!fnmatch(s->rows[i], "total", 0))
 			chosen = false;
 	if (!chosen)
 		out[k++] = NULL;
 	for (size_t p = 0; p < n && (cs[p]->gated_row || s->nrows); p++)
-		for (size_t i = 0; i < cs[p]->nrows && k < max && (!limit || k < limit); i++) {
+		for (size_t i = 0; i < cs[p]->nrows; i++) {
 			const struct cmp_row *row = &cs[p]->rows[i];
 			bool seen = false;
 
@@ -269,7 +250,11 @@ static size_t row_labels(const struct comparison *const *cs, size_t n, size_t li
 				continue;
 			for (size_t j = 0; j < k && !seen; j++)
 				seen = out[j] && !strcmp(out[j], row_label(row));
-			if (!seen)
+			if (seen)
+				continue;
+			if (k == max || (limit && k == limit))
+				*more = true;
+			else
 				out[k++] = row_label(row);
 		}
 	return k;
@@ -300,7 +285,8 @@ static void gates(FILE *f, const struct comparison *const *cs, size_t n, size_t 
 void compare_mail_print(FILE *f, const struct comparison *const *cs, size_t n, size_t rows)
 {
 	const char *labels[MAIL_ROWS_MAX];
-	size_t nlabels = row_labels(cs, n, rows, labels, MAIL_ROWS_MAX);
+	bool more;
+	size_t nlabels = row_labels(cs, n, rows, labels, MAIL_ROWS_MAX, &more);
 
 	if (cs[0]->title)
 		mail_line(f, "%s", cs[0]->title);
@@ -314,6 +300,11 @@ void compare_mail_print(FILE *f, const struct comparison *const *cs, size_t n, s
 			metric_block(f, cs, labels[r], from, to);
 			split_block(f, cs, labels[r], from, to);
 		}
+	}
+	/* how many more is not counted: pairs share rows, and finding which costs a pass each */
+	if (more) {
+		fputc('\n', f);
+		mail_line(f, "(more rows: -n 0 shows all, up to %d)", MAIL_ROWS_MAX);
 	}
 	fputc('\n', f);
 	mail_line(f, "^ v significantly higher, lower; ~ within the noise floor; ? too few");

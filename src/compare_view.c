@@ -58,9 +58,10 @@ const char *cmp_gate_text(char *buf, size_t len, const struct gate_result *g, si
 	char label[TEXT_MAX], b[32], a[32], r[32], l[32];
 	size_t at;
 
+	/* cut in columns, at a whole character (the view escapes the line) */
 	snprintf(label, sizeof(label), "%s", row_label(g->row));
-	if (label_max > 3 && strlen(label) > label_max)
-		memcpy(label + label_max - 3, "...", 4);
+	if (label_max > 3 && text_columns(label) > label_max)
+		memcpy(label + text_fit(label, label_max - 3), "...", 4);
 	at = (size_t)snprintf(buf, len, "%s on %s: ", g->gate->text, label);
 	if (at >= len)
 		return buf;
@@ -105,11 +106,14 @@ static int by_closeness(const void *pa, const void *pb)
 size_t cmp_gates_listed(const struct comparison *c, size_t limit,
 			const struct gate_result **out, size_t *more)
 {
+	static const enum gate_outcome order[] = { G_FAIL, G_INCONCLUSIVE, G_NA };
 	size_t n = 0, passes;
 
-	for (size_t i = 0; i < c->nresults; i++)
-		if (c->results[i].outcome != G_PASS)
-			out[n++] = &c->results[i];
+	/* what did not pass, by outcome: failures first */
+	for (size_t k = 0; k < sizeof(order) / sizeof(*order); k++)
+		for (size_t i = 0; i < c->nresults; i++)
+			if (c->results[i].outcome == order[k])
+				out[n++] = &c->results[i];
 	passes = n;
 	for (size_t i = 0; i < c->nresults; i++)
 		if (c->results[i].outcome == G_PASS)
@@ -149,15 +153,72 @@ size_t cmp_rows_listed(const struct comparison *c, const struct cmp_row *rows, s
 	return listed;
 }
 
-size_t cmp_unpaired(const struct comparison *c, enum presence side, const struct cmp_row **out,
-		    size_t max)
+#define UNPAIRED_NAMED 10
+
+const char cmp_unpaired_hint[] =
+	"(a cgroup renamed between the runs pairs with --pair BEFORE=AFTER)";
+
+const char *cmp_unpaired_text(char *buf, size_t len, const struct comparison *c,
+			      enum presence side)
 {
-	size_t n = 0;
+	size_t n = 0, at;
 
 	for (size_t i = 0; i < c->nrows; i++)
-		if (c->rows[i].presence == side && n++ < max)
-			out[n - 1] = &c->rows[i];
-	return n;
+		n += c->rows[i].presence == side;
+	if (!n)
+		return NULL;
+	at = (size_t)snprintf(buf, len, "unpaired, only in %s (%zu):",
+			      side == ONLY_BEFORE ? "BEFORE" : "AFTER", n);
+	n = 0;
+	for (size_t i = 0; i < c->nrows && at < len; i++) {
+		if (c->rows[i].presence != side)
+			continue;
+		if (n++ == UNPAIRED_NAMED) {
+			at += (size_t)snprintf(buf + at, len - at, ", ...");
+			break;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s %s", n > 1 ? "," : "",
+				       row_label(&c->rows[i]));
+	}
+	return buf;
+}
+
+/* "12%": a share as the split shows it, or "-" without one. */
+static void fmt_percent(char *buf, size_t len, bool has, double share)
+{
+	if (has && isfinite(share))
+		snprintf(buf, len, "%.0f%%", share * 100);
+	else
+		snprintf(buf, len, "-");
+}
+
+int cmp_split_next(const struct comparison *c, const struct cmp_row *row, int wall, int i)
+{
+	/* after the wall time, the parts from the first */
+	for (int k = i == wall ? 0 : i + 1; k < nmetrics; k++)
+		if (metrics[k].kind == MK_PART && compare_shows_metric(c, row, k))
+			return k;
+	return -1;
+}
+
+void cmp_split_cells(const struct cmp_row *row, int i, int wall, struct split_cells *out)
+{
+	const struct cell *p = &row->cells[i], *w = &row->cells[wall];
+	const struct metric_def *m = &metrics[i];
+
+	out->name = m->name;
+	out->v = p->verdict;
+	out->verdict = cmp_verdict_text[p->verdict];
+	out->has = p->has_before && p->has_after;
+	cmp_fmt_value(out->before, sizeof(out->before), m, p->has_before, p->before);
+	cmp_fmt_value(out->after, sizeof(out->after), m, p->has_after, p->after);
+	fmt_percent(out->share_before, sizeof(out->share_before), p->has_before && w->before > 0,
+		    p->before / w->before);
+	fmt_percent(out->share_after, sizeof(out->share_after), p->has_after && w->after > 0,
+		    p->after / w->after);
+	cmp_fmt_delta(out->delta, sizeof(out->delta), out->has ? p->after - p->before : NAN);
+	fmt_percent(out->delta_share, sizeof(out->delta_share), out->has,
+		    split_delta_share(row, i, wall));
 }
 
 const char *cmp_fmt_value(char *buf, size_t len, const struct metric_def *m, bool has,
@@ -200,7 +261,7 @@ const char *cmp_fmt_ratio(char *buf, size_t len, const struct cell *c)
  */
 static const char *safe(char *buf, size_t len, const char *s, bool md)
 {
-	char tmp[TEXT_MAX];
+	char tmp[4 * TEXT_MAX];
 	size_t o = 0;
 
 	if (!md) {
@@ -260,29 +321,20 @@ static void print_files(FILE *f, const struct comparison *c, bool md)
 	}
 }
 
-#define UNPAIRED_NAMED 10
-
 /* Rows one side lacks, named: a cgroup renamed between runs shows here, to --pair. */
 static void print_unpaired(FILE *f, const struct comparison *c, bool md)
 {
-	static const char *const side_name[] = { [ONLY_BEFORE] = "BEFORE", [ONLY_AFTER] = "AFTER" };
-	const struct cmp_row *rows[UNPAIRED_NAMED];
-	enum presence sides[2] = { ONLY_BEFORE, ONLY_AFTER };
-	char v[TEXT_MAX];
-	size_t n[2];
+	char raw[TEXT_MAX], v[4 * TEXT_MAX];
+	bool any = false;
 
-	for (int k = 0; k < 2; k++) {
-		n[k] = cmp_unpaired(c, sides[k], rows, UNPAIRED_NAMED);
-		if (!n[k])
+	for (enum presence side = ONLY_BEFORE; side <= ONLY_AFTER; side++) {
+		if (!cmp_unpaired_text(raw, sizeof(raw), c, side))
 			continue;
-		fprintf(f, "%sunpaired, only in %s (%zu):", md ? "\n" : "", side_name[sides[k]], n[k]);
-		for (size_t i = 0; i < n[k] && i < UNPAIRED_NAMED; i++)
-			fprintf(f, "%s %s", i ? "," : "", safe(v, sizeof(v), row_label(rows[i]), md));
-		fprintf(f, "%s\n", n[k] > UNPAIRED_NAMED ? ", ..." : "");
+		fprintf(f, "%s%s\n", md ? "\n" : "", safe(v, sizeof(v), raw, md));
+		any = true;
 	}
-	if (n[0] || n[1])
-		fprintf(f, "%s(a cgroup renamed between the runs pairs with --pair BEFORE=AFTER)\n",
-			md ? "\n" : "");
+	if (any)
+		fprintf(f, "%s%s\n", md ? "\n" : "", cmp_unpaired_hint);
 }
 
 /* What the gates check: one cgroup, the command's, or every row and the total. */
@@ -373,16 +425,6 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 			md ? "\n" : "");
 }
 
-/* A part's share of its side's wall time per flush: "12%", or "" without one. */
-static const char *fmt_share(char *buf, size_t len, bool has, double part, double wall)
-{
-	if (!has || wall <= 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.0f%%", part / wall * 100);
-	return buf;
-}
-
 /*
  * Where the wall time per flush went, and where it changed: each part's
  * mean and share of the wall time on each side, its change and its share
@@ -390,47 +432,34 @@ static const char *fmt_share(char *buf, size_t len, bool has, double part, doubl
  */
 static void print_split(FILE *f, const struct comparison *c, const struct cmp_row *row, bool md)
 {
-	const struct cell *w;
+	struct split_cells s;
 	int wall;
 
-	if (!compare_split(row, &wall))
+	if (!compare_shows_split(c, row, &wall))
 		return;
-	w = &row->cells[wall];
 	if (md)
 		fputs("\n| flush split | before | share | after | share | delta | of delta | verdict |\n"
 		      "|---|--:|--:|--:|--:|--:|--:|---|\n", f);
 	else
 		fprintf(f, "\n  %-20s %9s %5s %9s %5s %9s %8s  %s\n", "flush split", "before",
 			"share", "after", "share", "delta", "of delta", "verdict");
-	for (int i = wall; i < nmetrics && (i == wall || metrics[i].kind == MK_PART); i++) {
-		const struct cell *p = &row->cells[i];
-		char b[32], a[32], sb[16], sa[16], d[32], ds[16];
-		double share = split_delta_share(row, i, wall);
-
-		if (!compare_shows_metric(c, row, i))
-			continue;
-		cmp_fmt_value(b, sizeof(b), &metrics[i], p->has_before, p->before);
-		cmp_fmt_value(a, sizeof(a), &metrics[i], p->has_after, p->after);
-		fmt_share(sb, sizeof(sb), p->has_before, p->before, w->before);
-		fmt_share(sa, sizeof(sa), p->has_after, p->after, w->after);
-		cmp_fmt_delta(d, sizeof(d), p->has_before && p->has_after ? p->after - p->before :
-			      NAN);
-		if (isfinite(share))
-			snprintf(ds, sizeof(ds), "%.0f%%", share * 100);
-		else
-			snprintf(ds, sizeof(ds), "-");
+	for (int i = wall; i >= 0; i = cmp_split_next(c, row, wall, i)) {
+		cmp_split_cells(row, i, wall, &s);
 		if (md)
-			fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", metrics[i].name, b,
-				sb, a, sa, d, ds, cmp_verdict_text[p->verdict]);
+			fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", s.name, s.before,
+				s.share_before, s.after, s.share_after, s.delta, s.delta_share,
+				s.verdict);
 		else
-			fprintf(f, "  %-20s %9s %5s %9s %5s %9s %8s  %s\n", metrics[i].name, b, sb,
-				a, sa, d, ds, cmp_verdict_text[p->verdict]);
+			fprintf(f, "  %-20s %9s %5s %9s %5s %9s %8s  %s\n", s.name, s.before,
+				s.share_before, s.after, s.share_after, s.delta, s.delta_share,
+				s.verdict);
 	}
 }
 
 static void print_row(FILE *f, const struct comparison *c, const struct cmp_row *row, bool md)
 {
 	char name[TEXT_MAX], b[32], a[32], r[32];
+	bool split = compare_shows_split(c, row, &(int){ 0 });
 
 	safe(name, sizeof(name), row_label(row), md);
 	if (md)
@@ -449,7 +478,7 @@ static void print_row(FILE *f, const struct comparison *c, const struct cmp_row 
 
 		/* the flush's mean and parts are the split's */
 		if (!compare_shows_metric(c, row, i) ||
-		    (compare_split(row, &(int){ 0 }) && (m->kind == MK_PART || m->kind == MK_MEAN)))
+		    (split && (m->kind == MK_PART || m->kind == MK_MEAN)))
 			continue;
 		cmp_fmt_value(b, sizeof(b), m, cl->has_before, cl->before);
 		cmp_fmt_value(a, sizeof(a), m, cl->has_after, cl->after);

@@ -57,9 +57,31 @@ const char *cmp_note(const struct comparison *c, size_t i);
  */
 size_t cmp_rows_listed(const struct comparison *c, const struct cmp_row *rows, size_t n,
 		       size_t limit, const struct cmp_row **out, size_t *more);
-/* The rows one side has and the other lacks, named (at most max, 0: none), and their count. */
-size_t cmp_unpaired(const struct comparison *c, enum presence side, const struct cmp_row **out,
-		    size_t max);
+/*
+ * One line of a row's flush split, formatted for any view: the wall time
+ * per flush (flush.mean) or a part, each side's value and share of its
+ * wall time, the delta and its share of the wall time's.
+ */
+struct split_cells {
+	const char *name, *verdict;
+	enum verdict v;
+	bool has;		/* both sides have the value */
+	char before[32], share_before[16], after[32], share_after[16], delta[32],
+	     delta_share[16];
+};
+/*
+ * The split's lines: the wall time's first (i = wall), then each part the
+ * view shows; returns the metric after i, or -1 past the last.
+ */
+int cmp_split_next(const struct comparison *c, const struct cmp_row *row, int wall, int i);
+void cmp_split_cells(const struct cmp_row *row, int i, int wall, struct split_cells *out);
+/*
+ * "unpaired, only in AFTER (2): /a, /b" (ten named at most), or NULL when
+ * side (ONLY_BEFORE or ONLY_AFTER) has none; unescaped.
+ */
+const char *cmp_unpaired_text(char *buf, size_t len, const struct comparison *c,
+			      enum presence side);
+extern const char cmp_unpaired_hint[];
 /* "+5.75ms", "-300us", "0": a signed difference of ns. */
 const char *cmp_fmt_delta(char *buf, size_t len, double ns);
 

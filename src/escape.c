@@ -35,6 +35,65 @@ static size_t utf8_seq_len(const unsigned char *s)
 	return n;
 }
 
+/* The code point of a valid n-byte UTF-8 sequence. */
+static unsigned int utf8_code(const unsigned char *s, size_t n)
+{
+	static const unsigned char lead[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	unsigned int cp = s[0] & lead[n];
+
+	for (size_t i = 1; i < n; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return cp;
+}
+
+/* Two columns: Hangul, CJK, fullwidth forms, emoji (as wcwidth() has them, coarser). */
+static int wide(unsigned int cp)
+{
+	return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
+	       (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
+	       (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+	       (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) ||
+	       (cp >= 0x20000 && cp <= 0x3fffd);
+}
+
+/* The character at s: its bytes (1 for a byte that is not UTF-8) and columns. */
+static size_t char_width(const unsigned char *s, size_t *columns)
+{
+	size_t n = utf8_seq_len(s);
+
+	if (!n)
+		n = 1;
+	*columns = n > 1 && wide(utf8_code(s, n)) ? 2 : 1;
+	return n;
+}
+
+size_t text_columns(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t total = 0, w;
+
+	while (*p) {
+		p += char_width(p, &w);
+		total += w;
+	}
+	return total;
+}
+
+size_t text_fit(const char *s, size_t columns)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t used = 0, w, n;
+
+	while (*p) {
+		n = char_width(p, &w);
+		if (used + w > columns)
+			break;
+		used += w;
+		p += n;
+	}
+	return (size_t)(p - (const unsigned char *)s);
+}
+
 /*
  * Escapes the character (or UTF-8 sequence) at *ps into out (at most 6
  * bytes) and steps *ps past it. Returns the bytes written. The one rule

@@ -32,6 +32,15 @@ char *json_put_string(char *dst, const char *s);
 size_t term_escape(char *dst, size_t dstlen, const char *s);
 
 /*
+ * Terminal columns of text term_escape() wrote (valid UTF-8, nothing to
+ * act on): one a character, two for East Asian wide ones and emoji. An
+ * estimate without the locale's tables, never below the real width.
+ */
+size_t text_columns(const char *s);
+/* The bytes of s's longest prefix of whole characters within columns. */
+size_t text_fit(const char *s, size_t columns);
+
+/*
  * Prints "who: message" as one line on stderr, the message escaped as by
  * term_escape() (it may quote a file name, an argument or a file's
  * contents), and exits with code: the commands' die().

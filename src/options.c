@@ -181,12 +181,12 @@ static const struct cli_opt compare_opts[] = {
 		  "LIMIT: 100us, 5ms (times), 5% (shares), a\n"
 		  "number (locked.rate, flush.holds)" },
 	{ .name = "cgroup", .val = 'c', .has_arg = required_argument, .arg = "PATH",
-	  .help = "gate and show only this cgroup (and the total): its\n"
-		  "path as in the JSON, a --pair's BEFORE=AFTER, or\n"
-		  "\"PATH [LOCK]\" where rows are per lock; when every\n"
-		  "file ran a command (rstatlat -- CMD), the command's\n"
-		  "cgroups are gated by default, paired as (command)\n"
-		  "whatever their names" },
+	  .help = "gate and show only this cgroup (and the total, but\n"
+		  "in mail): its path as in the JSON, a --pair's\n"
+		  "BEFORE=AFTER, or \"PATH [LOCK]\" where rows are per\n"
+		  "lock; when every file ran a command (rstatlat --\n"
+		  "CMD), the command's cgroups are gated by default,\n"
+		  "paired as (command) whatever their names" },
 	{ .name = "pair", .val = OPT_PAIR, .has_arg = required_argument, .arg = "B=A",
 	  .help = "pair BEFORE's cgroups matching glob B with AFTER's\n"
 		  "matching A (each side's added up), e.g. a workload\n"

@@ -143,10 +143,11 @@ double part_var_bound(const struct dist *d, double sum)
 	if (!d->count)
 		return 0;
 	for (uint32_t i = d->n; i-- > 0 && left > 0;) {
-		double w = (double)hist_bucket_upper(d->b[i].index);
+		/* the top bucket holds everything above its range: its values reach the max */
+		double w = i == d->n - 1 ? (double)d->max :
+			   fmin((double)hist_bucket_upper(d->b[i].index), (double)d->max);
 		double whole;
 
-		w = fmin(w, (double)d->max);
 		if (w <= 0)
 			break;
 		/* as many of this bucket's values as the sum left fills whole, then a share of one */

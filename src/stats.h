@@ -67,7 +67,9 @@ double welch_greater_p(const double *x, size_t nx, const double *y, size_t ny, d
  * A bound on the variance of n parts x_i, one of each of d's values w_i,
  * with 0 <= x_i <= w_i and sum x_i = sum: E[x^2] is largest when the sum
  * lies on the largest values, whole (each at its bucket's upper edge, at
- * most d's max), so E[x^2] - mean^2 bounds the variance from above. With
+ * most d's max; the highest bucket's at the max, as the last bucket of
+ * the layout holds every value above its range), so E[x^2] - mean^2
+ * bounds the variance from above. With
  * sum = d's own sum it bounds the variance of d's values. A test with it
  * is conservative: it needs no more than sums and the histogram of the
  * whole (a flush's wall time, of which each part is a share).

@@ -729,10 +729,12 @@ def pair_across_names():
 
 def part_bound(dist, part_sum):
     """part_var_bound, from the file's buckets: the part's sum laid whole on
-    the largest flushes (each at its bucket's upper edge, at most the max)."""
+    the largest flushes (each at its bucket's upper edge, at most the max;
+    the highest bucket's at the max)."""
     left, squares = float(part_sum), 0.0
-    for b in sorted(dist["buckets"], key=lambda b: -b["le"]):
-        w = float(min(b["le"] + 1, dist["max"]))
+    buckets = sorted(dist["buckets"], key=lambda b: -b["le"])
+    for b in buckets:
+        w = float(dist["max"] if b is buckets[0] else min(b["le"] + 1, dist["max"]))
         whole = min(b["count"], left // w)
         squares += whole * w * w
         left -= whole * w
@@ -823,6 +825,14 @@ def mail_fits_80_columns_side_by_side():
     check(len(head) == 1 and head[0].count("before") == 2, "pairs side by side: %s" % head)
     for what in ("flush.holds", "irqoff.p99", "flush.mean", "flush split", "flush.irq"):
         check(any(l.startswith(what) for l in lines), "no %s line:\n%s" % (what, out))
+    # a pair without parts beside one with them: its flush.mean stays among the metrics
+    rc, out, _ = compare("-f", "mail", "-c", "/rsl-demo", files[0], files[1],
+                         SEED_REVERTED, SEED_STOCK)
+    mail_lines(out)
+    mean = [l.split() for l in out.splitlines() if l.startswith("flush.mean")]
+    irq = [l.split() for l in out.splitlines() if l.startswith("flush.irq")]
+    check(len(mean) == 1 and "-" not in mean[0] and len(irq) == 1 and
+          irq[0][-3:] == ["-", "-", "-"], "mixed pairs: %s %s" % (mean, irq))
     # the worst pair's status: one pair the other way round fails its gate
     rc, out, _ = compare(*(args + [files[1], files[0], files[2], files[3]]))
     check(rc == 1 and "pair 1: fail" in out and "pair 2: pass" in out, "worst pair: %d" % rc)
@@ -863,6 +873,9 @@ def cgroup_selects_rows_and_metrics():
     check(res["shown"] == {"rows": ["/rsl-*"], "metrics": ["hold.*", "flush.mean"]},
           "shown %s" % res["shown"])
     check(len(res["gates"]) > 2, "gates still see every row: %d" % len(res["gates"]))
+    rc, out, _ = compare("-c", "/rsl-demo", "--metric", "hold.p99", *files)
+    check("hold.p99" in out and "flush split" not in out and "flush.mean" not in out,
+          "--metric hold.p99: no split table:\n" + out)
     rc, _, err = compare("--metric", "hold.p42", *files)
     check(rc == 2 and "matches no metric" in err, "--metric typo: %d %r" % (rc, err))
     return "%d rows, %d metrics shown" % (len(paths), len(keys))
@@ -879,6 +892,14 @@ def gate_lines_name_values_limits_and_files():
     check(rc == 0 and "pass hold.p99>+50% on total: 156ns -> 156ns, 1.00x (limit 1.50x)" in
           passes and any(l.startswith("pass irqoff.max>5ms on total: ") and
                          l.endswith("(limit 5.00ms)") for l in passes), "\n".join(passes))
+    # what did not pass first, failures before inconclusive checks
+    rc, out, _ = compare("-n", "0", "--fail-on", "hold.p99>+50%", "--fail-on",
+                         "contended.rate>1%", RUN_A, RUN_B)
+    words = [l.split()[0] for l in out[out.index("\ngates: "):].splitlines()[2:-1]]
+    rank = {"FAIL": 0, "INCONCLUSIVE": 1, "n/a": 2, "pass": 3}
+    check(rc == 1 and "INCONCLUSIVE" in words and
+          [rank[w] for w in words] == sorted(rank[w] for w in words),
+          "listed in the order %s" % words)
     rc, out, _ = compare("-n", "1", "--fail-on", "hold.p99>+50%", RUN_A, RUN_A)
     check(len([l for l in out.splitlines() if l.startswith("pass ")]) == 1 and
           "more passed; -n 0 shows all" in out, "-n 1 lists one pass")

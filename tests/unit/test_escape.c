@@ -125,6 +125,24 @@ static char *html_of(const char *s)
 }
 
 /* HTML text and attributes: markup characters as references, controls as \xNN. */
+/*
+ * Columns as a terminal shows text: one per character, two for CJK,
+ * Hangul, fullwidth forms and emoji; a cut never splits a character.
+ */
+static void test_columns(void)
+{
+	/* "a", "é" (2 bytes), "日本" (3 bytes each, wide), "한" (wide), "😀" (4 bytes, wide) */
+	static const char s[] = "a\xc3\xa9\xe6\x97\xa5\xe6\x9c\xac\xed\x95\x9c\xf0\x9f\x98\x80";
+
+	CHECK(text_columns("") == 0 && text_columns("abc") == 3, "ascii");
+	CHECK(text_columns(s) == 1 + 1 + 2 + 2 + 2 + 2, "mixed: %zu", text_columns(s));
+	CHECK(text_fit(s, 2) == 3, "a and e-acute fit 2 columns: %zu bytes", text_fit(s, 2));
+	CHECK(text_fit(s, 3) == 3, "half of a wide one does not: %zu", text_fit(s, 3));
+	CHECK(text_fit(s, 4) == 6, "one wide: %zu", text_fit(s, 4));
+	CHECK(text_fit(s, 100) == strlen(s), "all");
+	CHECK(text_fit("\xff\xfe", 1) == 1, "a byte that is not UTF-8 is one column, one byte");
+}
+
 static void test_html(void)
 {
 	char big[3000];
@@ -152,5 +170,6 @@ int main(void)
 	RUN_TEST(test_json_buffer());
 	RUN_TEST(test_term());
 	RUN_TEST(test_html());
+	RUN_TEST(test_columns());
 	return check_done("test_escape");
 }
