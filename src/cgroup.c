@@ -250,27 +250,38 @@ static bool path_has_prefix(const char *path, const char *prefix, const char **r
 	return true;
 }
 
+/* A filesystem path below a cgroup mount: its hierarchy and cgroup path. */
+static bool below_mount(const struct cg_table *t, const char *path, struct cg_filter *f)
+{
+	const char *rest;
+
+	for (int i = 0; i < t->n; i++) {
+		const struct cg_hier *h = &t->h[i];
+
+		if (h->mounted && path_has_prefix(path, h->mount, &rest)) {
+			f->hierarchy = h->id;
+			join_root(f->path, sizeof(f->path), h->root, rest);
+			return true;
+		}
+	}
+	return false;
+}
+
 int cg_parse_filter(const struct cg_table *t, const char *arg,
 		    struct cg_filter *f, const char **why)
 {
 	const char *colon = strchr(arg, ':');
-	const char *rest;
+	char real[PATH_MAX];
 
 	memset(f, 0, sizeof(*f));
 	if (!*arg) {
 		*why = "empty cgroup path";
 		return -1;
 	}
-	/* A filesystem path below a cgroup mount. */
-	for (int i = 0; i < t->n; i++) {
-		const struct cg_hier *h = &t->h[i];
-
-		if (h->mounted && path_has_prefix(arg, h->mount, &rest)) {
-			f->hierarchy = h->id;
-			join_root(f->path, sizeof(f->path), h->root, rest);
-			return 0;
-		}
-	}
+	/* A filesystem path below a cgroup mount, as given or through a symbolic link. */
+	if (below_mount(t, arg, f) ||
+	    (arg[0] == '/' && realpath(arg, real) && below_mount(t, real, f)))
+		return 0;
 	if (colon && arg[0] != '/') {
 		size_t n = (size_t)(colon - arg);
 
@@ -298,6 +309,80 @@ int cg_parse_filter(const struct cg_table *t, const char *arg,
 	f->hierarchy = 0;
 	snprintf(f->path, sizeof(f->path), "%s", arg);
 	strip_trailing_slash(f->path);
+	return 0;
+}
+
+/* Folds "//" and "/./" of an absolute path in place; false when it holds "..". */
+static bool fold_lexically(char *p)
+{
+	char *out = p, *seg = p;
+
+	while (*seg) {
+		size_t n;
+
+		while (*seg == '/')
+			seg++;
+		n = strcspn(seg, "/");
+		if (n == 2 && !strncmp(seg, "..", 2))
+			return false;
+		if (n && !(n == 1 && seg[0] == '.')) {
+			*out++ = '/';
+			memmove(out, seg, n);
+			out += n;
+		}
+		seg += n;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+	return true;
+}
+
+static const struct cg_hier *hierarchy_of(const struct cg_table *t, uint32_t id)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->h[i].id == id)
+			return &t->h[i];
+	return NULL;
+}
+
+int cg_resolve_filter(const struct cg_table *t, struct cg_filter *f, const char **why)
+{
+	const struct cg_hier *h = hierarchy_of(t, f->hierarchy);
+	char fs[2 * PATH_MAX], real[PATH_MAX], mount[PATH_MAX];
+	const char *below = f->path, *rest;
+	size_t root = h ? strlen(h->root) : 0;
+	struct stat st;
+
+	if (!h || !h->mounted) {
+		if (!fold_lexically(f->path)) {
+			*why = "\"..\" in a cgroup whose hierarchy is not mounted here";
+			return -1;
+		}
+		return 0;
+	}
+	/* the mount shows the cgroups below its root */
+	if (strcmp(h->root, "/")) {
+		if (strncmp(f->path, h->root, root) || (f->path[root] && f->path[root] != '/')) {
+			*why = "not below the cgroup this hierarchy's mount shows";
+			return -1;
+		}
+		below += root;
+	}
+	snprintf(fs, sizeof(fs), "%s/%s", h->mount, below);
+	if (!realpath(fs, real) || !realpath(h->mount, mount)) {
+		*why = errno == ENOENT ? "no such cgroup" : strerror(errno);
+		return -1;
+	}
+	if (!path_has_prefix(real, mount, &rest)) {
+		*why = "leads out of its cgroup hierarchy";
+		return -1;
+	}
+	if (stat(real, &st) || !S_ISDIR(st.st_mode)) {
+		*why = "not a cgroup (a cgroup is a directory)";
+		return -1;
+	}
+	join_root(f->path, sizeof(f->path), h->root, rest);
 	return 0;
 }
 

@@ -54,6 +54,14 @@ char *cg_display_path(const struct cg_table *t, uint32_t hierarchy, const char *
 int cg_parse_filter(const struct cg_table *t, const char *arg,
 		    struct cg_filter *f, const char **why);
 bool cg_filter_match(const struct cg_filter *f, uint32_t hierarchy, const char *path);
+/*
+ * The cgroup itself behind a parsed filter, where its hierarchy is
+ * mounted here: "." and ".." resolved, "//" folded, symbolic links
+ * followed; one that does not exist is refused (-1, *why). Where the
+ * hierarchy is not mounted (a container), the path is only folded
+ * lexically, and ".." refused.
+ */
+int cg_resolve_filter(const struct cg_table *t, struct cg_filter *f, const char **why);
 
 /*
  * Whether the cgroup at path (inside its hierarchy, as cg_path_of_id and

@@ -632,12 +632,16 @@ static int by_regression(const void *pa, const void *pb)
 	return strcmp(row_label(a), row_label(b));
 }
 
-static int build_total(const struct report *r, struct row *total)
+/* The rows added up; *overflow: the first sum that passed 2^64-1 (saturated there). */
+static int build_total(const struct report *r, struct row *total, const char **overflow)
 {
 	memset(total, 0, sizeof(*total));
-	for (size_t i = 0; i < r->ncgroups; i++)
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		if (overflow && !*overflow)
+			*overflow = row_merge_overflows(total, &r->cgroups[i]);
 		if (row_merge(total, &r->cgroups[i]))
 			return -1;
+	}
 	return 0;
 }
 
@@ -1034,7 +1038,7 @@ static int index_runs(const struct side *s, struct run_rows *rr)
 	if (!rr->ix || !rr->totals || !rr->cpu_locks || !rr->pix)
 		return -1;
 	for (size_t i = 0; i < s->nruns; i++) {
-		if (build_total(&s->runs[i], &rr->totals[i]) ||
+		if (build_total(&s->runs[i], &rr->totals[i], NULL) ||
 		    lock_row(&s->runs[i], &rr->cpu_locks[i]))
 			return -1;
 		rr->pix[i].identity = &row_by_flusher;
@@ -1237,17 +1241,23 @@ int compare_build(struct comparison *c, const struct gate *gates, size_t ngates,
 		  const char *cgroup, char *err, size_t errlen)
 {
 	const struct cmp_row *only = NULL;
+	const char *overflow = NULL;
 
 	if (c->before.nruns > MAX_RUNS || c->after.nruns > MAX_RUNS) {
 		snprintf(err, errlen, "more than %d runs a side", MAX_RUNS);
 		return -1;
 	}
-	if (build_total(c->before.r, &c->total_before) ||
-	    build_total(c->after.r, &c->total_after) ||
+	if (build_total(c->before.r, &c->total_before, &overflow) ||
+	    build_total(c->after.r, &c->total_after, &overflow) ||
 	    pair_rows(c->before.r->cgroups, c->before.r->ncgroups, c->after.r->cgroups,
 		      c->after.r->ncgroups, NULL, &c->rows, &c->nrows) || label_locks(c) ||
 	    index_runs(&c->before, &c->runs[0]) || index_runs(&c->after, &c->runs[1]))
 		return -2;
+	/* a total past 2^64-1 is no measurement: refused, not saturated */
+	if (overflow) {
+		snprintf(err, errlen, "the cgroups' %s add up past 2^64-1", overflow);
+		return -1;
+	}
 	c->total = (struct cmp_row){
 		.before = &c->total_before, .after = &c->total_after,
 		.total = true, .presence = BOTH,

@@ -434,6 +434,9 @@ static void pool_side(const struct file_list *l, struct side_runs *sr, struct si
 	for (size_t i = 0; i < l->n; i++)
 		if (report_pool_add(&sr->pool, &sr->runs[i]))
 			die(EXIT_NOMEM, "out of memory");
+	if (sr->pool.overflow)
+		die(EXIT_INPUT, "%s...: %s passes 2^64-1 when the runs are added up", l->name[0],
+		    sr->pool.overflow);
 	s->r = &sr->pool.r;
 }
 

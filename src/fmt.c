@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,25 @@ const char *fmt_duration(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
+/*
+ * The one syntax of a number on the command line: decimal digits with at
+ * most one '.', sign allowed where the caller allows it; no hex, exponent,
+ * inf or nan, which strtod() alone would take. Returns the end, or NULL.
+ */
+static const char *decimal_end(const char *s, bool sign)
+{
+	size_t digits = 0;
+
+	if (sign && (*s == '+' || *s == '-'))
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits++;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits++;
+	return digits ? s : NULL;
+}
+
 int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns)
 {
 	static const struct { const char *suffix; uint64_t mult; } units[] = {
@@ -120,11 +140,11 @@ int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ns)
 	double v;
 	size_t i;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || !decimal_end(s, false))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (errno || end != decimal_end(s, false) || !isfinite(v) || v < 0)
 		return -1;
 	if (*end) {
 		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
@@ -146,9 +166,11 @@ int parse_number(const char *s, const char *suffix, double *out)
 	char *end;
 	double v;
 
+	if (!s || !decimal_end(s, true))
+		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || strcmp(end, suffix) || !isfinite(v))
+	if (errno || end != decimal_end(s, true) || strcmp(end, suffix) || !isfinite(v))
 		return -1;
 	*out = v;
 	return 0;

@@ -79,7 +79,7 @@ static inline void count_merge(int k, uint64_t *into, uint64_t from)
 	if (k >= COUNT_SUMS)
 		*into = from > *into ? from : *into;	/* a maximum */
 	else
-		*into += from;
+		*into = *into > UINT64_MAX - from ? UINT64_MAX : *into + from;	/* saturates */
 }
 
 #endif

@@ -1146,7 +1146,8 @@ static void put_exporter(struct prom_sink *s, const struct prom_state *p,
 			 uint64_t now_real_ns)
 {
 	static const char *const cpu_states[] = { "possible", "online" };
-	static const char *const codes[] = { "200", "404", "405" };
+	/* 408: closed unanswered, the request's headers not whole in time */
+	static const char *const codes[] = { "200", "404", "405", "408" };
 
 	put_scalar(s, "rstatlat_exported_cgroups", PROM_GAUGE,
 		   "Cgroups with series of their own (--prom-max-cgroups).", p->cg.nnamed);
@@ -1158,10 +1159,11 @@ static void put_exporter(struct prom_sink *s, const struct prom_state *p,
 					 (uint64_t)r->kernel.cpus_online }, 2, false);
 	if (http && http->present) {
 		s->ops->family(s, "rstatlat_http_requests_total", PROM_COUNTER,
-			       "Requests answered by the /metrics endpoint, by status code.");
+			       "Requests to the /metrics endpoint, by status code (408: closed "
+			       "unanswered, the headers not whole within 5 s).");
 		put_by_label(s, "code", codes,
-			     (const uint64_t[]){ http->ok, http->not_found, http->bad_method }, 3,
-			     false);
+			     (const uint64_t[]){ http->ok, http->not_found, http->bad_method,
+						 http->slow_closed }, 4, false);
 	}
 	put_seconds_scalar(s, "rstatlat_start_time_seconds", PROM_GAUGE,
 			   "When tracing started, seconds since the epoch.", r->start_ns);

@@ -46,7 +46,8 @@ struct prom_opts {
 /* What the HTTP server counted, shown as rstatlat_http_requests_total. */
 struct prom_http_counts {
 	bool present;
-	uint64_t ok, not_found, bad_method;
+	/* slow_closed: connections shut unanswered, their headers not whole in time */
+	uint64_t ok, not_found, bad_method, slow_closed;
 };
 
 /*

@@ -144,16 +144,21 @@ int dist_merge(struct dist *into, const struct dist *from)
 			continue;
 		}
 		if (i > 0 && into->b[i - 1].index == f.index)
-			f.count += into->b[--i].count;
+			f.count = sat_add(f.count, into->b[--i].count);
 		into->b[--k] = f;
 		j--;
 	}
 	/* what is left of into is below every bucket of from, already in place */
-	into->count += from->count;
-	into->sum += from->sum;
+	into->count = sat_add(into->count, from->count);
+	into->sum = sat_add(into->sum, from->sum);
 	if (from->max > into->max)
 		into->max = from->max;
 	return 0;
+}
+
+bool dist_merge_overflows(const struct dist *into, const struct dist *from)
+{
+	return from->count > UINT64_MAX - into->count || from->sum > UINT64_MAX - into->sum;
 }
 
 int dist_copy(struct dist *dst, const struct dist *src)
@@ -473,13 +478,32 @@ int row_merge(struct row *into, const struct row *from)
 	for (int k = 0; k < DIST_ROW_MAX; k++)
 		if (dist_merge(&into->dist[k], &from->dist[k]))
 			return -1;
-	into->exited += from->exited;
-	into->removed_cgroups += from->removed_cgroups;
+	into->exited = into->exited > UINT32_MAX - from->exited ? UINT32_MAX :
+		       into->exited + from->exited;
+	into->removed_cgroups = into->removed_cgroups > UINT32_MAX - from->removed_cgroups ?
+				UINT32_MAX : into->removed_cgroups + from->removed_cgroups;
 	for (int k = 0; k < PART_MAX; k++)
-		into->part[k] += from->part[k];
+		into->part[k] = sat_add(into->part[k], from->part[k]);
 	for (int k = 0; k < DECISION_MAX; k++)
-		into->decisions[k] += from->decisions[k];
+		into->decisions[k] = sat_add(into->decisions[k], from->decisions[k]);
 	return row_add_causes(into, from);
+}
+
+const char *row_merge_overflows(const struct row *into, const struct row *from)
+{
+	for (int k = 0; k < COUNT_SUMS; k++)
+		if (from->count[k] > UINT64_MAX - into->count[k])
+			return count_defs[k].json;
+	for (int k = 0; k < DIST_ROW_MAX; k++)
+		if (dist_merge_overflows(&into->dist[k], &from->dist[k]))
+			return dist_defs[k].json;
+	for (int k = 0; k < PART_MAX; k++)
+		if (from->part[k] > UINT64_MAX - into->part[k])
+			return "flush_parts";
+	for (int k = 0; k < DECISION_MAX; k++)
+		if (from->decisions[k] > UINT64_MAX - into->decisions[k])
+			return "memcg_decisions";
+	return NULL;
 }
 
 /* The one place that knows a hold under spin_lock_irq is an irqs-off interval. */
@@ -702,14 +726,18 @@ int command_cgroup_of(const struct command_info *c, const char *path, const char
 	return -1;
 }
 
+/* overflow (NULL: not asked): the first sum the merge saturated, when none was yet. */
 static int pool_row(struct row **rows, size_t *n, size_t *cap, struct row_index *ix,
-		    const struct row *from)
+		    const struct row *from, const char **overflow)
 {
 	long at = row_index_find(ix, *rows, from);
 	struct row *into;
 
-	if (at >= 0)
+	if (at >= 0) {
+		if (overflow && !*overflow)
+			*overflow = row_merge_overflows(&(*rows)[at], from);
 		return row_merge(&(*rows)[at], from);
+	}
 	into = report_add_row(rows, n, cap);
 	if (!into)
 		return -1;
@@ -747,13 +775,20 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 		p->r.cause_budgeted = run->cause_budgeted;
 		p->r.memcg_decisions = run->memcg_decisions;
 	}
-	p->r.duration_ns += run->duration_ns;
+	if (run->duration_ns > UINT64_MAX - p->r.duration_ns && !p->overflow)
+		p->overflow = "duration_ns";
+	p->r.duration_ns = sat_add(p->r.duration_ns, run->duration_ns);
 	/* a counter one run did not measure is not the pool's */
 	p->r.counts_unmeasured |= run->counts_unmeasured;
 	if (run->cpu_lock.present) {
 		p->r.cpu_lock.present = true;
-		p->r.cpu_lock.locked += run->cpu_lock.locked;
-		p->r.cpu_lock.contended += run->cpu_lock.contended;
+		if (!p->overflow &&
+		    (run->cpu_lock.locked > UINT64_MAX - p->r.cpu_lock.locked ||
+		     dist_merge_overflows(&p->r.cpu_lock.hold, &run->cpu_lock.hold) ||
+		     dist_merge_overflows(&p->r.cpu_lock.wait, &run->cpu_lock.wait)))
+			p->overflow = "cpu_lock";
+		p->r.cpu_lock.locked = sat_add(p->r.cpu_lock.locked, run->cpu_lock.locked);
+		p->r.cpu_lock.contended = sat_add(p->r.cpu_lock.contended, run->cpu_lock.contended);
 		if (dist_merge(&p->r.cpu_lock.hold, &run->cpu_lock.hold) ||
 		    dist_merge(&p->r.cpu_lock.wait, &run->cpu_lock.wait))
 			return -1;
@@ -766,11 +801,12 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 	p->pix.identity = &row_by_flusher;
 	p->r.per_process |= run->per_process;
 	for (size_t i = 0; i < run->ncgroups; i++)
-		if (pool_row(&p->r.cgroups, &p->r.ncgroups, &p->cap, &p->ix, &run->cgroups[i]))
+		if (pool_row(&p->r.cgroups, &p->r.ncgroups, &p->cap, &p->ix, &run->cgroups[i],
+			     &p->overflow))
 			return -1;
 	for (size_t i = 0; i < run->nprocesses; i++)
 		if (pool_row(&p->r.processes, &p->r.nprocesses, &p->pcap, &p->pix,
-			     &run->processes[i]))
+			     &run->processes[i], &p->overflow))
 			return -1;
 	return 0;
 }
@@ -792,7 +828,7 @@ static int fold_lock_list(struct row **rows, size_t *n, const struct row_identit
 			(*rows)[i].lock[0] = '\0';
 		if (types)
 			(*rows)[i].lock_type[0] = '\0';
-		err = pool_row(&out, &nout, &cap, &ix, &(*rows)[i]);
+		err = pool_row(&out, &nout, &cap, &ix, &(*rows)[i], NULL);
 	}
 	row_index_free(&ix);
 	for (size_t i = 0; i < (err ? nout : *n); i++)

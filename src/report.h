@@ -252,8 +252,18 @@ extern const char *const lost_names[LOST_MAX];
 int dist_add(struct dist *d, unsigned int index, uint64_t n);
 /* One value: its bucket, count, sum and max. Returns 0 or -1 (d unchanged). */
 int dist_add_value(struct dist *d, uint64_t v);
-/* Adds from to into. Returns 0, or -1 out of memory (into unchanged). */
+/*
+ * Adds from to into. Returns 0, or -1 out of memory (into unchanged). A sum
+ * past 2^64-1 stays there (saturates, never wraps): dist_merge_overflows
+ * tells beforehand.
+ */
 int dist_merge(struct dist *into, const struct dist *from);
+bool dist_merge_overflows(const struct dist *into, const struct dist *from);
+/* a + b, or 2^64-1 where that would wrap */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 /* Deep copy into dst, which must be empty (zeroed or freed). Returns 0 or -1. */
 int dist_copy(struct dist *dst, const struct dist *src);
 /*
@@ -294,9 +304,13 @@ int row_copy(struct row *dst, const struct row *src);
 /*
  * Adds from's figures to into (counts, distributions, parts, decisions,
  * causes, exited, removed_cgroups), copying: into never shares memory with from. Identity
- * and top flusher are left alone. Returns 0, or -1 out of memory.
+ * and top flusher are left alone. Returns 0, or -1 out of memory. Sums
+ * saturate at 2^64-1 rather than wrap; row_merge_overflows names the
+ * first that would, for a reader to refuse the input instead.
  */
 int row_merge(struct row *into, const struct row *from);
+/* The JSON key of the first of into's sums that adding from would take past 2^64-1, or NULL. */
+const char *row_merge_overflows(const struct row *into, const struct row *from);
 /*
  * A row's lock and lock type, part of its identity wherever rows are
  * matched: h advanced over them (FNV-1a), and whether two rows share them.
@@ -380,6 +394,7 @@ struct report_pool {
 	struct report r;
 	struct row_index ix, pix;	/* cgroup rows; -p rows by cgroup and comm */
 	size_t cap, pcap;
+	const char *overflow;	/* the first sum that passed 2^64-1 (saturated), or NULL */
 };
 
 /*
@@ -394,7 +409,10 @@ int report_fold_locks(struct report *r, bool locks, bool types);
  * by path and comm): rows compare relabelled alike. 0 or -1.
  */
 int report_fold_alike(struct report *r);
-/* Returns 0, or -1 out of memory. */
+/*
+ * Returns 0, or -1 out of memory. A sum the runs take past 2^64-1
+ * saturates, and p->overflow names the first (its JSON key).
+ */
 int report_pool_add(struct report_pool *p, const struct report *run);
 void report_pool_free(struct report_pool *p);
 /* Frees everything the report owns: rows, their distributions, the summaries'. */

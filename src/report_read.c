@@ -427,6 +427,16 @@ struct acc_rows {
 	struct row_index *ix;
 };
 
+/* into += v, refusing to wrap: merged objects add their counts. */
+static int add_u64(struct reader *rd, const char *ctx, uint64_t *into, uint64_t v,
+		   const char *key)
+{
+	if (v > UINT64_MAX - *into)
+		return fail(rd, "%s: \"%s\" overflows", ctx, key);
+	*into += v;
+	return 0;
+}
+
 /* Adds one parsed row, merging it into the row of the same identity. */
 static int acc_add_row(struct reader *rd, const struct acc_rows *l, struct row *row)
 {
@@ -434,11 +444,19 @@ static int acc_add_row(struct reader *rd, const struct acc_rows *l, struct row *
 	struct row *dst;
 
 	if (pos >= 0) {
+		const char *key = row_merge_overflows(&(*l->rows)[pos], row);
+
+		/* summaries and intervals add up: a sum past 2^64-1 is no measurement */
+		if (key)
+			return fail(rd, "%s: %s passes 2^64-1 added to the rows before it",
+				    row->path ? row->path : "(no path)", key);
 		if (row_merge(&(*l->rows)[pos], row))
 			return fail(rd, "out of memory");
 		row_free(row);
 		return 0;
 	}
+	if (*l->n >= READ_ROWS_MAX)
+		return fail(rd, "more than %d rows merged", READ_ROWS_MAX);
 	dst = report_add_row(l->rows, l->n, l->cap);
 	if (!dst)
 		return fail(rd, "out of memory");
@@ -461,6 +479,8 @@ static int read_list(struct reader *rd, json_t *rows, const char *key, const str
 	size_t i;
 	json_t *v;
 
+	if (json_array_size(rows) > READ_ROWS_MAX)
+		return fail(rd, "%s: more than %d rows", key, READ_ROWS_MAX);
 	json_array_foreach(rows, i, v) {
 		memset(&row, 0, sizeof(row));
 		snprintf(ctx, sizeof(ctx), "%s[%zu]", key, i);
@@ -505,22 +525,12 @@ static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
 
 		if (!json_object_get(lost, key))
 			continue;
-		if (get_u64(rd, lost, "lost", key, &v))
+		if (get_u64(rd, lost, "lost", key, &v) || add_u64(rd, "lost", &a->r.lost[i], v, key))
 			return -1;
-		a->r.lost[i] += v;
 	}
 	return 0;
 }
 
-/* into += v, refusing to wrap: merged objects add their counts. */
-static int add_u64(struct reader *rd, const char *ctx, uint64_t *into, uint64_t v,
-		   const char *key)
-{
-	if (v > UINT64_MAX - *into)
-		return fail(rd, "%s: \"%s\" overflows", ctx, key);
-	*into += v;
-	return 0;
-}
 
 /* The per-CPU lock (6.10-6.16), system-wide: null when its tracepoints were not attached. */
 static int read_cpu_lock(struct reader *rd, json_t *obj, struct acc *a)
@@ -540,6 +550,9 @@ static int read_cpu_lock(struct reader *rd, json_t *obj, struct acc *a)
 	      read_dist(rd, v, "cpu_lock", "wait_ns", &l.wait) ||
 	      add_u64(rd, "cpu_lock", &into->locked, l.locked, "locked") ||
 	      add_u64(rd, "cpu_lock", &into->contended, l.contended, "contended");
+	if (!ret && (dist_merge_overflows(&into->hold, &l.hold) ||
+		     dist_merge_overflows(&into->wait, &l.wait)))
+		ret = fail(rd, "cpu_lock: a sum passes 2^64-1 added to the objects before it");
 	if (!ret && (dist_merge(&into->hold, &l.hold) || dist_merge(&into->wait, &l.wait)))
 		ret = fail(rd, "out of memory");
 	into->present = into->present || !ret;
@@ -694,6 +707,8 @@ static int read_system_dist(struct reader *rd, json_t *irq, const char *key, str
 	if (!v || json_is_null(v))
 		return 0;
 	ret = read_dist(rd, irq, "irqoff", key, &d);
+	if (!ret && dist_merge_overflows(into, &d))
+		ret = fail(rd, "irqoff.%s: a sum passes 2^64-1 added to the objects before it", key);
 	if (!ret && dist_merge(into, &d))
 		ret = fail(rd, "out of memory");
 	dist_free(&d);
@@ -956,11 +971,68 @@ static bool blank(const char *s)
 	return s[strspn(s, " \t\r\n")] == '\0';
 }
 
+/*
+ * The next line into *buf, at most READ_LINE_MAX bytes, the file at most
+ * READ_FILE_MAX: its length, 0 at the end, -1 with rd's error set. A line
+ * that cannot be JSON (a NUL byte, or a first character that begins no
+ * JSON value) fails at once, so an endless stream of garbage (/dev/zero,
+ * yes) is refused without reading it.
+ */
+static ssize_t read_bounded(struct reader *rd, FILE *f, char **buf, size_t *cap,
+			    uint64_t *total)
+{
+	size_t len = 0;
+	bool text = false;	/* a character other than blank seen */
+	int c = 0;
+
+	flockfile(f);
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (len + 2 > *cap) {
+			size_t want = *cap ? 2 * *cap : 4096;
+
+			/* never more than a line may hold: memory stays bounded */
+			if (want > READ_LINE_MAX + 2)
+				want = READ_LINE_MAX + 2;
+			char *p = realloc(*buf, want);
+
+			if (!p) {
+				funlockfile(f);
+				return fail(rd, "out of memory");
+			}
+			*buf = p;
+			*cap = want;
+		}
+		(*buf)[len++] = (char)c;
+		/* what can begin no JSON value ends the read at once */
+		if (!c || (!text && !strchr(" \t\r\n{[\"-0123456789tfn", c)) ||
+		    len > READ_LINE_MAX ||
+		    ++*total > READ_FILE_MAX)
+			break;
+		text = text || !strchr(" \t\r\n", c);
+		if (c == '\n')
+			break;
+	}
+	funlockfile(f);
+	if (len)
+		(*buf)[len] = '\0';
+	if (c == 0)
+		return fail(rd, "a NUL byte: not a file rstatlat wrote");
+	if (c != EOF && c != '\n' && !text)
+		return fail(rd, "not JSON: a line begins with '%c'", c);
+	if (len > READ_LINE_MAX)
+		return fail(rd, "longer than %zu MiB: not a file rstatlat wrote", READ_LINE_MAX >> 20);
+	if (*total > READ_FILE_MAX)
+		return fail(rd, "past %llu GiB: more than compare reads",
+			    (unsigned long long)(READ_FILE_MAX >> 30));
+	return (ssize_t)len;
+}
+
 int report_read(FILE *f, struct report *r, struct read_info *info, char *err, size_t errlen)
 {
 	struct reader rd = { .err = err, .errlen = errlen, .info = info };
 	char *line = NULL;
 	size_t cap = 0;
+	uint64_t total = 0;
 	ssize_t len;
 	struct acc *use;
 	int ret = 0;
@@ -968,14 +1040,17 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	memset(info, 0, sizeof(*info));
 	info->irqoff_source = "";
 	memset(r, 0, sizeof(*r));
-	while ((len = getline(&line, &cap, f)) > 0) {
-		rd.line++;
+	while (rd.line++, (len = read_bounded(&rd, f, &line, &cap, &total)) > 0) {
 		if (blank(line))
 			continue;
 		ret = read_line(&rd, line, (size_t)len);
 		if (ret)
 			break;
 	}
+	if (len < 0)
+		ret = -1;
+	else if (!ret)
+		rd.line--;	/* counted once more at the end */
 	free(line);
 	if (!ret && ferror(f))
 		ret = fail(&rd, "read error: %s", strerror(errno));

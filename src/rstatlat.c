@@ -538,6 +538,9 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	choose_programs(skel, plan);
 }
 
+/* Kernel memory of the maps the defaults stay under; asking for more is said first. */
+#define MAP_BYTES_SAID ((uint64_t)64 << 20)
+
 /* What the maps will ask of the kernel, roughly, for an error message. */
 static uint64_t planned_map_bytes(const struct attach_plan *plan, unsigned int max_slots,
 				  int ncpus)
@@ -1115,7 +1118,9 @@ int main(int argc, char **argv)
 		die(EXIT_ENV, "%s", plan.missing);
 	if (cg_table_load(&cg, "/proc/cgroups", "/proc/self/mountinfo", "/proc/self/cgroup"))
 		die(EXIT_ENV, "cannot read /proc/cgroups or /proc/self/mountinfo");
-	if (opts.cgroup && cg_parse_filter(&cg, opts.cgroup, &filter, &why))
+	/* the cgroup itself, however spelled: a typo is refused, not traced as nothing */
+	if (opts.cgroup && (cg_parse_filter(&cg, opts.cgroup, &filter, &why) ||
+			    cg_resolve_filter(&cg, &filter, &why)))
 		die(EXIT_USAGE, "bad cgroup '%s': %s", opts.cgroup, why);
 	if (opts.command)
 		prepare_command(&cg);
@@ -1133,6 +1138,12 @@ int main(int argc, char **argv)
 	if (!run.skel)
 		die(EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(errno));
 	configure(run.skel, &plan, max_slots, ncpus);
+	/* past what the defaults cost, the cost is said before it is paid */
+	if (planned_map_bytes(&plan, max_slots, ncpus) > MAP_BYTES_SAID)
+		fprintf(stderr, "rstatlat: --max-entries %u asks the kernel for about %.0f MiB "
+			"(the defaults stay under %llu MiB)\n", max_slots,
+			(double)planned_map_bytes(&plan, max_slots, ncpus) / (1 << 20),
+			(unsigned long long)(MAP_BYTES_SAID >> 20));
 	err = rstatlat_bpf__load(run.skel);
 	if (err == -ENOMEM || err == -E2BIG)
 		die(EXIT_ENV, "cannot create the BPF maps for %u entries: about %.1f MiB of kernel "
@@ -1213,8 +1224,10 @@ int main(int argc, char **argv)
 	if (opts.run_as.switch_user || run.prom)
 		drop_privileges(&run);
 	first_export(&run);
+	/* a closed terminal (SIGHUP) ends the run as Ctrl-C does: with its summary */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, irqs-off from %s, %u entries)%s%s%s; "
 		"%s\n", plan.source_name, plan.irqoff_source, max_slots,
 		opts.serve ? ", serving http://" : "", opts.serve ? opts.listen.shown : "",
@@ -1229,6 +1242,12 @@ int main(int argc, char **argv)
 			err == -EIO ? "cannot write output" : strerror(-err));
 	if (!err)
 		err = close_output();
+	/* the last figures never reached the textfile: a run that says it worked would hide it */
+	if (!err && run.textfile_err) {
+		fprintf(stderr, "rstatlat: %s holds older figures: its last rewrite failed (%s)\n",
+			opts.textfile, outfile_why(run.textfile_err));
+		err = run.textfile_err;
+	}
 	metrics_stop(run.server);
 	prom_free(run.prom);
 	ring_buffer__free(run.rb);

@@ -32,13 +32,25 @@
 /* A scrape is small: anything bigger than this in headers is refused (431). */
 #define CONN_MEMORY_BYTES	(32 * 1024)
 /*
- * Prometheus needs one or two; beyond this, connections are refused. A
- * local user holding them all delays scrapes (not the collection) until
- * the timeout below closes them.
+ * Prometheus needs one or two; beyond this, connections are refused. One
+ * peer holds at most PEER_CONNECTIONS of them, so a peer that opens many
+ * cannot lock out a scraper from another address.
  */
 #define MAX_CONNECTIONS		128
+#define PEER_CONNECTIONS	16
 /* A client that sends nothing for this long is closed (slow or half-open). */
 #define CONN_TIMEOUT_S		10
+/*
+ * A request's headers must be whole this long after its connection opened:
+ * libmicrohttpd's own timeout is idle time, which a client sending a line
+ * every few seconds never reaches. The watchdog shuts such a connection
+ * down, and libmicrohttpd closes it. After an answer the next request has
+ * the idle timeout on top, so that a kept-alive scraper that just waits is
+ * closed as idle, not counted as slow.
+ */
+#define HEADER_DEADLINE_NS	(5 * 1000000000ULL)
+#define NEXT_REQUEST_NS		(CONN_TIMEOUT_S * 1000000000ULL + HEADER_DEADLINE_NS)
+#define WATCH_PERIOD_NS		(250 * 1000000ULL)
 
 static const char content_type[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char protobuf_type[] = "application/vnd.google.protobuf; "
@@ -59,6 +71,7 @@ static struct {
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
 	__typeof__(MHD_lookup_connection_value) *lookup_value;
+	__typeof__(MHD_get_connection_info) *connection_info;
 } mhd;
 
 #define MHD_SONAME "libmicrohttpd.so.12"
@@ -81,6 +94,7 @@ static int mhd_open(const char **why)
 	    !LOOKUP(queue_response, MHD_queue_response) ||
 	    !LOOKUP(destroy_response, MHD_destroy_response) ||
 	    !LOOKUP(lookup_value, MHD_lookup_connection_value) ||
+	    !LOOKUP(connection_info, MHD_get_connection_info) ||
 	    !LOOKUP(start_daemon, MHD_start_daemon)) {
 		mhd.start_daemon = NULL;
 		*why = MHD_SONAME " lacks a function rstatlat needs";
@@ -90,8 +104,22 @@ static int mhd_open(const char **why)
 	return 0;
 }
 
+/* A connection while it is open: its socket_context. */
+struct conn_watch {
+	int fd;
+	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: its request's headers are in */
+	struct conn_watch *prev, *next;
+};
+
 struct metrics_server {
 	struct MHD_Daemon *daemon;
+	/* the watchdog over the connections' header deadlines */
+	pthread_t watchdog;
+	bool watching, stopping;
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_wake;
+	struct conn_watch *watched;	/* open connections, a list */
+	atomic_uint_fast64_t slow_closed;
 	pthread_mutex_t lock;
 	struct MHD_Response *current;	/* what /metrics answers; NULL before the first */
 	struct MHD_Response *current_pb; /* the same in protobuf, when made */
@@ -207,6 +235,133 @@ bool accept_prefers_protobuf(const char *accept)
 	return q_pb > 0 && q_pb >= q_text;
 }
 
+/* ---- the header deadline ---- */
+
+static struct conn_watch *watch_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		mhd.connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The connection's headers are due within ns from now; 0: they are in. */
+static void watch_set(struct metrics_server *s, struct conn_watch *w, uint64_t ns)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&s->watch_lock);
+	w->deadline_ns = ns ? clock_ns(CLOCK_MONOTONIC) + ns : 0;
+	pthread_mutex_unlock(&s->watch_lock);
+}
+
+static void connection_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct metrics_server *s = cls;
+	struct conn_watch *w = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = mhd.connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		w = ci ? calloc(1, sizeof(*w)) : NULL;
+		if (!w)
+			return;	/* unwatched: the idle timeout still closes it */
+		w->fd = ci->connect_fd;
+		pthread_mutex_lock(&s->watch_lock);
+		w->deadline_ns = clock_ns(CLOCK_MONOTONIC) + HEADER_DEADLINE_NS;
+		w->next = s->watched;
+		if (w->next)
+			w->next->prev = w;
+		s->watched = w;
+		pthread_mutex_unlock(&s->watch_lock);
+		*socket_context = w;
+		return;
+	}
+	/*
+	 * Closed: libmicrohttpd says so before it closes the socket, so once
+	 * unlinked here the watchdog never shuts down a descriptor reused by
+	 * another connection.
+	 */
+	if (!w)
+		return;
+	pthread_mutex_lock(&s->watch_lock);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		s->watched = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_mutex_unlock(&s->watch_lock);
+	free(w);
+	*socket_context = NULL;
+}
+
+/* Answered: the next request on a kept-alive connection has a deadline of its own. */
+static void request_completed(void *cls, struct MHD_Connection *conn, void **state,
+			      enum MHD_RequestTerminationCode code)
+{
+	(void)state;
+	(void)code;
+	watch_set(cls, watch_of(conn), NEXT_REQUEST_NS);
+}
+
+/* Shuts down every connection past its deadline, every WATCH_PERIOD_NS, until stopped. */
+static void *watchdog(void *arg)
+{
+	struct metrics_server *s = arg;
+
+	pthread_mutex_lock(&s->watch_lock);
+	while (!s->stopping) {
+		uint64_t now = clock_ns(CLOCK_MONOTONIC), next = now + WATCH_PERIOD_NS;
+		struct timespec at = { .tv_sec = (time_t)(next / 1000000000),
+				       .tv_nsec = (long)(next % 1000000000) };
+
+		for (struct conn_watch *w = s->watched; w; w = w->next) {
+			if (!w->deadline_ns || now < w->deadline_ns)
+				continue;
+			shutdown(w->fd, SHUT_RDWR);
+			w->deadline_ns = 0;
+			atomic_fetch_add(&s->slow_closed, 1);
+		}
+		pthread_cond_timedwait(&s->watch_wake, &s->watch_lock, &at);
+	}
+	pthread_mutex_unlock(&s->watch_lock);
+	return NULL;
+}
+
+/* The lock and the wake-up (a monotonic clock's, as the deadlines are), made with the server. */
+static void watch_init(struct metrics_server *s)
+{
+	pthread_condattr_t attr;
+
+	pthread_mutex_init(&s->watch_lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->watch_wake, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+static int watchdog_start(struct metrics_server *s)
+{
+	int err = pthread_create(&s->watchdog, NULL, watchdog, s);
+
+	s->watching = !err;
+	return err;
+}
+
+static void watchdog_stop(struct metrics_server *s)
+{
+	if (!s->watching)
+		return;
+	pthread_mutex_lock(&s->watch_lock);
+	s->stopping = true;
+	pthread_cond_signal(&s->watch_wake);
+	pthread_mutex_unlock(&s->watch_lock);
+	pthread_join(s->watchdog, NULL);
+	s->watching = false;
+}
+
 static struct MHD_Response *text_response(const char *body)
 {
 	struct MHD_Response *r = mhd.create_response(strlen(body), (void *)body,
@@ -229,6 +384,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 
 	(void)version;
 	(void)upload;
+	/* called once the headers are in: no deadline until this request is answered */
+	if (!*state)
+		watch_set(s, watch_of(conn), 0);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		atomic_fetch_add(&s->bad_method_n, 1);
 		return mhd.queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, s->bad_method);
@@ -294,6 +452,7 @@ struct metrics_server *metrics_serve(const struct listen_addr *a, const char **w
 	}
 	s->fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
+	watch_init(s);
 	s->fd = listen_socket(a);	/* rstatlat's own: bind's error is what users need */
 	if (s->fd < 0) {
 		*why = strerror(errno);
@@ -307,11 +466,19 @@ struct metrics_server *metrics_serve(const struct listen_addr *a, const char **w
 		goto fail;
 	}
 	mhd.add_header(s->bad_method, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (watchdog_start(s)) {
+		*why = "cannot start the connection watchdog thread";
+		goto fail;
+	}
 	s->daemon = mhd.start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, s,
 				     MHD_OPTION_LISTEN_SOCKET, s->fd,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+				     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				     (unsigned int)PEER_CONNECTIONS,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_BYTES,
+				     MHD_OPTION_NOTIFY_CONNECTION, connection_notify, s,
+				     MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
 				     MHD_OPTION_END);
 	if (!s->daemon) {
 		*why = "libmicrohttpd could not start its thread";
@@ -376,14 +543,17 @@ void metrics_counts(struct metrics_server *s, struct prom_http_counts *out)
 	out->ok = atomic_load(&s->ok);
 	out->not_found = atomic_load(&s->not_found_n);
 	out->bad_method = atomic_load(&s->bad_method_n);
+	out->slow_closed = atomic_load(&s->slow_closed);
 }
 
 void metrics_stop(struct metrics_server *s)
 {
 	if (!s)
 		return;
+	/* the daemon first: its connections are closed (and unwatched) before the watchdog goes */
 	if (s->daemon)
 		mhd.stop_daemon(s->daemon);
+	watchdog_stop(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->current)
@@ -397,6 +567,8 @@ void metrics_stop(struct metrics_server *s)
 	if (s->not_yet)
 		mhd.destroy_response(s->not_yet);
 	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->watch_wake);
+	pthread_mutex_destroy(&s->watch_lock);
 	free(s);
 }
 

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -939,6 +940,100 @@ def readme_mail_block_is_the_output():
     widest = max(len(l) for l in want.split("\n")[4:])
     check(widest <= 80, "a line of %d columns" % widest)
     return "%d lines, the widest %d columns" % (want.count("\n"), widest)
+
+
+def run_bounded(argv, stdin=None, timeout=30):
+    """(exit status, stderr, seconds, its own max RSS in MiB) of a child fed stdin."""
+    t0 = time.time()
+    with tempfile.TemporaryFile() as errf:
+        p = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.DEVNULL, stderr=errf)
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.time() > t0 + timeout:
+                p.kill()
+                os.wait4(p.pid, 0)
+                raise AssertionError("%s still running after %d s" % (argv[:3], timeout))
+            time.sleep(0.01)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        errf.seek(0)
+        err = errf.read().decode(errors="replace")
+    return p.returncode, err, time.time() - t0, usage.ru_maxrss / 1024
+
+
+@test
+def endless_input_is_refused_with_bounded_memory():
+    """/dev/zero, `yes` and a line that never ends: exit 2 with one line,
+    at once where the first bytes cannot be JSON, and within the reader's
+    256 MiB line limit (its memory bounded by it) where they could."""
+    results = []
+    rc, err, secs, _ = run_bounded([BIN, "compare", "/dev/zero", RUN_B])
+    check(rc == 2 and "NUL" in err and err.count("\n") == 1 and secs < 1,
+          "/dev/zero: exit %d in %.1f s: %r" % (rc, secs, err))
+    results.append("/dev/zero %.2f s" % secs)
+    yes = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    rc, err, secs, _ = run_bounded([BIN, "compare", "-", RUN_B], stdin=yes.stdout)
+    yes.kill()
+    yes.wait()
+    check(rc == 2 and err.count("\n") == 1 and secs < 1, "yes |: exit %d in %.1f s: %r" % (
+        rc, secs, err))
+    results.append("yes %.2f s" % secs)
+    # '{' then 'a' forever, no newline: refused at the limit
+    endless = subprocess.Popen(["sh", "-c", "printf '{'; yes a | tr -d '\\n'"],
+                               stdout=subprocess.PIPE)
+    rc, err, secs, rss = run_bounded([BIN, "compare", "-", RUN_B], stdin=endless.stdout,
+                                     timeout=60)
+    endless.kill()
+    endless.wait()
+    check(rc == 2 and "longer than 256 MiB" in err and rss < 400,
+          "an endless line: exit %d, %.0f MiB, %r" % (rc, rss, err))
+    results.append("an endless line %.1f s, %.0f MiB" % (secs, rss))
+    return "; ".join(results)
+
+
+@test
+def merged_sums_never_wrap():
+    """Counts that would pass 2^64-1 when added up are refused (exit 2,
+    naming the key), never wrapped: three summaries of one file, runs
+    pooled on a side, and cgroups added up into the total."""
+    big = 6148914691236517206  # three of these pass 2^64-1
+    first = objects(RUN_A)[-1]
+    row = dict(first["cgroups"][0], locked=big)
+    one = dict(first, cgroups=[row])
+    three = write("three-summaries.json", [one, one, one])
+    rc, _, err = compare(three, RUN_B)
+    check(rc == 2 and "locked" in err and "2^64-1" in err and err.count("\n") == 1,
+          "three summaries: exit %d %r" % (rc, err))
+    files = [write("big-%d.json" % i, [one]) for i in range(3)]
+    rc, _, err = compare("--before", files[0], "--before", files[1], "--before", files[2],
+                         "--after", RUN_B, "--after", RUN_B)
+    check(rc == 2 and "locked" in err and "runs are added up" in err,
+          "pooled runs: exit %d %r" % (rc, err))
+    other = dict(row, path="/other", id=row["id"] + 1)
+    third = dict(row, path="/third", id=row["id"] + 2)
+    wide = write("three-cgroups.json", [dict(first, cgroups=[row, other, third])])
+    rc, _, err = compare(wide, RUN_B)
+    check(rc == 2 and "locked" in err and "add up" in err, "the total: exit %d %r" % (rc, err))
+    return "three summaries, three runs and three cgroups of %d locks each refused" % big
+
+
+@test
+def one_number_syntax():
+    """Every option's number is decimal: hex, exponents, inf and nan are
+    refused alike (exit 2, one line), where strtod alone took -d 0x10 as
+    16 s."""
+    cases = [["-d", "0x10"], ["-n", "0x10"], ["-d", "1e1"], ["--textfile-interval", "inf"],
+             ["-i", "nan"], ["2e0"]]
+    for args in cases:
+        r = subprocess.run([BIN] + args, capture_output=True, timeout=10)
+        err = r.stderr.decode(errors="replace")
+        check(r.returncode == 2 and err.count("\n") == 1, "%s: exit %d %r" % (
+            args, r.returncode, err))
+    for args in (["--alpha", "1e-2"], ["--noise", "0x5"]):
+        rc, _, err = compare(*(args + [RUN_A, RUN_B]))
+        check(rc == 2 and err.count("\n") == 1, "compare %s: exit %d %r" % (args, rc, err))
+    return "%d refused" % (len(cases) + 2)
 
 @test
 def bad_input_exits_2_with_one_line():

@@ -1069,11 +1069,16 @@ def register(test):
             cutter = threading.Thread(target=cut_short)
             cutter.start()
 
+            # from another peer (127.0.0.2): one peer holds at most 16 connections
             held = []
             for i in range(50):
-                c = socket.create_connection(("127.0.0.1", port), timeout=3)
+                c = socket.create_connection(("127.0.0.1", port), timeout=3,
+                                             source_address=("127.0.0.2", 0))
                 held.append(c)
-                c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n" if i % 2 else b"GE")
+                try:
+                    c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n" if i % 2 else b"GE")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # beyond the peer's 16: closed at once
             held_at = time.time()
             stamps = []
             while time.time() < held_at + 3:
@@ -1336,6 +1341,64 @@ def register(test):
             check(rc == 0, "exit %d: %s" % (rc, err))
             got.append("[::1]")
         return "bound exactly to %s" % " and ".join(got)
+
+    @test
+    def slow_clients_never_block_scrapes():
+        """500 connections from one peer (127.0.0.2), each sending a header
+        line every 2 s (never idle long enough for an idle timeout): the
+        endpoint holds at most 16 of them and shuts each down 5 s after it
+        opened, headers unfinished (counted as code 408), while every scrape
+        from another address answers whole within 1 s."""
+        port = free_port()
+        with Procs() as procs:
+            tool = procs.add(Exporter(port, "--prometheus", str(port))).start()
+            slow, refused = [], 0
+            for _ in range(500):
+                try:
+                    c = socket.create_connection(("127.0.0.1", port), timeout=3,
+                                                 source_address=("127.0.0.2", 0))
+                    c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+                    slow.append([c, time.time(), None])
+                except OSError:
+                    refused += 1
+            opened = time.time()
+            worst, scrapes, last_line = 0.0, 0, 0.0
+            while time.time() < opened + 8:
+                if time.time() - last_line >= 2:
+                    last_line = time.time()
+                    for entry in slow:
+                        if entry[2] is None:
+                            try:
+                                entry[0].sendall(b"X-Slow: 1\r\n")
+                            except OSError:
+                                entry[2] = time.time()
+                t0 = time.time()
+                tool.scrape(timeout=3)
+                worst = max(worst, time.time() - t0)
+                scrapes += 1
+                time.sleep(0.2)
+            check(worst < 1.0, "a scrape took %.2f s beside 500 slow connections" % worst)
+            held = 0
+            for entry in slow:
+                c = entry[0]
+                try:
+                    c.settimeout(0.5)
+                    tail = c.recv(4096)
+                except (ConnectionResetError, BrokenPipeError):
+                    tail = b""
+                except socket.timeout:
+                    raise AssertionError("a slow connection still open %.1f s after it opened" %
+                                         (time.time() - entry[1]))
+                check(tail == b"", "a slow connection got %r" % tail[:60])
+                c.close()
+            _, body = tool.scrape()
+            timed_out = Exposition(body).value("rstatlat_http_requests_total", code="408")
+            check(1 <= timed_out <= 16, "408 (closed, headers unfinished): %s, at most the "
+                  "peer's 16" % timed_out)
+            held = timed_out
+        return "%d scrapes, the slowest %.0f ms; %d of 500 held and shut at their deadline, " \
+               "the rest closed at once (%d refused at connect)" % (
+                   scrapes, worst * 1000, held, refused)
 
     @test
     def first_scrape_is_whole():
@@ -1615,7 +1678,7 @@ def register(test):
             check(0 < s.value("rstatlat_ticks_total") <= q["ticks"], "ticks %s, JSON %d" % (
                 s.value("rstatlat_ticks_total"), q["ticks"]))
         codes = {l["code"] for l, _ in s.find("rstatlat_http_requests_total")}
-        check(codes == {"200", "404", "405"}, "http codes %s" % codes)
+        check(codes == {"200", "404", "405", "408"}, "http codes %s" % codes)
         # every per-cgroup series is a JSON row: v2 "/p" or controller "ctrl:/p"
         paths = {c["path"] for c in summary["cgroups"]}
         series = {(l["hierarchy"], l["cgroup"]) for l, _ in s.find("rstatlat_locks_total")}

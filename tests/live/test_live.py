@@ -20,6 +20,7 @@ from harness import Skip, Tier, check  # noqa: E402
 import command_tests  # noqa: E402
 import export_tests  # noqa: E402
 import flush_tests  # noqa: E402
+import hostile_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  INNER_FTRACE, INNER_OURS, compare, json_lines, last_possible_cpu, nest_gap,
@@ -963,6 +964,7 @@ def compare_flags_added_contention():
 export_tests.register(test)
 flush_tests.register(test)
 command_tests.register(test)
+hostile_tests.register(test)
 def main():
     if os.geteuid() != 0:
         return TIER.skip_all("needs root to load BPF and create cgroups")

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hierarchy ids -> names and mounts, and -c filters, from sample files. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cgroup.h"
@@ -138,10 +140,64 @@ static void test_path_exists(void)
 	rmdir(dir);
 }
 
+/*
+ * -c resolved to the cgroup itself: on a mounted hierarchy (here a
+ * directory standing for its mount), "." and ".." resolved, "//" folded,
+ * a symbolic link followed, and a path that is missing or a file refused;
+ * on one not mounted, folded lexically and ".." refused.
+ */
+static void test_resolve(void)
+{
+	char dir[] = "/tmp/rsl-cg-XXXXXX", path[PATH_MAX], link[PATH_MAX + 8];
+	struct cg_table t = { .n = 1 };
+	struct cg_filter f;
+	const char *why;
+	static const char *const same[] = { "/X", "/X/", "//X", "/X/.", "/X/c/..", "/./X" };
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/X", dir);
+	CHECK(mkdir(path, 0700) == 0, "mkdir X");
+	snprintf(path, sizeof(path), "%s/X/c", dir);
+	CHECK(mkdir(path, 0700) == 0, "mkdir X/c");
+	snprintf(path, sizeof(path), "%s/X/cpu.stat", dir);
+	fclose(fopen(path, "w"));
+	t.h[0] = (struct cg_hier){ .id = 0, .mounted = true, .root = "/" };
+	snprintf(t.h[0].mount, sizeof(t.h[0].mount), "%s", dir);
+	for (size_t i = 0; i < sizeof(same) / sizeof(*same); i++) {
+		CHECK(cg_parse_filter(&t, same[i], &f, &why) == 0 &&
+		      cg_resolve_filter(&t, &f, &why) == 0 && !strcmp(f.path, "/X"),
+		      "%s resolved to %s", same[i], f.path);
+	}
+	/* the mount's own path, and a link to the cgroup from elsewhere */
+	snprintf(path, sizeof(path), "%s//X/c", dir);
+	CHECK(cg_parse_filter(&t, path, &f, &why) == 0 && cg_resolve_filter(&t, &f, &why) == 0 &&
+	      !strcmp(f.path, "/X/c"), "%s: %s", path, f.path);
+	snprintf(path, sizeof(path), "%s/X", dir);
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK(symlink(path, link) == 0, "symlink");
+	CHECK(cg_parse_filter(&t, link, &f, &why) == 0 && cg_resolve_filter(&t, &f, &why) == 0 &&
+	      !strcmp(f.path, "/X"), "a link: %s", f.path);
+	unlink(link);
+	CHECK(cg_parse_filter(&t, "/nope", &f, &why) == 0 && cg_resolve_filter(&t, &f, &why) &&
+	      !strcmp(why, "no such cgroup"), "missing: %s", why);
+	CHECK(cg_parse_filter(&t, "/X/cpu.stat", &f, &why) == 0 &&
+	      cg_resolve_filter(&t, &f, &why), "a file is not a cgroup");
+	/* not mounted here: lexical only */
+	t.h[0].mounted = false;
+	CHECK(cg_parse_filter(&t, "//a/./b/", &f, &why) == 0 &&
+	      cg_resolve_filter(&t, &f, &why) == 0 && !strcmp(f.path, "/a/b"), "folded: %s",
+	      f.path);
+	CHECK(cg_parse_filter(&t, "/a/../b", &f, &why) == 0 && cg_resolve_filter(&t, &f, &why),
+	      "'..' refused where it cannot be resolved");
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0, "cleanup");
+}
+
 int main(void)
 {
 	RUN_TEST(test_hybrid());
 	RUN_TEST(test_container());
 	RUN_TEST(test_path_exists());
+	RUN_TEST(test_resolve());
 	return check_done("test_cgroup");
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 #include "dist_check.h"
 #include "report.h"
@@ -429,10 +430,44 @@ static void test_report_free(void)
 	      r.irqoff.late.b == NULL, "all freed");
 }
 
+/*
+ * Sums never wrap: a merge past 2^64-1 stays there, and the check a
+ * reader makes first names the key (counts, a distribution's count or
+ * sum, flush parts).
+ */
+static void test_merge_saturates(void)
+{
+	struct row a = { 0 }, b = { 0 };
+	const uint64_t big = 6148914691236517206ULL;	/* three pass 2^64-1 */
+
+	a.count[COUNT_LOCKED] = b.count[COUNT_LOCKED] = big;
+	CHECK(!row_merge_overflows(&a, &b), "two fit");
+	CHECK(row_merge(&a, &b) == 0 && a.count[COUNT_LOCKED] == 2 * big, "added");
+	CHECK(row_merge_overflows(&a, &b) && !strcmp(row_merge_overflows(&a, &b), "locked"),
+	      "the third names locked: %s", row_merge_overflows(&a, &b));
+	CHECK(row_merge(&a, &b) == 0 && a.count[COUNT_LOCKED] == UINT64_MAX, "saturated, not %" PRIu64,
+	      a.count[COUNT_LOCKED]);
+	memset(&a.count, 0, sizeof(a.count));
+	memset(&b.count, 0, sizeof(b.count));
+	CHECK(dist_add(&a.dist[DIST_HOLD], 10, big) == 0 && dist_add(&b.dist[DIST_HOLD], 10, big) == 0 &&
+	      dist_add(&b.dist[DIST_HOLD], 12, big) == 0, "dists");
+	CHECK(row_merge_overflows(&a, &b) && !strcmp(row_merge_overflows(&a, &b), "hold_ns"),
+	      "a distribution's count names it");
+	CHECK(row_merge(&a, &b) == 0 && a.dist[DIST_HOLD].count == UINT64_MAX &&
+	      a.dist[DIST_HOLD].b[0].count == 2 * big, "count saturated, buckets added");
+	a.part[PART_HELD] = b.part[PART_HELD] = UINT64_MAX - 1;
+	dist_free(&b.dist[DIST_HOLD]);
+	CHECK(row_merge_overflows(&a, &b) && !strcmp(row_merge_overflows(&a, &b), "flush_parts"),
+	      "parts");
+	row_free(&a);
+	row_free(&b);
+}
+
 int main(void)
 {
 	rng_seed(0x2545F4914F6CDD1DULL);
 	RUN_TEST(test_append());
+	RUN_TEST(test_merge_saturates());
 	RUN_TEST(test_insert());
 	RUN_TEST(test_empty_and_zero());
 	RUN_TEST(test_merge());

@@ -16,6 +16,21 @@ static void test_parse(void)
 	CHECK(parse_duration("250ns", 1000, &ns) == 0 && ns == 250, "ns");
 	CHECK(parse_duration("2s", 1000, &ns) == 0 && ns == 2000000000ULL, "s");
 	CHECK(parse_duration("0.5", 1000000000ULL, &ns) == 0 && ns == 500000000ULL, "0.5 s");
+	/* one syntax for every option: decimal only, as -n's integers */
+	{
+		static const char *const refused[] = { "0x10", "1e1", "inf", "nan", "-1",
+							"+1", " 1", "1 ", "0x1p3", "" };
+		double v;
+
+		for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++)
+			CHECK(parse_duration(refused[i], 1, &ns) != 0, "duration '%s' taken",
+			      refused[i]);
+		CHECK(parse_number("+20%", "%", &v) == 0 && v == 20, "+20%%");
+		CHECK(parse_number("-0.5", "", &v) == 0 && v == -0.5, "-0.5");
+		CHECK(parse_number(".5", "", &v) == 0 && v == 0.5, ".5");
+		CHECK(parse_number("1e-2", "", &v) != 0 && parse_number("0x5", "", &v) != 0 &&
+		      parse_number("inf", "", &v) != 0, "exponent, hex, inf refused");
+	}
 	CHECK(parse_duration("-1", 1000, &ns) == -1, "negative");
 	CHECK(parse_duration("abc", 1000, &ns) == -1, "word");
 	CHECK(parse_duration("10 us", 1000, &ns) == -1, "space");
