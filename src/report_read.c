@@ -42,6 +42,14 @@ struct reader {
 	bool irqoff_rows;	/* a row had irqoff_ns: measured per row (IRQOFF_ROWS_TRACED) */
 	/* 1 << COUNT_*: optional counters some row had, and some row lacked */
 	unsigned int counts_seen, counts_missing;
+	/*
+	 * The line's "cgroups" and "processes" arrays as text, each row parsed
+	 * alone (split_rows); the object itself is parsed with them emptied.
+	 */
+	struct raw_list {
+		const char *at;		/* '[' ... ']'; NULL: in the parsed object */
+		size_t len;
+	} raw[2];
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -471,24 +479,104 @@ static int acc_add_row(struct reader *rd, const struct acc_rows *l, struct row *
 	return 0;
 }
 
-static int read_list(struct reader *rd, json_t *rows, const char *key, const struct acc_rows *l,
-		     int (*read_one)(struct reader *, json_t *, const char *, struct row *))
+typedef int (*read_one_fn)(struct reader *, json_t *, const char *, struct row *);
+
+static int read_one_row(struct reader *rd, json_t *v, const char *key, size_t i,
+			const struct acc_rows *l, read_one_fn read_one)
 {
 	struct row row;
 	char ctx[48];
+
+	if (i >= READ_ROWS_MAX)
+		return fail(rd, "%s: more than %d rows", key, READ_ROWS_MAX);
+	memset(&row, 0, sizeof(row));
+	snprintf(ctx, sizeof(ctx), "%s[%zu]", key, i);
+	if (read_one(rd, v, ctx, &row) || acc_add_row(rd, l, &row)) {
+		row_free(&row);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The end of the JSON value at s (a string, or an object or array with
+ * everything in it; a scalar up to the next ',' ']' or '}' at its depth),
+ * or NULL where the text ends first.
+ */
+static const char *value_end(const char *s, const char *end)
+{
+	int depth = 0;
+
+	for (const char *p = s; p < end; p++) {
+		if (*p == '"') {
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+			if (p >= end)
+				return NULL;
+			if (!depth)
+				return p + 1;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (!depth)
+				return p;
+			if (!--depth)
+				return p + 1;
+		} else if (*p == ',' && !depth) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && strchr(" \t\r\n", *p))
+		p++;
+	return p;
+}
+
+/* Rows of an array's text, each parsed alone: a row's tree, never the whole list's. */
+static int read_raw_list(struct reader *rd, const struct raw_list *raw, const char *key,
+			 const struct acc_rows *l, read_one_fn read_one)
+{
+	const char *p = skip_blank(raw->at + 1, raw->at + raw->len), *end = raw->at + raw->len - 1;
+	json_error_t jerr;
+	size_t i = 0;
+
+	while (p < end) {
+		const char *e = value_end(p, end);
+		json_t *v;
+		int ret;
+
+		if (!e)
+			return fail(rd, "%s: not JSON", key);
+		v = json_loadb(p, (size_t)(e - p), JSON_REJECT_DUPLICATES, &jerr);
+		if (!v)
+			return fail(rd, "%s[%zu]: not JSON: %s", key, i, jerr.text);
+		ret = read_one_row(rd, v, key, i++, l, read_one);
+		json_decref(v);
+		if (ret)
+			return -1;
+		p = skip_blank(e, end);
+		if (p < end && *p == ',')
+			p = skip_blank(p + 1, end);
+	}
+	return 0;
+}
+
+static int read_list(struct reader *rd, json_t *rows, const char *key, const struct acc_rows *l,
+		     read_one_fn read_one, const struct raw_list *raw)
+{
 	size_t i;
 	json_t *v;
 
-	if (json_array_size(rows) > READ_ROWS_MAX)
-		return fail(rd, "%s: more than %d rows", key, READ_ROWS_MAX);
-	json_array_foreach(rows, i, v) {
-		memset(&row, 0, sizeof(row));
-		snprintf(ctx, sizeof(ctx), "%s[%zu]", key, i);
-		if (read_one(rd, v, ctx, &row) || acc_add_row(rd, l, &row)) {
-			row_free(&row);
+	if (raw->at)
+		return read_raw_list(rd, raw, key, l, read_one);
+	json_array_foreach(rows, i, v)
+		if (read_one_row(rd, v, key, i, l, read_one))
 			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -498,7 +586,7 @@ static int read_rows(struct reader *rd, json_t *obj, struct acc *a)
 	struct acc_rows cg = { &a->r.cgroups, &a->r.ncgroups, &a->cap, &a->ix };
 	struct acc_rows pr = { &a->r.processes, &a->r.nprocesses, &a->pcap, &a->pix };
 
-	if (!rows || read_list(rd, rows, "cgroups", &cg, read_row))
+	if (!rows || read_list(rd, rows, "cgroups", &cg, read_row, &rd->raw[0]))
 		return -1;
 	procs = json_object_get(obj, "processes");
 	if (!procs || json_is_null(procs))
@@ -507,7 +595,7 @@ static int read_rows(struct reader *rd, json_t *obj, struct acc *a)
 		return fail(rd, "\"processes\" is not an array");
 	a->r.per_process = true;
 	a->pix.identity = &row_by_flusher;
-	return read_list(rd, procs, "processes", &pr, read_process_row);
+	return read_list(rd, procs, "processes", &pr, read_process_row, &rd->raw[1]);
 }
 
 static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
@@ -939,14 +1027,94 @@ static int read_object(struct reader *rd, json_t *obj)
 	return 0;
 }
 
+/*
+ * A summary of thousands of cgroups is one line of tens of MiB, and
+ * jansson's tree of it several times that: the top-level "cgroups" and
+ * "processes" arrays are cut out of the line into rd->raw (each row is
+ * then parsed alone) and the object is parsed with them as "[]". Returns
+ * the object's text (malloced), or NULL to parse the line whole (nothing
+ * to cut, out of memory, or text the cut cannot follow: jansson says why).
+ */
+static char *split_rows(struct reader *rd, const char *line, size_t len)
+{
+	static const char *const keys[] = { "cgroups", "processes" };
+	const char *end = line + len, *p = skip_blank(line, end);
+	const struct raw_list *cut[2] = { &rd->raw[0], &rd->raw[1] };
+	char *skel, *out;
+
+	memset(rd->raw, 0, sizeof(rd->raw));
+	if (p == end || *p != '{')
+		return NULL;
+	/* "key": value pairs at the top level */
+	for (p = skip_blank(p + 1, end); p < end && *p == '"';) {
+		const char *key = p + 1, *key_end = value_end(p, end), *v, *v_end;
+
+		if (!key_end)
+			return NULL;
+		v = skip_blank(key_end, end);
+		if (v == end || *v != ':')
+			return NULL;
+		v = skip_blank(v + 1, end);
+		v_end = value_end(v, end);
+		if (!v_end || v_end == v)
+			return NULL;
+		for (int k = 0; k < 2; k++)
+			if (*v == '[' && (size_t)(key_end - 1 - key) == strlen(keys[k]) &&
+			    !strncmp(key, keys[k], strlen(keys[k])) && !rd->raw[k].at)
+				rd->raw[k] = (struct raw_list){ v, (size_t)(v_end - v) };
+		p = skip_blank(v_end, end);
+		if (p < end && *p == ',')
+			p = skip_blank(p + 1, end);
+	}
+	if (!rd->raw[0].at && !rd->raw[1].at)
+		return NULL;
+	/* the cuts in the line's order */
+	if (cut[1]->at && (!cut[0]->at || cut[1]->at < cut[0]->at)) {
+		cut[0] = &rd->raw[1];
+		cut[1] = &rd->raw[0];
+	}
+	skel = out = malloc(len + 5 - rd->raw[0].len - rd->raw[1].len);
+	if (!skel) {
+		memset(rd->raw, 0, sizeof(rd->raw));
+		return NULL;
+	}
+	p = line;
+	for (int k = 0; k < 2; k++) {
+		if (!cut[k]->at)
+			continue;
+		memcpy(out, p, (size_t)(cut[k]->at - p));
+		out += cut[k]->at - p;
+		memcpy(out, "[]", 2);
+		out += 2;
+		p = cut[k]->at + cut[k]->len;
+	}
+	memcpy(out, p, (size_t)(end - p));
+	out[end - p] = '\0';
+	return skel;
+}
+
 static int read_line(struct reader *rd, const char *line, size_t len)
 {
 	json_error_t jerr;
 	json_t *obj;
+	char *skel;
 	int ret;
 
 	if (strlen(line) != len)
 		return fail(rd, "NUL byte in input");
+	skel = split_rows(rd, line, len);
+	if (skel) {
+		obj = json_loads(skel, JSON_REJECT_DUPLICATES, &jerr);
+		free(skel);
+		if (obj) {
+			ret = read_object(rd, obj);
+			json_decref(obj);
+			memset(rd->raw, 0, sizeof(rd->raw));
+			return ret;
+		}
+		/* the whole line's error says where, in its own columns */
+		memset(rd->raw, 0, sizeof(rd->raw));
+	}
 	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!obj) {
 		/* only the last line can lack its newline: the file was cut */

@@ -561,6 +561,33 @@ static void test_merge(void)
 	sample_free(rows);
 }
 
+/*
+ * Rows are parsed one at a time out of the line's text (split_rows): a
+ * path holding what the cut looks for ('"]', '},{', '\\"', "processes")
+ * comes back whole, and so do rows after it.
+ */
+static void test_rows_cut_from_the_line(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text;
+	static const char hostile[] = "/x\"],\"processes\":[{\"y\\\"}]},{\"z";
+
+	sample_report(&r, rows);
+	rows[0].path = (char *)hostile;
+	text = print_report(&r);
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(back.ncgroups == 2 && !strcmp(back.cgroups[0].path, hostile) &&
+	      !strcmp(back.cgroups[1].path, "memory:/m") &&
+	      back.cgroups[0].dist[DIST_HOLD].count == 10 &&
+	      back.cgroups[1].count[COUNT_LOCKED] == 3, "rows %zu, first path %s", back.ncgroups,
+	      back.ncgroups ? back.cgroups[0].path : "-");
+	report_free(&back);
+	free(text);
+	sample_free(rows);
+}
+
 static void expect_bad(const char *text, const char *want)
 {
 	struct report back;
@@ -923,6 +950,7 @@ int main(void)
 	RUN_TEST(test_self_merge());
 	RUN_TEST(test_long_name());
 	RUN_TEST(test_merge());
+	RUN_TEST(test_rows_cut_from_the_line());
 	RUN_TEST(test_bad_input());
 	RUN_TEST(test_locks());
 	RUN_TEST(test_lock_rows());
