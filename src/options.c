@@ -300,8 +300,11 @@ static void print_entry(const struct cli_opt *o, FILE *f)
 	if (o->heading)
 		fputs(o->heading, f);
 	len = print_label(o, f);
-	/* a label too long for the column has its help two spaces after it */
-	fprintf(f, "%*s", len <= HELP_COLUMN - 2 ? HELP_COLUMN - len : 2, "");
+	/* a label too long for the column has its help on the next line: 80 columns */
+	if (len <= HELP_COLUMN - 2)
+		fprintf(f, "%*s", HELP_COLUMN - len, "");
+	else
+		fprintf(f, "\n%*s", HELP_COLUMN, "");
 	for (const char *s = o->help; *s; s++) {
 		fputc(*s, f);
 		if (*s == '\n')

@@ -9,6 +9,7 @@
  * tree, as make check-unit does.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include "check.h"
 #include "options.h"
 
@@ -243,6 +244,21 @@ static void test_old_spelling(void)
 	      table_long(&rstatlat_cli, "source") == a, "--source is --attach");
 }
 
+/* --help fits a terminal of 80 columns, every line of it. */
+static void test_help_width(const struct cli_table *t)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, lines = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cli_print_help(t, f);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), lines++)
+		CHECK(strlen(line) <= 80, "%zu columns: %s", strlen(line), line);
+	CHECK(lines > 20, "%zu lines of help", lines);
+	free(buf);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
@@ -253,5 +269,7 @@ int main(void)
 	RUN_TEST(test_getopt_tables(&rstatlat_cli));
 	RUN_TEST(test_getopt_tables(&compare_cli));
 	RUN_TEST(test_old_spelling());
+	RUN_TEST(test_help_width(&rstatlat_cli));
+	RUN_TEST(test_help_width(&compare_cli));
 	return check_done("test_options");
 }
