@@ -338,20 +338,11 @@ static bool fold_lexically(char *p)
 	return true;
 }
 
-static const struct cg_hier *hierarchy_of(const struct cg_table *t, uint32_t id)
-{
-	for (int i = 0; i < t->n; i++)
-		if (t->h[i].id == id)
-			return &t->h[i];
-	return NULL;
-}
-
 int cg_resolve_filter(const struct cg_table *t, struct cg_filter *f, const char **why)
 {
-	const struct cg_hier *h = hierarchy_of(t, f->hierarchy);
-	char fs[2 * PATH_MAX], real[PATH_MAX], mount[PATH_MAX];
-	const char *below = f->path, *rest;
-	size_t root = h ? strlen(h->root) : 0;
+	const struct cg_hier *h = cg_hier_find(t, f->hierarchy);
+	char dir[PATH_MAX], real[PATH_MAX], mount[PATH_MAX];
+	const char *rest;
 	struct stat st;
 
 	if (!h || !h->mounted) {
@@ -362,15 +353,11 @@ int cg_resolve_filter(const struct cg_table *t, struct cg_filter *f, const char 
 		return 0;
 	}
 	/* the mount shows the cgroups below its root */
-	if (strcmp(h->root, "/")) {
-		if (strncmp(f->path, h->root, root) || (f->path[root] && f->path[root] != '/')) {
-			*why = "not below the cgroup this hierarchy's mount shows";
-			return -1;
-		}
-		below += root;
+	if (cg_dir_of(t, f->hierarchy, f->path, dir, sizeof(dir))) {
+		*why = "not below the cgroup this hierarchy's mount shows (or too long)";
+		return -1;
 	}
-	snprintf(fs, sizeof(fs), "%s/%s", h->mount, below);
-	if (!realpath(fs, real) || !realpath(h->mount, mount)) {
+	if (!realpath(dir, real) || !realpath(h->mount, mount)) {
 		*why = errno == ENOENT ? "no such cgroup" : strerror(errno);
 		return -1;
 	}
@@ -382,8 +369,7 @@ int cg_resolve_filter(const struct cg_table *t, struct cg_filter *f, const char 
 		*why = "not a cgroup (a cgroup is a directory)";
 		return -1;
 	}
-	join_root(f->path, sizeof(f->path), h->root, rest);
-	return 0;
+	return cg_path_below_mount(t, f->hierarchy, rest, f->path, sizeof(f->path));
 }
 
 bool cg_filter_match(const struct cg_filter *f, uint32_t hierarchy, const char *path)
