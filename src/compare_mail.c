@@ -123,49 +123,62 @@ static char mark(enum verdict v)
 	}
 }
 
-/* Whether a pair from..to has the row's flush split. */
-static bool any_split(const struct comparison *const *cs, const char *label, size_t from,
-		      size_t to)
+/* One row's block of pairs from..to: each pair's comparison and its row (NULL: none). */
+struct block {
+	const struct comparison *const *cs;
+	const struct cmp_row *const *rows;	/* by pair */
+	size_t from, to;
+};
+
+/* One pair's columns at line + at: three values and a mark. Returns the new end. */
+static size_t put_cells(char *line, size_t at, const char *a, const char *b, const char *c,
+			char mark)
 {
-	for (size_t p = from; p < to; p++) {
-		const struct cmp_row *row = row_of(cs[p], label);
+	if (at < LINE_MAX_BYTES)
+		at += (size_t)snprintf(line + at, LINE_MAX_BYTES - at, "   %*s %*s %*s %c", VALUE_W,
+				       a, VALUE_W, b, RATIO_W, c, mark);
+	return at;
+}
+
+/* Whether a pair of the block has the row's flush split. */
+static bool any_split(const struct block *bl)
+{
+	for (size_t p = bl->from; p < bl->to; p++) {
 		int wall;
 
-		if (row && compare_shows_split(cs[p], row, &wall))
+		if (bl->rows[p] && compare_shows_split(bl->cs[p], bl->rows[p], &wall))
 			return true;
 	}
 	return false;
 }
 
-/* Pairs from..to of one row: a heading, then a line per metric any of them has. */
-static void metric_block(FILE *f, const struct comparison *const *cs, const char *label,
-			 size_t from, size_t to)
+/* A block's heading, then a line per metric any of its pairs has. */
+static void metric_block(FILE *f, const struct block *bl)
 {
 	char line[LINE_MAX_BYTES];
 	size_t at;
 
 	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "");
-	for (size_t p = from; p < to && at < sizeof(line); p++)
+	for (size_t p = bl->from; p < bl->to && at < sizeof(line); p++)
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s%-*zu", VALUE_W, "pair ",
 				       VALUE_W + RATIO_W + 3, p + 1);
 	mail_line(f, "%s", line);
 	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "metric");
-	for (size_t p = from; p < to && at < sizeof(line); p++)
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s  ", VALUE_W,
-				       "before", VALUE_W, "after", RATIO_W, "change");
+	for (size_t p = bl->from; p < bl->to; p++)
+		at = put_cells(line, at, "before", "after", "change", ' ');
 	mail_line(f, "%s", line);
 	for (int i = 0; i < nmetrics; i++) {
 		bool any = false;
 
 		/* the parts are the split's */
-		if (!metric_asked(cs[0], i) || metrics[i].kind == MK_PART)
+		if (!metric_asked(bl->cs[0], i) || metrics[i].kind == MK_PART)
 			continue;
 		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
-		for (size_t p = from; p < to && at < sizeof(line); p++) {
-			const struct cmp_row *row = row_of(cs[p], label);
+		for (size_t p = bl->from; p < bl->to; p++) {
+			const struct cmp_row *row = bl->rows[p];
 			const struct cell *c = row ? &row->cells[i] : NULL;
 			char b[32] = "-", a[32] = "-", r[32] = "-";
-			bool shown = c && compare_shows_metric(cs[p], row, i);
+			bool shown = c && compare_shows_metric(bl->cs[p], row, i);
 
 			if (shown) {
 				any = true;
@@ -173,9 +186,7 @@ static void metric_block(FILE *f, const struct comparison *const *cs, const char
 				cmp_fmt_value(a, sizeof(a), &metrics[i], c->has_after, c->after);
 				cmp_fmt_ratio(r, sizeof(r), c);
 			}
-			at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s %c",
-					       VALUE_W, b, VALUE_W, a, RATIO_W, r,
-					       c && shown ? mark(c->verdict) : ' ');
+			at = put_cells(line, at, b, a, r, shown ? mark(c->verdict) : ' ');
 		}
 		if (any)
 			mail_line(f, "%s", line);
@@ -186,37 +197,33 @@ static void metric_block(FILE *f, const struct comparison *const *cs, const char
  * Each part's mean per flush in AFTER, its change, and its share of the
  * change of flush.mean (the metrics above): a pair without parts shows "-".
  */
-static void split_block(FILE *f, const struct comparison *const *cs, const char *label,
-			size_t from, size_t to)
+static void split_block(FILE *f, const struct block *bl)
 {
 	char line[LINE_MAX_BYTES];
 	size_t at;
 
-	if (!any_split(cs, label, from, to))
+	if (!any_split(bl))
 		return;
 	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "flush split");
-	for (size_t p = from; p < to && at < sizeof(line); p++)
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s  ", VALUE_W,
-				       "after", VALUE_W, "delta", RATIO_W, "of it");
+	for (size_t p = bl->from; p < bl->to; p++)
+		at = put_cells(line, at, "after", "delta", "of it", ' ');
 	mail_line(f, "%s", line);
 	for (int i = 0; i < nmetrics; i++) {
 		bool has = false;
 
-		if (metrics[i].kind != MK_PART || !metric_asked(cs[0], i))
+		if (metrics[i].kind != MK_PART || !metric_asked(bl->cs[0], i))
 			continue;
 		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
-		for (size_t p = from; p < to && at < sizeof(line); p++) {
-			const struct cmp_row *row = row_of(cs[p], label);
+		for (size_t p = bl->from; p < bl->to; p++) {
 			struct split_cells s = { .after = "-", .delta = "-", .delta_share = "-" };
 			int wall;
 
-			if (row && compare_shows_split(cs[p], row, &wall)) {
-				cmp_split_cells(row, i, wall, &s);
+			if (bl->rows[p] && compare_shows_split(bl->cs[p], bl->rows[p], &wall)) {
+				cmp_split_cells(bl->rows[p], i, wall, &s);
 				has = has || s.has;
 			}
-			at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s %*s %*s %c",
-					       VALUE_W, s.has ? s.after : "-", VALUE_W, s.delta,
-					       RATIO_W, s.delta_share, s.has ? mark(s.v) : ' ');
+			at = put_cells(line, at, s.has ? s.after : "-", s.delta, s.delta_share,
+				       s.has ? mark(s.v) : ' ');
 		}
 		if (has)
 			mail_line(f, "%s", line);
@@ -285,22 +292,30 @@ static void gates(FILE *f, const struct comparison *const *cs, size_t n, size_t 
 void compare_mail_print(FILE *f, const struct comparison *const *cs, size_t n, size_t rows)
 {
 	const char *labels[MAIL_ROWS_MAX];
+	const struct cmp_row **found = calloc(n, sizeof(*found));
 	bool more;
 	size_t nlabels = row_labels(cs, n, rows, labels, MAIL_ROWS_MAX, &more);
 
 	if (cs[0]->title)
 		mail_line(f, "%s", cs[0]->title);
 	legend(f, cs, n);
-	for (size_t r = 0; r < nlabels; r++) {
-		for (size_t from = 0; from < n; from += PAIRS_PER_LINE) {
-			size_t to = from + PAIRS_PER_LINE < n ? from + PAIRS_PER_LINE : n;
+	for (size_t r = 0; r < nlabels && found; r++) {
+		struct block bl = { .cs = cs, .rows = found };
 
+		/* each pair's row looked up once, not once a metric */
+		for (size_t p = 0; p < n; p++)
+			found[p] = row_of(cs[p], labels[r]);
+		for (bl.from = 0; bl.from < n; bl.from += PAIRS_PER_LINE) {
+			bl.to = bl.from + PAIRS_PER_LINE < n ? bl.from + PAIRS_PER_LINE : n;
 			fputc('\n', f);
 			mail_line(f, "%s", labels[r] ? labels[r] : "total");
-			metric_block(f, cs, labels[r], from, to);
-			split_block(f, cs, labels[r], from, to);
+			metric_block(f, &bl);
+			split_block(f, &bl);
 		}
 	}
+	if (!found)
+		mail_line(f, "(out of memory: no rows)");
+	free(found);
 	/* how many more is not counted: pairs share rows, and finding which costs a pass each */
 	if (more) {
 		fputc('\n', f);
