@@ -50,7 +50,6 @@
  */
 #define HEADER_DEADLINE_NS	(5 * 1000000000ULL)
 #define NEXT_REQUEST_NS		(CONN_TIMEOUT_S * 1000000000ULL + HEADER_DEADLINE_NS)
-#define WATCH_PERIOD_NS		(250 * 1000000ULL)
 
 static const char content_type[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char protobuf_type[] = "application/vnd.google.protobuf; "
@@ -252,6 +251,8 @@ static void watch_set(struct metrics_server *s, struct conn_watch *w, uint64_t n
 		return;
 	pthread_mutex_lock(&s->watch_lock);
 	w->deadline_ns = ns ? clock_ns(CLOCK_MONOTONIC) + ns : 0;
+	if (ns)
+		pthread_cond_signal(&s->watch_wake);	/* it may be the nearest */
 	pthread_mutex_unlock(&s->watch_lock);
 }
 
@@ -274,6 +275,7 @@ static void connection_notify(void *cls, struct MHD_Connection *conn, void **soc
 		if (w->next)
 			w->next->prev = w;
 		s->watched = w;
+		pthread_cond_signal(&s->watch_wake);
 		pthread_mutex_unlock(&s->watch_lock);
 		*socket_context = w;
 		return;
@@ -306,24 +308,37 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **sta
 	watch_set(cls, watch_of(conn), NEXT_REQUEST_NS);
 }
 
-/* Shuts down every connection past its deadline, every WATCH_PERIOD_NS, until stopped. */
+/*
+ * Shuts down each connection at its deadline, until stopped. It sleeps
+ * until the nearest deadline, or without one until a deadline is set: an
+ * exporter between scrapes wakes it for nothing.
+ */
 static void *watchdog(void *arg)
 {
 	struct metrics_server *s = arg;
 
 	pthread_mutex_lock(&s->watch_lock);
 	while (!s->stopping) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC), next = now + WATCH_PERIOD_NS;
-		struct timespec at = { .tv_sec = (time_t)(next / 1000000000),
-				       .tv_nsec = (long)(next % 1000000000) };
+		uint64_t now = clock_ns(CLOCK_MONOTONIC), next = UINT64_MAX;
+		struct timespec at;
 
 		for (struct conn_watch *w = s->watched; w; w = w->next) {
-			if (!w->deadline_ns || now < w->deadline_ns)
+			if (!w->deadline_ns)
 				continue;
+			if (now < w->deadline_ns) {
+				next = w->deadline_ns < next ? w->deadline_ns : next;
+				continue;
+			}
 			shutdown(w->fd, SHUT_RDWR);
 			w->deadline_ns = 0;
 			atomic_fetch_add(&s->slow_closed, 1);
 		}
+		if (next == UINT64_MAX) {
+			pthread_cond_wait(&s->watch_wake, &s->watch_lock);
+			continue;
+		}
+		at = (struct timespec){ .tv_sec = (time_t)(next / 1000000000),
+					.tv_nsec = (long)(next % 1000000000) };
 		pthread_cond_timedwait(&s->watch_wake, &s->watch_lock, &at);
 	}
 	pthread_mutex_unlock(&s->watch_lock);
