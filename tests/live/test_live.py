@@ -879,16 +879,21 @@ def few_values(res, cgroup, limit=100):
 
 @test
 def compare_same_workload_never_fails():
-    """Runs of one workload on this kernel, two against two (every split of
-    four, both ways: between-run tests, as the docs tell a CI job to run),
-    fail no gate, and pair the workload's rows. A check is inconclusive
-    (exit 4) only where its observed value crosses the gate and the runs
-    cannot confirm it, or on a row with too few values: fail closed.
+    """Runs of one workload on this kernel, two against two with the sides'
+    runs interleaved (runs 0+2 against 1+3 and 0+3 against 1+2, both ways:
+    between-run tests, as the docs tell a CI job to run), fail no gate, and
+    pair the workload's rows. A check is inconclusive (exit 4) only where
+    its observed value crosses the gate and the runs cannot confirm it, or
+    on a row with too few values: fail closed.
 
-    One run against one is reported, not asserted: state that lasts a whole
-    run (where threads and the cgroup's per-CPU data land) moved hold p99
-    by 1.54x between two runs of one workload on this VM, and the +50%
-    default of a single run fails such a pair, as docs/compare.md says."""
+    Reported, not asserted: runs 0+1 against 2+3, recorded one side after
+    the other. The machine's state drifts: hold p99 was 132 ns for four
+    runs in a row, then 212-252 ns for the next eleven, and a CI run of
+    this test met that step between runs 1 and 2 (1.61x, confirmed, as it
+    should be: the sides differed). One run against one is reported too:
+    state that lasts a whole run moved hold p99 by 1.54x between two runs,
+    and the +50% default of a single run fails such a pair, as
+    docs/compare.md says."""
     name = unique("rsl-cmp")
     inconclusive = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -896,10 +901,12 @@ def compare_same_workload_never_fails():
         for f in files:
             cpu_stat_run(name, 2, f)
         splits = []
-        for mate in files[1:]:
+        for mate in files[2:]:
             side = [files[0], mate]
             other = [f for f in files if f not in side]
             splits += [(side, other), (other, side)]
+        sequential = [(files[:2], files[2:]), (files[2:], files[:2])]
+        sequential_failed = sum(compare_runs(b, a)[1]["failed"] > 0 for b, a in sequential)
         for before, after in splits:
             rc, res, err = compare_runs(before, after)
             gates = (res or {}).get("gates", [])
@@ -926,9 +933,10 @@ def compare_same_workload_never_fails():
                 for k, m in res["total"]["metrics"].items():
                     if m["ratio"] is not None:
                         worst[k] = max(worst.get(k, 1), m["ratio"], 1 / max(m["ratio"], 1e-9))
-    return ("%d splits fail nothing (%d checks inconclusive); one against one, %d of 12 "
-            "pairs fail a default gate; widest spreads: %s" % (
-                len(splits), inconclusive, single_fails, ", ".join(
+    return ("%d interleaved splits fail nothing (%d checks inconclusive); in sequence, "
+            "%d of 2 fail; one against one, %d of 12 pairs fail a default gate; widest "
+            "spreads: %s" % (
+                len(splits), inconclusive, sequential_failed, single_fails, ", ".join(
                     "%s %.2fx" % (k, worst[k]) for k in ("hold.p99", "wait.p99", "contended.rate",
                                                           "irqoff.max") if k in worst)))
 
