@@ -16,9 +16,9 @@ CFLAGS ?= -O2 -g
 # The libraries' flags are asked of pkg-config when a recipe first needs
 # them, not when this file is read: `make deps all` installs the packages
 # before it compiles (deps runs first, below). Asked once, then kept.
-PKGS := libbpf jansson libcap libmicrohttpd libprotobuf-c
+PKGS := libbpf yajl libcap libmicrohttpd libprotobuf-c
 # libmicrohttpd is not linked: serve.c opens it only for --prometheus.
-LINK_PKGS := libbpf libelf zlib jansson libcap libprotobuf-c
+LINK_PKGS := libbpf libelf zlib yajl libcap libprotobuf-c
 pkg_missing = $(shell for p in $(1); do $(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done)
 pkg_flags = $(if $(call pkg_missing,$(1)),$(error missing the development files of: \
 	$(call pkg_missing,$(1)); as root, make deps installs them),$(shell $(PKG_CONFIG) $(2) $(1)))
@@ -34,7 +34,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 # -mcpu=v3: atomic fetch-and-add hands out slot numbers (Linux 5.12+).
 # Userspace, split by role; rstatlat.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
-	src/json.c src/fmt.c src/report_read.c src/stats.c src/compare.c \
+	src/json.c src/fmt.c src/jtree.c src/report_read.c src/stats.c src/compare.c \
 	src/compare_view.c src/compare_html.c src/compare_mail.c src/probe.c src/prom.c src/prom_text.c src/prom_pb.c src/serve.c \
 	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c
 # Only these include the skeleton.
@@ -125,13 +125,14 @@ check: rstatlat $(UNIT_TESTS) $(OUT)/bench/reader
 # libFuzzer over the JSON reader and compare, with ASan and UBSan. Built
 # with clang from the sources, not from the gcc objects.
 FUZZ_SRCS := src/report.c src/escape.c src/fmt.c src/report_read.c src/stats.c \
-	src/compare.c src/compare_view.c src/compare_html.c src/compare_mail.c src/json.c src/table.c src/metrics.c
+	src/compare.c src/compare_view.c src/compare_html.c src/compare_mail.c src/json.c src/table.c src/metrics.c \
+	src/jtree.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 $(OUT)/fuzz/fuzz_report_read: tests/fuzz/fuzz_report_read.c $(FUZZ_SRCS) $(HEADERS)
 	mkdir -p $(OUT)/fuzz
 	$(CLANG) $(FUZZ_FLAGS) $(WARN) -D_GNU_SOURCE -Isrc $< $(FUZZ_SRCS) \
-		$(shell $(PKG_CONFIG) --libs jansson) -lm -o $@
+		$(shell $(PKG_CONFIG) --libs yajl) -lm -o $@
 
 check-fuzz:
 	tests/run-fuzz

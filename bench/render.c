@@ -5,8 +5,10 @@
  * Prometheus exposition (each refresh of /metrics) at the exporter's
  * defaults (PROM_DEFAULT_BUCKETS, PROM_DEFAULT_MAX_CGROUPS named), and
  * the same with the protobuf format beside it (a scraper asked for
- * native histograms).
+ * native histograms). With "write", writes the report's JSON summary to
+ * FILE instead (seeded: two seeds make the two sides of compare's bench).
  *   render [N [table|json|prom|prompb]]
+ *   render N write FILE SEED
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,24 @@ static void fill(struct row *r, size_t i)
 		row_add_cause(r, "memcg_periodic", 1, 1, 30000);
 }
 
+static int write_summary(struct report *r, const char *path)
+{
+	FILE *f = path ? fopen(path, "w") : NULL;
+
+	if (!f) {
+		fprintf(stderr, "render: write needs a FILE it can write\n");
+		return 1;
+	}
+	r->type = REPORT_SUMMARY;
+	snprintf(r->kernel.release, sizeof(r->kernel.release), "bench");
+	r->kernel.cpus_possible = r->kernel.cpus_online = 2;
+	r->parts_from = PARTS_FROM_TIMED;
+	r->parts_measured = (1U << PART_MAX) - 1;
+	json_print(f, r);
+	report_free(r);
+	return fclose(f) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000, cap = 0;
@@ -69,9 +89,11 @@ int main(int argc, char **argv)
 	struct prom_state *prom;
 	const char *why;
 
-	srand(42);
+	srand(only && !strcmp(only, "write") && argc > 4 ? (unsigned int)atoi(argv[4]) : 42);
 	for (size_t i = 0; i < n; i++)
 		fill(report_add_row(&r.cgroups, &r.ncgroups, &cap), i);
+	if (only && !strcmp(only, "write"))
+		return write_summary(&r, argc > 3 ? argv[3] : NULL);
 	if (prom_buckets_parse(PROM_DEFAULT_BUCKETS, &po, &why) || !(prom = prom_new(&po)))
 		return 1;
 	for (int rep = 0; rep < REPS; rep++) {

@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "compare.h"
 #include "compare_cli.h"
 #include "escape.h"
@@ -279,17 +282,100 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 	}
 }
 
-static void read_run(const char *file, struct report *r, struct read_info *info)
-{
-	char err[512];
-	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+struct compared {
+	const struct file_list *files;	/* [0] before, [1] after */
+	struct side_runs *sides[2];
+	struct comparison c;
+};
 
-	if (!f)
-		die(EXIT_INPUT, "%s: %s", file, strerror(errno));
-	if (report_read(f, r, info, err, sizeof(err)))
-		die(EXIT_INPUT, "%s: %s", file, err);
+/* One file to read, and why it could not be. */
+struct read_job {
+	const char *file;
+	struct report *r;
+	struct read_info *info;
+	int failed;		/* 0, or the exit status */
+	char err[512];
+};
+
+struct read_queue {
+	struct read_job *jobs;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void read_job(struct read_job *j)
+{
+	FILE *f = strcmp(j->file, "-") ? fopen(j->file, "r") : stdin;
+
+	if (!f) {
+		snprintf(j->err, sizeof(j->err), "%s", strerror(errno));
+		j->failed = EXIT_INPUT;
+		return;
+	}
+	if (report_read(f, j->r, j->info, j->err, sizeof(j->err)))
+		j->failed = EXIT_INPUT;
 	if (f != stdin)
 		fclose(f);
+}
+
+static void *read_worker(void *arg)
+{
+	struct read_queue *q = arg;
+
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
+		read_job(&q->jobs[i]);
+	return NULL;
+}
+
+/*
+ * Reads every file of every pair, READ_THREADS_MAX at a time (each reader's
+ * memory is bounded, report_read.h): two files of 8 000 cgroups take the
+ * time of the larger. A file that cannot be read ends compare, the first
+ * named first, whichever thread met it.
+ */
+#define READ_THREADS_MAX 4
+
+static void read_files(struct cmp_opts *o, struct compared *pairs)
+{
+	struct read_queue q = { .n = 0 };
+	pthread_t threads[READ_THREADS_MAX];
+	size_t nthreads = 0, stdin_reads = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	q.jobs = calloc((size_t)o->nfiles * 2 * MAX_RUNS, sizeof(*q.jobs));
+	if (!q.jobs)
+		die(EXIT_NOMEM, "out of memory");
+	for (size_t i = 0; i < o->nfiles; i++)
+		for (int k = 0; k < 2; k++) {
+			const struct file_list *l = &pairs[i].files[k];
+			struct side_runs *sr = calloc(1, sizeof(*sr));
+
+			/* 64 runs a side: too large for the stack */
+			if (!sr)
+				die(EXIT_NOMEM, "out of memory");
+			pairs[i].sides[k] = sr;
+			for (size_t r = 0; r < l->n; r++) {
+				stdin_reads += !strcmp(l->name[r], "-");
+				q.jobs[q.n++] = (struct read_job){
+					.file = l->name[r], .r = &sr->runs[r], .info = &sr->info[r],
+				};
+			}
+		}
+	if (stdin_reads > 1)
+		die(EXIT_INPUT, "'-' (standard input) named %zu times: it can be read once",
+		    stdin_reads);
+	atomic_init(&q.next, 0);
+	while (nthreads + 1 < READ_THREADS_MAX && nthreads + 1 < q.n &&
+	       (long)nthreads + 1 < cpus &&
+	       !pthread_create(&threads[nthreads], NULL, read_worker, &q))
+		nthreads++;
+	read_worker(&q);
+	for (size_t t = 0; t < nthreads; t++)
+		pthread_join(threads[t], NULL);
+	for (size_t j = 0; j < q.n; j++)
+		if (q.jobs[j].failed)
+			die(q.jobs[j].failed, "%s: %s", q.jobs[j].file, q.jobs[j].err);
+	free(q.jobs);
 }
 
 /* Files without irqoff_ns (sample, off, older files) use the holds. */
@@ -330,11 +416,11 @@ static void check_alike(const struct file_list *l, const struct side_runs *sr, s
 }
 
 /* Reads one side; its reports live as long as the comparison. */
-static void read_side(const struct file_list *l, struct side_runs *sr, struct side *s,
-		      const char *what)
+/* A side's runs, read: one kernel and machine, and what they held. */
+static void check_side(const struct file_list *l, struct side_runs *sr, struct side *s,
+		       const char *what)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		read_run(l->name[i], &sr->runs[i], &sr->info[i]);
 		check_alike(l, sr, i, what);
 		s->summaries += sr->info[i].summaries;
 		s->intervals += sr->info[i].intervals;
@@ -350,12 +436,6 @@ static bool side_ran_commands(const struct file_list *l, const struct side_runs 
 }
 
 /* One comparison: a pair of file lists, their runs, and what compare made of them. */
-struct compared {
-	const struct file_list *files;	/* [0] before, [1] after */
-	struct side_runs *sides[2];
-	struct comparison c;
-};
-
 /*
  * When every run of both sides ran a command (-- COMMAND), each run's
  * command cgroups (named after its own pid) pair as "(command)", and the
@@ -457,14 +537,8 @@ static void compare_pair(const struct cmp_opts *o, struct compared *p)
 	char err[512];
 	int ret;
 
-	for (int k = 0; k < 2; k++) {
-		/* 64 runs a side: too large for the stack */
-		p->sides[k] = calloc(1, sizeof(*p->sides[k]));
-		if (!p->sides[k])
-			die(EXIT_NOMEM, "out of memory");
-	}
-	read_side(&p->files[0], p->sides[0], &c->before, "BEFORE");
-	read_side(&p->files[1], p->sides[1], &c->after, "AFTER");
+	check_side(&p->files[0], p->sides[0], &c->before, "BEFORE");
+	check_side(&p->files[1], p->sides[1], &c->after, "AFTER");
 	pair_commands(p);
 	pair_cgroups(o, p);
 	fold_locks(p);
@@ -514,8 +588,10 @@ int compare_main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	out = open_output(o.output);
-	for (size_t i = 0; i < o.nfiles; i++) {
+	for (size_t i = 0; i < o.nfiles; i++)
 		pairs[i].files = o.files[i];
+	read_files(&o, pairs);
+	for (size_t i = 0; i < o.nfiles; i++) {
 		compare_pair(&o, &pairs[i]);
 		failed += pairs[i].c.failed;
 		inconclusive += pairs[i].c.inconclusive;

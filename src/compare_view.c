@@ -648,10 +648,29 @@ static void print_readable(FILE *f, const struct comparison *c, bool md, size_t 
 
 static void json_number(FILE *f, bool has, double v)
 {
-	if (has && isfinite(v))
-		fprintf(f, "%.17g", v);
-	else
+	char digits[24], *p = digits + sizeof(digits);
+	uint64_t u;
+
+	if (!has || !isfinite(v)) {
 		fputs("null", f);
+		return;
+	}
+	/*
+	 * Most values are whole (counts, nanoseconds): written as %.17g
+	 * writes them, without its cost (a JSON of 8 000 rows has 10^6).
+	 */
+	if (v != trunc(v) || fabs(v) >= 0x1p53) {
+		fprintf(f, "%.17g", v);
+		return;
+	}
+	u = (uint64_t)fabs(v);
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	fputs(p, f);
 }
 
 /* The first run's command, or null: what it ran, where, and its status. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON lines -> report, with jansson. Everything in the file is untrusted:
+ * JSON lines -> report, through jtree (yajl). Everything in the file is untrusted:
  * every key is checked for presence and type, every histogram for the
  * rstatlat/1 bucket layout and for counts that add up, and the first
  * problem ends the read with one line saying where it is.
@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jansson.h>
+#include "jtree.h"
 #include "report_read.h"
 
 #define SCHEMA_PREFIX "rstatlat/"
@@ -27,8 +27,13 @@ struct acc {
 	size_t self_objects;	/* objects that carried "self" */
 };
 
+/* The top-level lists of rows, each row read alone as it comes (jtree). */
+enum { LIST_CGROUPS, LIST_PROCESSES, LIST_MAX };
+static const char *const list_keys[LIST_MAX] = { "cgroups", "processes" };
+
 struct reader {
-	size_t line;
+	struct jt_parser *jp;
+	size_t line;		/* set: the line errors name; 0: where jp is */
 	char *err;
 	size_t errlen;
 	struct acc acc[2];	/* [0] intervals, [1] summaries */
@@ -42,20 +47,18 @@ struct reader {
 	bool irqoff_rows;	/* a row had irqoff_ns: measured per row (IRQOFF_ROWS_TRACED) */
 	/* 1 << COUNT_*: optional counters some row had, and some row lacked */
 	unsigned int counts_seen, counts_missing;
-	/*
-	 * The line's "cgroups" and "processes" arrays as text, each row parsed
-	 * alone (split_rows); the object itself is parsed with them emptied.
-	 */
-	struct raw_list {
-		const char *at;		/* '[' ... ']'; NULL: in the parsed object */
-		size_t len;
-	} raw[2];
+	/* rows of the object being read that came before its "type" */
+	struct pending {
+		struct row *rows;
+		size_t n, cap;
+	} pending[LIST_MAX];
 };
 
 __attribute__((format(printf, 2, 3)))
 static int fail(struct reader *rd, const char *fmt, ...)
 {
-	int n = snprintf(rd->err, rd->errlen, "line %zu: ", rd->line);
+	int n = snprintf(rd->err, rd->errlen, "line %zu: ",
+			 rd->line || !rd->jp ? rd->line : jt_line(rd->jp));
 	va_list ap;
 
 	if (n < 0 || (size_t)n >= rd->errlen)
@@ -66,30 +69,30 @@ static int fail(struct reader *rd, const char *fmt, ...)
 	return -1;
 }
 
-static json_t *get(struct reader *rd, json_t *obj, const char *ctx, const char *key)
+static const struct jt *get(struct reader *rd, const struct jt *obj, const char *ctx, const char *key)
 {
-	json_t *v = json_object_get(obj, key);
+	const struct jt *v = jt_get(obj, key);
 
 	if (!v)
 		fail(rd, "%s%smissing key \"%s\"", ctx, *ctx ? ": " : "", key);
 	return v;
 }
 
-static int get_u64(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+static int get_u64(struct reader *rd, const struct jt *obj, const char *ctx, const char *key,
 		   uint64_t *out)
 {
-	json_t *v = get(rd, obj, ctx, key);
+	const struct jt *v = get(rd, obj, ctx, key);
 
 	if (!v)
 		return -1;
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
+	if (!jt_is(v, JT_UINT))
 		return fail(rd, "%s%s\"%s\" is not a non-negative integer", ctx,
 			    *ctx ? ": " : "", key);
-	*out = (uint64_t)json_integer_value(v);
+	*out = v->u;
 	return 0;
 }
 
-static int get_u32(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+static int get_u32(struct reader *rd, const struct jt *obj, const char *ctx, const char *key,
 		   uint32_t *out)
 {
 	uint64_t v;
@@ -102,23 +105,23 @@ static int get_u32(struct reader *rd, json_t *obj, const char *ctx, const char *
 	return 0;
 }
 
-static const char *get_str(struct reader *rd, json_t *obj, const char *ctx, const char *key)
+static const char *get_str(struct reader *rd, const struct jt *obj, const char *ctx, const char *key)
 {
-	json_t *v = get(rd, obj, ctx, key);
+	const struct jt *v = get(rd, obj, ctx, key);
 
-	if (v && !json_is_string(v)) {
+	if (v && !jt_is(v, JT_STRING)) {
 		fail(rd, "%s%s\"%s\" is not a string", ctx, *ctx ? ": " : "", key);
 		return NULL;
 	}
-	return v ? json_string_value(v) : NULL;
+	return v ? v->str.s : NULL;
 }
 
-static json_t *get_typed(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+static const struct jt *get_typed(struct reader *rd, const struct jt *obj, const char *ctx, const char *key,
 			 bool array)
 {
-	json_t *v = get(rd, obj, ctx, key);
+	const struct jt *v = get(rd, obj, ctx, key);
 
-	if (v && (array ? !json_is_array(v) : !json_is_object(v))) {
+	if (v && (array ? !jt_is(v, JT_ARRAY) : !jt_is(v, JT_OBJECT))) {
 		fail(rd, "%s%s\"%s\" is not an %s", ctx, *ctx ? ": " : "", key,
 		     array ? "array" : "object");
 		return NULL;
@@ -149,29 +152,44 @@ static bool old_layout_bucket(uint64_t ge, uint64_t le)
  * beyond its last (files of a layout that ran to 2^35 ns), which folds
  * into the last.
  */
-static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dist *d,
-		       int *last, uint64_t *last_ge)
+static int read_bucket(struct reader *rd, const struct jt *b, const char *sub, size_t i,
+		       struct dist *d, int *last, uint64_t *last_ge)
 {
+	const struct jt *gev = jt_get(b, "ge"), *lev = jt_get(b, "le"), *cv = jt_get(b, "count");
 	uint64_t ge, le, count;
 	unsigned int idx;
 	bool beyond;
+	char ctx[288];
+	const char *why;
 
-	if (!json_is_object(b))
-		return fail(rd, "%s: not an object", ctx);
-	if (get_u64(rd, b, ctx, "ge", &ge) || get_u64(rd, b, ctx, "le", &le) ||
-	    get_u64(rd, b, ctx, "count", &count))
+	/* a file has thousands of buckets: where one is, only said when it is wrong */
+	if (!jt_is(gev, JT_UINT) || !jt_is(lev, JT_UINT) || !jt_is(cv, JT_UINT)) {
+		snprintf(ctx, sizeof(ctx), "%s.buckets[%zu]", sub, i);
+		if (!jt_is(b, JT_OBJECT))
+			return fail(rd, "%s: not an object", ctx);
+		/* one of them is missing or not an integer: get_u64 says which */
+		(void)(get_u64(rd, b, ctx, "ge", &ge) || get_u64(rd, b, ctx, "le", &le) ||
+		       get_u64(rd, b, ctx, "count", &count));
 		return -1;
+	}
+	ge = gev->u;
+	le = lev->u;
+	count = cv->u;
 	idx = hist_bucket(ge);
 	beyond = idx == HIST_BUCKETS - 1 && ge > hist_bucket_lower(idx);
 	if (beyond ? !old_layout_bucket(ge, le) : hist_bucket_lower(idx) != ge ||
 	    (idx < HIST_BUCKETS - 1 ? le != hist_bucket_upper(idx) - 1 : le < ge))
-		return fail(rd, "%s: [%" PRIu64 ", %" PRIu64 "] is not a " SCHEMA " bucket",
-			    ctx, ge, le);
-	if ((int)idx < *last || ((int)idx == *last && (!beyond || ge <= *last_ge)))
-		return fail(rd, "%s: buckets out of order", ctx);
+		why = "is not a " SCHEMA " bucket";
+	else if ((int)idx < *last || ((int)idx == *last && (!beyond || ge <= *last_ge)))
+		why = "out of order";
+	else if (count == 0 || count > UINT64_MAX - d->count)
+		why = "has a bad count";
+	else
+		why = NULL;
+	if (why)
+		return fail(rd, "%s.buckets[%zu]: [%" PRIu64 ", %" PRIu64 "] %s", sub, i, ge, le,
+			    why);
 	*last_ge = ge;
-	if (count == 0 || count > UINT64_MAX - d->count)
-		return fail(rd, "%s: bad count", ctx);
 	*last = (int)idx;
 	/* in ascending order: an append */
 	if (dist_add(d, idx, count))
@@ -180,12 +198,12 @@ static int read_bucket(struct reader *rd, json_t *b, const char *ctx, struct dis
 }
 
 /* A {count, sum, max, buckets} distribution whose buckets add up; d is empty. */
-static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+static int read_dist(struct reader *rd, const struct jt *obj, const char *ctx, const char *key,
 		     struct dist *d)
 {
-	char sub[256], bctx[288];
+	char sub[256];
 	uint64_t count;
-	json_t *v, *buckets, *b;
+	const struct jt *v, *buckets, *b;
 	uint64_t last_ge = 0;
 	size_t i;
 	int last = -1;
@@ -200,11 +218,9 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 	buckets = get_typed(rd, v, sub, "buckets", true);
 	if (!buckets)
 		return -1;
-	json_array_foreach(buckets, i, b) {
-		snprintf(bctx, sizeof(bctx), "%s.buckets[%zu]", sub, i);
-		if (read_bucket(rd, b, bctx, d, &last, &last_ge))
+	jt_foreach(buckets, i, b)
+		if (read_bucket(rd, b, sub, i, d, &last, &last_ge))
 			return -1;
-	}
 	if (d->count != count)
 		return fail(rd, "%s: buckets hold %" PRIu64 " values, count says %" PRIu64,
 			    sub, d->count, count);
@@ -215,16 +231,16 @@ static int read_dist(struct reader *rd, json_t *obj, const char *ctx, const char
 }
 
 /* An optional name of 1 to len - 1 bytes, into buf. */
-static int read_name(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+static int read_name(struct reader *rd, const struct jt *obj, const char *ctx, const char *key,
 		     char *buf, size_t len)
 {
-	json_t *v = json_object_get(obj, key);
+	const struct jt *v = jt_get(obj, key);
 
 	if (!v)
 		return 0;
-	if (!json_is_string(v) || !json_string_length(v) || json_string_length(v) >= len)
+	if (!jt_is(v, JT_STRING) || !v->str.len || v->str.len >= len)
 		return fail(rd, "%s.%s: not a name of 1 to %zu bytes", ctx, key, len - 1);
-	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
+	memcpy(buf, v->str.s, v->str.len + 1);
 	return 0;
 }
 
@@ -232,18 +248,18 @@ static int read_name(struct reader *rd, json_t *obj, const char *ctx, const char
  * A row's lock (files with lock_rows) and lock type (lock_types): absent
  * where not told apart.
  */
-static int read_lock(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_lock(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
 	return read_name(rd, obj, ctx, "lock", row->lock, sizeof(row->lock)) ||
 	       read_name(rd, obj, ctx, "lock_type", row->lock_type, sizeof(row->lock_type));
 }
 
 /* A row's cgroup: id, hierarchy and path, in obj. */
-static int read_identity(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_identity(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
 	const char *path;
 
-	if (!json_is_object(obj))
+	if (!jt_is(obj, JT_OBJECT))
 		return fail(rd, "%s: not an object", ctx);
 	if (get_u64(rd, obj, ctx, "id", &row->cgid) ||
 	    get_u32(rd, obj, ctx, "hierarchy", &row->hierarchy))
@@ -256,9 +272,9 @@ static int read_identity(struct reader *rd, json_t *obj, const char *ctx, struct
 }
 
 /* "flush_parts" of a row: its wall_ns must be the row's flush_ns sum. */
-static int read_flush_parts(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_flush_parts(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
-	json_t *fp = get_typed(rd, obj, ctx, "flush_parts", false);
+	const struct jt *fp = get_typed(rd, obj, ctx, "flush_parts", false);
 	char key[32], sub[64];
 	uint64_t wall;
 
@@ -272,7 +288,7 @@ static int read_flush_parts(struct reader *rd, json_t *obj, const char *ctx, str
 	for (int k = 0; k < PART_MAX; k++) {
 		snprintf(key, sizeof(key), "%s_ns", part_names[k]);
 		/* files before self was a part of its own have it in other */
-		if (k == PART_SELF && !json_object_get(fp, key))
+		if (k == PART_SELF && !jt_get(fp, key))
 			continue;
 		if (get_u64(rd, fp, sub, key, &row->part[k]))
 			return -1;
@@ -285,20 +301,20 @@ static int read_flush_parts(struct reader *rd, json_t *obj, const char *ctx, str
  * flushes and flush_ns are in proportion to the weights they came from,
  * so they stand in for them.
  */
-static int read_flush_causes(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_flush_causes(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
-	json_t *list = get_typed(rd, obj, ctx, "flush_causes", true), *c;
+	const struct jt *list = get_typed(rd, obj, ctx, "flush_causes", true), *c;
 	char sub[64];
 	size_t i;
 
 	if (!list)
 		return -1;
-	json_array_foreach(list, i, c) {
+	jt_foreach(list, i, c) {
 		uint64_t samples, flushes, ns;
 		const char *name;
 
 		snprintf(sub, sizeof(sub), "%s.flush_causes[%zu]", ctx, i);
-		if (!json_is_object(c))
+		if (!jt_is(c, JT_OBJECT))
 			return fail(rd, "%s: not an object", sub);
 		name = get_str(rd, c, sub, "cause");
 		if (!name || get_u64(rd, c, sub, "samples", &samples) ||
@@ -311,9 +327,9 @@ static int read_flush_causes(struct reader *rd, json_t *obj, const char *ctx, st
 	return 0;
 }
 
-static int read_decisions(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_decisions(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
-	json_t *d = get_typed(rd, obj, ctx, "memcg_decisions", false);
+	const struct jt *d = get_typed(rd, obj, ctx, "memcg_decisions", false);
 	char sub[64];
 
 	if (!d)
@@ -326,13 +342,13 @@ static int read_decisions(struct reader *rd, json_t *obj, const char *ctx, struc
 }
 
 /* The flush figures of issue 13 arrived within rstatlat/1: older files lack them. */
-static int read_flush_extras(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_flush_extras(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
-	if (json_object_get(obj, "flush_parts") && read_flush_parts(rd, obj, ctx, row))
+	if (jt_get(obj, "flush_parts") && read_flush_parts(rd, obj, ctx, row))
 		return -1;
-	if (json_object_get(obj, "flush_causes") && read_flush_causes(rd, obj, ctx, row))
+	if (jt_get(obj, "flush_causes") && read_flush_causes(rd, obj, ctx, row))
 		return -1;
-	if (json_object_get(obj, "memcg_decisions") && read_decisions(rd, obj, ctx, row))
+	if (jt_get(obj, "memcg_decisions") && read_decisions(rd, obj, ctx, row))
 		return -1;
 	return 0;
 }
@@ -352,7 +368,7 @@ static unsigned int optional_counts(void)
  * optional one a row lacks was not measured (a file from before it, its
  * part off): the report says so (counts_unmeasured).
  */
-static int read_counts_after(struct reader *rd, json_t *obj, const char *ctx, struct row *row,
+static int read_counts_after(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row,
 			     int after)
 {
 	for (int k = 0; k < COUNT_MAX; k++) {
@@ -360,7 +376,7 @@ static int read_counts_after(struct reader *rd, json_t *obj, const char *ctx, st
 
 		if (cd->after != after)
 			continue;
-		if (cd->json_optional && !json_object_get(obj, cd->json)) {
+		if (cd->json_optional && !jt_get(obj, cd->json)) {
 			rd->counts_missing |= 1U << k;
 			continue;
 		}
@@ -372,14 +388,14 @@ static int read_counts_after(struct reader *rd, json_t *obj, const char *ctx, st
 }
 
 /* What cgroup and process rows both carry: counters and distributions (metrics.h). */
-static int read_figures(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_figures(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
 	if (read_counts_after(rd, obj, ctx, row, -1))
 		return -1;
 	for (int i = 0; i < DIST_ROW_MAX; i++) {
 		enum dist_id k = dist_shown[i];
-		json_t *v = json_object_get(obj, dist_defs[k].json);
-		bool absent = !v || json_is_null(v);
+		const struct jt *v = jt_get(obj, dist_defs[k].json);
+		bool absent = !v || jt_is(v, JT_NULL);
 
 		if (absent && dist_defs[k].json_optional)
 			continue;
@@ -392,12 +408,12 @@ static int read_figures(struct reader *rd, json_t *obj, const char *ctx, struct 
 	return read_flush_extras(rd, obj, ctx, row);
 }
 
-static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_row(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
 	if (read_identity(rd, obj, ctx, row) || read_figures(rd, obj, ctx, row))
 		return -1;
 	/* the aggregate row of removed cgroups (optional: 0 is not written) */
-	if (json_object_get(obj, "removed_cgroups") &&
+	if (jt_get(obj, "removed_cgroups") &&
 	    get_u32(rd, obj, ctx, "removed_cgroups", &row->removed_cgroups))
 		return -1;
 	return 0;
@@ -407,13 +423,13 @@ static int read_row(struct reader *rd, json_t *obj, const char *ctx, struct row 
  * A -p row: a flusher of a cgroup. Kept by comm, not pid (pids differ
  * between runs), so one comm's processes on one cgroup merge.
  */
-static int read_process_row(struct reader *rd, json_t *obj, const char *ctx, struct row *row)
+static int read_process_row(struct reader *rd, const struct jt *obj, const char *ctx, struct row *row)
 {
 	char sub[64];
 	const char *comm;
-	json_t *cg;
+	const struct jt *cg;
 
-	if (!json_is_object(obj))
+	if (!jt_is(obj, JT_OBJECT))
 		return fail(rd, "%s: not an object", ctx);
 	comm = get_str(rd, obj, ctx, "comm");
 	cg = comm ? get_typed(rd, obj, ctx, "cgroup", false) : NULL;
@@ -423,7 +439,7 @@ static int read_process_row(struct reader *rd, json_t *obj, const char *ctx, str
 	snprintf(sub, sizeof(sub), "%s.cgroup", ctx);
 	if (read_identity(rd, cg, sub, row) || read_figures(rd, obj, ctx, row))
 		return -1;
-	if (json_object_get(obj, "exited") && get_u32(rd, obj, ctx, "exited", &row->exited))
+	if (jt_get(obj, "exited") && get_u32(rd, obj, ctx, "exited", &row->exited))
 		return -1;
 	return 0;
 }
@@ -479,128 +495,127 @@ static int acc_add_row(struct reader *rd, const struct acc_rows *l, struct row *
 	return 0;
 }
 
-typedef int (*read_one_fn)(struct reader *, json_t *, const char *, struct row *);
+static int check_schema(struct reader *rd, const struct jt *obj);
 
-static int read_one_row(struct reader *rd, json_t *v, const char *key, size_t i,
-			const struct acc_rows *l, read_one_fn read_one)
+/* Where a list's rows go in an accumulator: cgroup rows by cgroup, -p rows by cgroup and comm. */
+static struct acc_rows acc_list(struct acc *a, int list)
 {
-	struct row row;
-	char ctx[48];
-
-	if (i >= READ_ROWS_MAX)
-		return fail(rd, "%s: more than %d rows", key, READ_ROWS_MAX);
-	memset(&row, 0, sizeof(row));
-	snprintf(ctx, sizeof(ctx), "%s[%zu]", key, i);
-	if (read_one(rd, v, ctx, &row) || acc_add_row(rd, l, &row)) {
-		row_free(&row);
-		return -1;
-	}
-	return 0;
+	if (list == LIST_CGROUPS)
+		return (struct acc_rows){ &a->r.cgroups, &a->r.ncgroups, &a->cap, &a->ix };
+	a->r.per_process = true;
+	a->pix.identity = &row_by_flusher;
+	return (struct acc_rows){ &a->r.processes, &a->r.nprocesses, &a->pcap, &a->pix };
 }
 
 /*
- * The end of the JSON value at s (a string, or an object or array with
- * everything in it; a scalar up to the next ',' ']' or '}' at its depth),
- * or NULL where the text ends first.
+ * The accumulator of the object whose members so far are top, by its
+ * "type"; NULL for a "slow" object or one whose type is not known yet
+ * (*known false: its rows wait in rd->pending).
  */
-static const char *value_end(const char *s, const char *end)
+static struct acc *object_acc(struct reader *rd, const struct jt *top, bool *known)
 {
-	int depth = 0;
+	const struct jt *t = jt_get(top, "type");
 
-	for (const char *p = s; p < end; p++) {
-		if (*p == '"') {
-			for (p++; p < end && *p != '"'; p++)
-				if (*p == '\\')
-					p++;
-			if (p >= end)
-				return NULL;
-			if (!depth)
-				return p + 1;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-		} else if (*p == '}' || *p == ']') {
-			if (!depth)
-				return p;
-			if (!--depth)
-				return p + 1;
-		} else if (*p == ',' && !depth) {
-			return p;
-		}
-	}
+	*known = jt_is(t, JT_STRING);
+	if (*known && !strcmp(t->str.s, "summary"))
+		return &rd->acc[1];
+	if (*known && !strcmp(t->str.s, "interval"))
+		return &rd->acc[0];
 	return NULL;
 }
 
-static const char *skip_blank(const char *p, const char *end)
+static int pending_add(struct reader *rd, int list, struct row *row)
 {
-	while (p < end && strchr(" \t\r\n", *p))
-		p++;
-	return p;
+	struct pending *p = &rd->pending[list];
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		struct row *rows = realloc(p->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return fail(rd, "out of memory");
+		p->rows = rows;
+		p->cap = cap;
+	}
+	p->rows[p->n++] = *row;
+	memset(row, 0, sizeof(*row));
+	return 0;
 }
 
-/* Rows of an array's text, each parsed alone: a row's tree, never the whole list's. */
-static int read_raw_list(struct reader *rd, const struct raw_list *raw, const char *key,
-			 const struct acc_rows *l, read_one_fn read_one)
+static void pending_free(struct reader *rd)
 {
-	const char *p = skip_blank(raw->at + 1, raw->at + raw->len), *end = raw->at + raw->len - 1;
-	json_error_t jerr;
-	size_t i = 0;
+	for (int list = 0; list < LIST_MAX; list++) {
+		struct pending *p = &rd->pending[list];
 
-	while (p < end) {
-		const char *e = value_end(p, end);
-		json_t *v;
-		int ret;
+		for (size_t i = 0; i < p->n; i++)
+			row_free(&p->rows[i]);
+		free(p->rows);
+		memset(p, 0, sizeof(*p));
+	}
+}
 
-		if (!e)
-			return fail(rd, "%s: not JSON", key);
-		v = json_loadb(p, (size_t)(e - p), JSON_REJECT_DUPLICATES, &jerr);
-		if (!v)
-			return fail(rd, "%s[%zu]: not JSON: %s", key, i, jerr.text);
-		ret = read_one_row(rd, v, key, i++, l, read_one);
-		json_decref(v);
-		if (ret)
-			return -1;
-		p = skip_blank(e, end);
-		if (p < end && *p == ',')
-			p = skip_blank(p + 1, end);
+/*
+ * jtree's element callback: the i-th row of a list of the object being
+ * read, parsed alone and merged into its accumulator (or kept until the
+ * object's type is known), its tree freed after.
+ */
+static int on_row(void *ctx, const struct jt *top, int list, size_t i, const struct jt *v)
+{
+	struct reader *rd = ctx;
+	const struct jt *schema = jt_get(top, "schema");
+	struct row row;
+	struct acc *a;
+	struct acc_rows l;
+	bool known;
+	char where[48];
+	int ret;
+
+	/* the schema comes first in rstatlat's files: rows of another are not read */
+	if (schema && check_schema(rd, top))
+		return -1;
+	if (i >= READ_ROWS_MAX)
+		return fail(rd, "%s: more than %d rows", list_keys[list], READ_ROWS_MAX);
+	memset(&row, 0, sizeof(row));
+	snprintf(where, sizeof(where), "%s[%zu]", list_keys[list], i);
+	ret = list == LIST_CGROUPS ? read_row(rd, v, where, &row) :
+				     read_process_row(rd, v, where, &row);
+	a = ret ? NULL : object_acc(rd, top, &known);
+	if (!ret && !known) {
+		ret = pending_add(rd, list, &row);
+	} else if (a) {
+		l = acc_list(a, list);
+		ret = acc_add_row(rd, &l, &row);
+	}
+	row_free(&row);
+	return ret;
+}
+
+/* The rows were read as they came (on_row); here what the object says of them. */
+static int read_rows(struct reader *rd, const struct jt *obj, struct acc *a)
+{
+	const struct jt *procs = jt_get(obj, "processes");
+
+	if (!get_typed(rd, obj, "", "cgroups", true))
+		return -1;
+	if (procs && !jt_is(procs, JT_NULL) && !jt_is(procs, JT_ARRAY))
+		return fail(rd, "\"processes\" is not an array");
+	if (jt_is(procs, JT_ARRAY))
+		acc_list(a, LIST_PROCESSES);
+	/* rows that came before the object's "type" */
+	for (int list = 0; list < LIST_MAX; list++) {
+		struct pending *p = &rd->pending[list];
+		struct acc_rows l = acc_list(a, list);
+
+		for (size_t i = 0; i < p->n; i++)
+			if (acc_add_row(rd, &l, &p->rows[i]))
+				return -1;
 	}
 	return 0;
 }
 
-static int read_list(struct reader *rd, json_t *rows, const char *key, const struct acc_rows *l,
-		     read_one_fn read_one, const struct raw_list *raw)
+static int read_lost(struct reader *rd, const struct jt *obj, struct acc *a)
 {
-	size_t i;
-	json_t *v;
-
-	if (raw->at)
-		return read_raw_list(rd, raw, key, l, read_one);
-	json_array_foreach(rows, i, v)
-		if (read_one_row(rd, v, key, i, l, read_one))
-			return -1;
-	return 0;
-}
-
-static int read_rows(struct reader *rd, json_t *obj, struct acc *a)
-{
-	json_t *rows = get_typed(rd, obj, "", "cgroups", true), *procs;
-	struct acc_rows cg = { &a->r.cgroups, &a->r.ncgroups, &a->cap, &a->ix };
-	struct acc_rows pr = { &a->r.processes, &a->r.nprocesses, &a->pcap, &a->pix };
-
-	if (!rows || read_list(rd, rows, "cgroups", &cg, read_row, &rd->raw[0]))
-		return -1;
-	procs = json_object_get(obj, "processes");
-	if (!procs || json_is_null(procs))
-		return 0;
-	if (!json_is_array(procs))
-		return fail(rd, "\"processes\" is not an array");
-	a->r.per_process = true;
-	a->pix.identity = &row_by_flusher;
-	return read_list(rd, procs, "processes", &pr, read_process_row, &rd->raw[1]);
-}
-
-static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
-{
-	json_t *lost = get_typed(rd, obj, "", "lost", false);
+	const struct jt *lost = get_typed(rd, obj, "", "lost", false);
 	uint64_t v;
 
 	if (!lost)
@@ -608,10 +623,10 @@ static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
 	/* counters a newer rstatlat/1 adds are not known here: skipped */
 	for (int i = 0; i < LOST_MAX; i++) {
 		/* files written before "entry" was the one word say slots_full */
-		const char *key = i == LOST_ENTRIES_FULL && !json_object_get(lost, lost_names[i]) ?
+		const char *key = i == LOST_ENTRIES_FULL && !jt_get(lost, lost_names[i]) ?
 				  "slots_full" : lost_names[i];
 
-		if (!json_object_get(lost, key))
+		if (!jt_get(lost, key))
 			continue;
 		if (get_u64(rd, lost, "lost", key, &v) || add_u64(rd, "lost", &a->r.lost[i], v, key))
 			return -1;
@@ -621,15 +636,15 @@ static int read_lost(struct reader *rd, json_t *obj, struct acc *a)
 
 
 /* The per-CPU lock (6.10-6.16), system-wide: null when its tracepoints were not attached. */
-static int read_cpu_lock(struct reader *rd, json_t *obj, struct acc *a)
+static int read_cpu_lock(struct reader *rd, const struct jt *obj, struct acc *a)
 {
-	json_t *v = json_object_get(obj, "cpu_lock");
+	const struct jt *v = jt_get(obj, "cpu_lock");
 	struct lock_summary l = { .present = true }, *into = &a->r.cpu_lock;
 	int ret;
 
-	if (!v || json_is_null(v))
+	if (!v || jt_is(v, JT_NULL))
 		return 0;
-	if (!json_is_object(v))
+	if (!jt_is(v, JT_OBJECT))
 		return fail(rd, "\"cpu_lock\" is not an object");
 	/* a failure ends the read, so a half-added lock is never used */
 	ret = get_u64(rd, v, "cpu_lock", "locked", &l.locked) ||
@@ -650,14 +665,14 @@ static int read_cpu_lock(struct reader *rd, json_t *obj, struct acc *a)
 }
 
 /* A number, or null for unknown; *known says which. */
-static int get_u64_or_null(struct reader *rd, json_t *obj, const char *ctx, const char *key,
+static int get_u64_or_null(struct reader *rd, const struct jt *obj, const char *ctx, const char *key,
 			   uint64_t *out, bool *known)
 {
-	json_t *v = get(rd, obj, ctx, key);
+	const struct jt *v = get(rd, obj, ctx, key);
 
 	if (!v)
 		return -1;
-	*known = !json_is_null(v);
+	*known = !jt_is(v, JT_NULL);
 	*out = 0;
 	return *known ? get_u64(rd, obj, ctx, key, out) : 0;
 }
@@ -666,15 +681,15 @@ static int get_u64_or_null(struct reader *rd, json_t *obj, const char *ctx, cons
  * rstatlat's own costs, when the object has them. Merged objects add
  * their CPU and BPF time; the last one says how many entries were in use.
  */
-static int read_self(struct reader *rd, json_t *obj, struct acc *a)
+static int read_self(struct reader *rd, const struct jt *obj, struct acc *a)
 {
-	json_t *v = json_object_get(obj, "self");
+	const struct jt *v = jt_get(obj, "self");
 	struct self_costs c = { .present = true }, *into = &a->r.self;
 	bool runs_known;
 
-	if (!v || json_is_null(v))
+	if (!v || jt_is(v, JT_NULL))
 		return 0;
-	if (!json_is_object(v))
+	if (!jt_is(v, JT_OBJECT))
 		return fail(rd, "\"self\" is not an object");
 	if (get_u64(rd, v, "self", "map_bytes", &c.map_bytes) ||
 	    get_u32(rd, v, "self", "entries", &c.entries) ||
@@ -707,16 +722,16 @@ static int read_self(struct reader *rd, json_t *obj, struct acc *a)
 }
 
 /* "locks": one of lock_scope_names, or absent (LOCKS_UNKNOWN). */
-static int read_locks(struct reader *rd, json_t *obj, enum lock_scope *locks)
+static int read_locks(struct reader *rd, const struct jt *obj, enum lock_scope *locks)
 {
-	json_t *v = json_object_get(obj, "locks");
+	const struct jt *v = jt_get(obj, "locks");
 
 	*locks = LOCKS_UNKNOWN;
 	if (!v)
 		return 0;
 	for (int k = 0; k < LOCKS_MAX; k++) {
-		if (lock_scope_names[k] && json_is_string(v) &&
-		    !strcmp(json_string_value(v), lock_scope_names[k])) {
+		if (lock_scope_names[k] && jt_is(v, JT_STRING) &&
+		    !strcmp(v->str.s, lock_scope_names[k])) {
 			*locks = (enum lock_scope)k;
 			return 0;
 		}
@@ -725,14 +740,14 @@ static int read_locks(struct reader *rd, json_t *obj, enum lock_scope *locks)
 }
 
 /* Every object of a file must come from one kernel and one attach plan. */
-static int read_kernel(struct reader *rd, json_t *obj)
+static int read_kernel(struct reader *rd, const struct jt *obj)
 {
-	json_t *k = get_typed(rd, obj, "", "kernel", false);
+	const struct jt *k = get_typed(rd, obj, "", "kernel", false);
 	struct kernel_info ki = { 0 };
 	const char *release, *attach;
 	enum lock_scope locks;
-	json_t *lock_rows = json_object_get(obj, "lock_rows");
-	json_t *lock_types = json_object_get(obj, "lock_types");
+	const struct jt *lock_rows = jt_get(obj, "lock_rows");
+	const struct jt *lock_types = jt_get(obj, "lock_types");
 	uint32_t possible, online;
 
 	if (!k)
@@ -744,9 +759,9 @@ static int read_kernel(struct reader *rd, json_t *obj)
 	attach = get_str(rd, obj, "", "attach");
 	if (!attach || read_locks(rd, obj, &locks))
 		return -1;
-	if ((lock_rows && !json_is_boolean(lock_rows)) ||
-	    (lock_types && !json_is_boolean(lock_types)))
-		return fail(rd, "%s: not a boolean", lock_rows && !json_is_boolean(lock_rows) ?
+	if ((lock_rows && !jt_is_bool(lock_rows)) ||
+	    (lock_types && !jt_is_bool(lock_types)))
+		return fail(rd, "%s: not a boolean", lock_rows && !jt_is_bool(lock_rows) ?
 			    "lock_rows" : "lock_types");
 	snprintf(ki.release, sizeof(ki.release), "%s", release);
 	ki.cpus_possible = (int)(possible > INT32_MAX ? INT32_MAX : possible);
@@ -755,26 +770,26 @@ static int read_kernel(struct reader *rd, json_t *obj)
 		rd->kernel = ki;
 		snprintf(rd->attach, sizeof(rd->attach), "%s", attach);
 		rd->locks = locks;
-		rd->lock_rows = json_is_true(lock_rows);
-		rd->lock_types = json_is_true(lock_types);
+		rd->lock_rows = jt_is(lock_rows, JT_TRUE);
+		rd->lock_types = jt_is(lock_types, JT_TRUE);
 		rd->have_kernel = true;
 		return 0;
 	}
 	if (strcmp(ki.release, rd->kernel.release) || strcmp(attach, rd->attach) ||
-	    locks != rd->locks || json_is_true(lock_rows) != rd->lock_rows ||
-	    json_is_true(lock_types) != rd->lock_types)
+	    locks != rd->locks || jt_is(lock_rows, JT_TRUE) != rd->lock_rows ||
+	    jt_is(lock_types, JT_TRUE) != rd->lock_types)
 		return fail(rd, "objects from different kernels or attach points in one file");
 	return 0;
 }
 
-static int read_irqoff_source(struct reader *rd, json_t *obj)
+static int read_irqoff_source(struct reader *rd, const struct jt *obj)
 {
-	json_t *irq = json_object_get(obj, "irqoff");
+	const struct jt *irq = jt_get(obj, "irqoff");
 	const char *src;
 
-	if (!irq || json_is_null(irq))
+	if (!irq || jt_is(irq, JT_NULL))
 		return 0;
-	if (!json_is_object(irq))
+	if (!jt_is(irq, JT_OBJECT))
 		return fail(rd, "\"irqoff\" is not an object");
 	src = get_str(rd, irq, "irqoff", "source");
 	if (!src)
@@ -785,14 +800,14 @@ static int read_irqoff_source(struct reader *rd, json_t *obj)
 }
 
 /* One of irqoff's system-wide distributions (null when its source was off), merged. */
-static int read_system_dist(struct reader *rd, json_t *irq, const char *key, struct dist *into,
+static int read_system_dist(struct reader *rd, const struct jt *irq, const char *key, struct dist *into,
 			    bool *present)
 {
-	json_t *v = json_object_get(irq, key);
+	const struct jt *v = jt_get(irq, key);
 	struct dist d = { 0 };
 	int ret;
 
-	if (!v || json_is_null(v))
+	if (!v || jt_is(v, JT_NULL))
 		return 0;
 	ret = read_dist(rd, irq, "irqoff", key, &d);
 	if (!ret && dist_merge_overflows(into, &d))
@@ -805,15 +820,15 @@ static int read_system_dist(struct reader *rd, json_t *irq, const char *key, str
 }
 
 /* Irqs-off outside rstat (trace) and tick lateness (sample), system-wide. */
-static int read_irqoff_system(struct reader *rd, json_t *obj, struct acc *a)
+static int read_irqoff_system(struct reader *rd, const struct jt *obj, struct acc *a)
 {
-	json_t *irq = json_object_get(obj, "irqoff");
+	const struct jt *irq = jt_get(obj, "irqoff");
 	const char *outside;
 
-	if (!irq || !json_is_object(irq))
+	if (!irq || !jt_is(irq, JT_OBJECT))
 		return 0;
 	/* files written before "outside" was the one word for them say other_ns */
-	outside = json_object_get(irq, "outside_ns") ? "outside_ns" : "other_ns";
+	outside = jt_get(irq, "outside_ns") ? "outside_ns" : "other_ns";
 	return read_system_dist(rd, irq, outside, &a->r.irqoff.outside, &a->r.irqoff.trace) ||
 	       read_system_dist(rd, irq, "late_ns", &a->r.irqoff.late, &a->r.irqoff.sample);
 }
@@ -822,29 +837,29 @@ static int read_irqoff_system(struct reader *rd, json_t *obj, struct acc *a)
 #define COMMAND_ARGS_MAX 4096
 
 /* "status" or "signal" of a command: null until it ended, else 0..255. */
-static int read_end_figure(struct reader *rd, json_t *cmd, const char *key, bool *ended, int *out)
+static int read_end_figure(struct reader *rd, const struct jt *cmd, const char *key, bool *ended, int *out)
 {
-	json_t *v = get(rd, cmd, "command", key);
+	const struct jt *v = get(rd, cmd, "command", key);
 
 	if (!v)
 		return -1;
-	if (json_is_null(v))
+	if (jt_is(v, JT_NULL))
 		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
+	if (!jt_is(v, JT_UINT) || v->u > 255)
 		return fail(rd, "command: \"%s\" is not null or 0..255", key);
-	*out = (int)json_integer_value(v);
+	*out = (int)v->u;
 	*ended = true;
 	return 0;
 }
 
-static int read_command_cgroups(struct reader *rd, json_t *list, struct command_info *c)
+static int read_command_cgroups(struct reader *rd, const struct jt *list, struct command_info *c)
 {
 	size_t i;
-	json_t *v;
+	const struct jt *v;
 
-	if (json_array_size(list) > COMMAND_CGROUPS_MAX)
+	if (list->n > COMMAND_CGROUPS_MAX)
 		return fail(rd, "command: more than %d cgroups", COMMAND_CGROUPS_MAX);
-	json_array_foreach(list, i, v) {
+	jt_foreach(list, i, v) {
 		struct row id = { 0 };
 		char ctx[48];
 
@@ -858,20 +873,20 @@ static int read_command_cgroups(struct reader *rd, json_t *list, struct command_
 	return 0;
 }
 
-static int read_command_argv(struct reader *rd, json_t *list, struct command_info *c)
+static int read_command_argv(struct reader *rd, const struct jt *list, struct command_info *c)
 {
-	size_t i, n = json_array_size(list);
-	json_t *v;
+	size_t i, n = list->n;
+	const struct jt *v;
 
 	if (!n || n > COMMAND_ARGS_MAX)
 		return fail(rd, "command: \"argv\" must hold 1 to %d strings", COMMAND_ARGS_MAX);
 	c->argv = calloc(n + 1, sizeof(*c->argv));
 	if (!c->argv)
 		return fail(rd, "out of memory");
-	json_array_foreach(list, i, v) {
-		if (!json_is_string(v))
+	jt_foreach(list, i, v) {
+		if (!jt_is(v, JT_STRING))
 			return fail(rd, "command: argv[%zu] is not a string", i);
-		c->argv[c->argc] = strdup(json_string_value(v));
+		c->argv[c->argc] = strdup(v->str.s);
 		if (!c->argv[c->argc++])
 			return fail(rd, "out of memory");
 	}
@@ -882,15 +897,15 @@ static int read_command_argv(struct reader *rd, json_t *list, struct command_inf
  * "command" (-- COMMAND): the first object's, with how it ended from the
  * object that knows (the summary). Absent in runs without a command.
  */
-static int read_command(struct reader *rd, json_t *obj, struct acc *a)
+static int read_command(struct reader *rd, const struct jt *obj, struct acc *a)
 {
-	json_t *cmd = json_object_get(obj, "command"), *argv, *cgroups;
+	const struct jt *cmd = jt_get(obj, "command"), *argv, *cgroups;
 	struct command_info *c = &a->r.command, got = { 0 };
 	int ret;
 
 	if (!cmd)
 		return 0;
-	if (!json_is_object(cmd))
+	if (!jt_is(cmd, JT_OBJECT))
 		return fail(rd, "\"command\" is not an object");
 	if (read_end_figure(rd, cmd, "status", &got.ended, &got.status) ||
 	    read_end_figure(rd, cmd, "signal", &got.ended, &got.signal))
@@ -916,10 +931,10 @@ static int read_command(struct reader *rd, json_t *obj, struct acc *a)
 	return 0;
 }
 
-static int check_schema(struct reader *rd, json_t *obj)
+static int check_schema(struct reader *rd, const struct jt *obj)
 {
-	json_t *v = json_is_object(obj) ? json_object_get(obj, "schema") : NULL;
-	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	const struct jt *v = jt_is(obj, JT_OBJECT) ? jt_get(obj, "schema") : NULL;
+	const char *s = jt_is(v, JT_STRING) ? v->str.s : NULL;
 
 	if (!s || strncmp(s, SCHEMA_PREFIX, strlen(SCHEMA_PREFIX)))
 		return fail(rd, "not rstatlat -j output (no \"schema\": \"" SCHEMA "\")");
@@ -941,10 +956,10 @@ static int part_named(const char *name)
  * Where the parts came from, and which were measured. Files from before
  * --flush-parts kernel timed every part but self (then in other).
  */
-static int read_parts_from(struct reader *rd, json_t *obj, struct acc *a)
+static int read_parts_from(struct reader *rd, const struct jt *obj, struct acc *a)
 {
-	json_t *from = json_object_get(obj, "flush_parts_from");
-	json_t *un = json_object_get(obj, "flush_parts_unmeasured"), *v;
+	const struct jt *from = jt_get(obj, "flush_parts_from");
+	const struct jt *un = jt_get(obj, "flush_parts_unmeasured"), *v;
 	unsigned int measured = (1U << PART_MAX) - 1;
 	size_t i;
 	int k;
@@ -954,16 +969,16 @@ static int read_parts_from(struct reader *rd, json_t *obj, struct acc *a)
 		a->r.parts_measured = measured & ~(1U << PART_SELF);
 		return 0;
 	}
-	if (!json_is_string(from) || !strcmp(json_string_value(from), ""))
+	if (!jt_is(from, JT_STRING) || !strcmp(from->str.s, ""))
 		return fail(rd, "flush_parts_from: not kernel or timed");
-	if (!strcmp(json_string_value(from), "kernel"))
+	if (!strcmp(from->str.s, "kernel"))
 		a->r.parts_from = PARTS_FROM_KERNEL;
-	else if (strcmp(json_string_value(from), "timed"))
+	else if (strcmp(from->str.s, "timed"))
 		return fail(rd, "flush_parts_from: not kernel or timed");
-	if (!json_is_array(un))
+	if (!jt_is(un, JT_ARRAY))
 		return fail(rd, "flush_parts_unmeasured: not an array");
-	json_array_foreach(un, i, v) {
-		k = json_is_string(v) ? part_named(json_string_value(v)) : -1;
+	jt_foreach(un, i, v) {
+		k = jt_is(v, JT_STRING) ? part_named(v->str.s) : -1;
 		if (k < 0 || k == PART_OTHER)
 			return fail(rd, "flush_parts_unmeasured[%zu]: not a part's name", i);
 		measured &= ~(1U << k);
@@ -973,29 +988,29 @@ static int read_parts_from(struct reader *rd, json_t *obj, struct acc *a)
 }
 
 /* What a run measured of its flushes; absent in older files. */
-static int read_flush_sources(struct reader *rd, json_t *obj, struct acc *a)
+static int read_flush_sources(struct reader *rd, const struct jt *obj, struct acc *a)
 {
-	json_t *parts = json_object_get(obj, "flush_parts");
-	json_t *memcg = json_object_get(obj, "memcg_decisions"), *budget;
+	const struct jt *parts = jt_get(obj, "flush_parts");
+	const struct jt *memcg = jt_get(obj, "memcg_decisions"), *budget;
 
-	if ((parts && !json_is_boolean(parts)) || (memcg && !json_is_boolean(memcg)))
+	if ((parts && !jt_is_bool(parts)) || (memcg && !jt_is_bool(memcg)))
 		return fail(rd, "flush_parts, memcg_decisions: not true or false");
-	if (json_is_true(parts) && read_parts_from(rd, obj, a))
+	if (jt_is(parts, JT_TRUE) && read_parts_from(rd, obj, a))
 		return -1;
-	a->r.flush_parts |= json_is_true(parts);
-	a->r.memcg_decisions |= json_is_true(memcg);
-	if (json_object_get(obj, "cause_sample") &&
+	a->r.flush_parts |= jt_is(parts, JT_TRUE);
+	a->r.memcg_decisions |= jt_is(memcg, JT_TRUE);
+	if (jt_get(obj, "cause_sample") &&
 	    get_u32(rd, obj, "", "cause_sample", &a->r.cause_sample))
 		return -1;
 	/* absent before the stack budget: a fixed 1 in cause_sample */
-	budget = json_object_get(obj, "cause_budget");
-	if (budget && !json_is_boolean(budget))
+	budget = jt_get(obj, "cause_budget");
+	if (budget && !jt_is_bool(budget))
 		return fail(rd, "cause_budget: not true or false");
-	a->r.cause_budgeted |= json_is_true(budget);
+	a->r.cause_budgeted |= jt_is(budget, JT_TRUE);
 	return 0;
 }
 
-static int read_object(struct reader *rd, json_t *obj)
+static int read_object(struct reader *rd, const struct jt *obj)
 {
 	const char *type;
 	struct acc *a;
@@ -1027,106 +1042,6 @@ static int read_object(struct reader *rd, json_t *obj)
 	return 0;
 }
 
-/*
- * A summary of thousands of cgroups is one line of tens of MiB, and
- * jansson's tree of it several times that: the top-level "cgroups" and
- * "processes" arrays are cut out of the line into rd->raw (each row is
- * then parsed alone) and the object is parsed with them as "[]". Returns
- * the object's text (malloced), or NULL to parse the line whole (nothing
- * to cut, out of memory, or text the cut cannot follow: jansson says why).
- */
-static char *split_rows(struct reader *rd, const char *line, size_t len)
-{
-	static const char *const keys[] = { "cgroups", "processes" };
-	const char *end = line + len, *p = skip_blank(line, end);
-	const struct raw_list *cut[2] = { &rd->raw[0], &rd->raw[1] };
-	char *skel, *out;
-
-	memset(rd->raw, 0, sizeof(rd->raw));
-	if (p == end || *p != '{')
-		return NULL;
-	/* "key": value pairs at the top level */
-	for (p = skip_blank(p + 1, end); p < end && *p == '"';) {
-		const char *key = p + 1, *key_end = value_end(p, end), *v, *v_end;
-
-		if (!key_end)
-			return NULL;
-		v = skip_blank(key_end, end);
-		if (v == end || *v != ':')
-			return NULL;
-		v = skip_blank(v + 1, end);
-		v_end = value_end(v, end);
-		if (!v_end || v_end == v)
-			return NULL;
-		for (int k = 0; k < 2; k++)
-			if (*v == '[' && (size_t)(key_end - 1 - key) == strlen(keys[k]) &&
-			    !strncmp(key, keys[k], strlen(keys[k])) && !rd->raw[k].at)
-				rd->raw[k] = (struct raw_list){ v, (size_t)(v_end - v) };
-		p = skip_blank(v_end, end);
-		if (p < end && *p == ',')
-			p = skip_blank(p + 1, end);
-	}
-	if (!rd->raw[0].at && !rd->raw[1].at)
-		return NULL;
-	/* the cuts in the line's order */
-	if (cut[1]->at && (!cut[0]->at || cut[1]->at < cut[0]->at)) {
-		cut[0] = &rd->raw[1];
-		cut[1] = &rd->raw[0];
-	}
-	skel = out = malloc(len + 5 - rd->raw[0].len - rd->raw[1].len);
-	if (!skel) {
-		memset(rd->raw, 0, sizeof(rd->raw));
-		return NULL;
-	}
-	p = line;
-	for (int k = 0; k < 2; k++) {
-		if (!cut[k]->at)
-			continue;
-		memcpy(out, p, (size_t)(cut[k]->at - p));
-		out += cut[k]->at - p;
-		memcpy(out, "[]", 2);
-		out += 2;
-		p = cut[k]->at + cut[k]->len;
-	}
-	memcpy(out, p, (size_t)(end - p));
-	out[end - p] = '\0';
-	return skel;
-}
-
-static int read_line(struct reader *rd, const char *line, size_t len)
-{
-	json_error_t jerr;
-	json_t *obj;
-	char *skel;
-	int ret;
-
-	if (strlen(line) != len)
-		return fail(rd, "NUL byte in input");
-	skel = split_rows(rd, line, len);
-	if (skel) {
-		obj = json_loads(skel, JSON_REJECT_DUPLICATES, &jerr);
-		free(skel);
-		if (obj) {
-			ret = read_object(rd, obj);
-			json_decref(obj);
-			memset(rd->raw, 0, sizeof(rd->raw));
-			return ret;
-		}
-		/* the whole line's error says where, in its own columns */
-		memset(rd->raw, 0, sizeof(rd->raw));
-	}
-	obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!obj) {
-		/* only the last line can lack its newline: the file was cut */
-		if (line[len - 1] != '\n')
-			return fail(rd, "truncated: %s", jerr.text);
-		return fail(rd, "not JSON: %s (column %d)", jerr.text, jerr.column);
-	}
-	ret = read_object(rd, obj);
-	json_decref(obj);
-	return ret;
-}
-
 static void acc_free(struct acc *a)
 {
 	report_free(&a->r);
@@ -1134,96 +1049,82 @@ static void acc_free(struct acc *a)
 	row_index_free(&a->pix);
 }
 
-static bool blank(const char *s)
+/* jtree's value callback: a whole top-level value, one object of the file. */
+static int on_object(void *ctx, const struct jt *v)
 {
-	return s[strspn(s, " \t\r\n")] == '\0';
+	struct reader *rd = ctx;
+	int ret = read_object(rd, v);
+
+	pending_free(rd);
+	return ret;
+}
+
+/* The line of the first NUL byte in buf, the parser being at buf's start. */
+static size_t nul_line(const struct reader *rd, const char *buf, const char *nul)
+{
+	size_t line = jt_line(rd->jp);
+
+	for (const char *q = buf; q < nul; q++)
+		line += *q == '\n';
+	return line;
 }
 
 /*
- * The next line into *buf, at most READ_LINE_MAX bytes, the file at most
- * READ_FILE_MAX: its length, 0 at the end, -1 with rd's error set. A line
- * that cannot be JSON (a NUL byte, or a first character that begins no
- * JSON value) fails at once, so an endless stream of garbage (/dev/zero,
- * yes) is refused without reading it.
+ * The text through jtree, READ_CHUNK bytes at a time: memory is the chunk,
+ * the tree of one row and the object around it, and the rows merged.
  */
-static ssize_t read_bounded(struct reader *rd, FILE *f, char **buf, size_t *cap,
-			    uint64_t *total)
+static int read_text(struct reader *rd, FILE *f, uint64_t *total)
 {
-	size_t len = 0;
-	bool text = false;	/* a character other than blank seen */
-	int c = 0;
+	static const size_t READ_CHUNK = 64 << 10;
+	char *buf = malloc(READ_CHUNK), *nul;
+	size_t n;
+	int ret = 0;
 
-	flockfile(f);
-	while ((c = getc_unlocked(f)) != EOF) {
-		if (len + 2 > *cap) {
-			size_t want = *cap ? 2 * *cap : 4096;
-
-			/* never more than a line may hold: memory stays bounded */
-			if (want > READ_LINE_MAX + 2)
-				want = READ_LINE_MAX + 2;
-			char *p = realloc(*buf, want);
-
-			if (!p) {
-				funlockfile(f);
-				return fail(rd, "out of memory");
-			}
-			*buf = p;
-			*cap = want;
+	if (!buf)
+		return fail(rd, "out of memory");
+	while (!ret && (n = fread(buf, 1, READ_CHUNK, f)) > 0) {
+		*total += n;
+		/* what cannot be JSON fails at once: /dev/zero is refused unread */
+		if ((nul = memchr(buf, 0, n))) {
+			rd->line = nul_line(rd, buf, nul);
+			ret = fail(rd, "a NUL byte: not a file rstatlat wrote");
+		} else if (*total > READ_FILE_MAX) {
+			ret = fail(rd, "past %llu GiB: more than compare reads",
+				   (unsigned long long)(READ_FILE_MAX >> 30));
+		} else if (jt_feed(rd->jp, buf, n)) {
+			ret = jt_failed(rd->jp) ? fail(rd, "%s", jt_error(rd->jp)) : -1;
 		}
-		(*buf)[len++] = (char)c;
-		/* what can begin no JSON value ends the read at once */
-		if (!c || (!text && !strchr(" \t\r\n{[\"-0123456789tfn", c)) ||
-		    len > READ_LINE_MAX ||
-		    ++*total > READ_FILE_MAX)
-			break;
-		text = text || !strchr(" \t\r\n", c);
-		if (c == '\n')
-			break;
 	}
-	funlockfile(f);
-	if (len)
-		(*buf)[len] = '\0';
-	if (c == 0)
-		return fail(rd, "a NUL byte: not a file rstatlat wrote");
-	if (c != EOF && c != '\n' && !text)
-		return fail(rd, "not JSON: a line begins with '%c'", c);
-	if (len > READ_LINE_MAX)
-		return fail(rd, "longer than %zu MiB: not a file rstatlat wrote", READ_LINE_MAX >> 20);
-	if (*total > READ_FILE_MAX)
-		return fail(rd, "past %llu GiB: more than compare reads",
-			    (unsigned long long)(READ_FILE_MAX >> 30));
-	return (ssize_t)len;
+	free(buf);
+	if (!ret && ferror(f))
+		ret = fail(rd, "read error: %s", strerror(errno));
+	if (!ret && jt_finish(rd->jp))
+		ret = fail(rd, "%s%s", jt_truncated(rd->jp) ? "truncated: " : "",
+			   jt_error(rd->jp));
+	return ret;
 }
 
 int report_read(FILE *f, struct report *r, struct read_info *info, char *err, size_t errlen)
 {
 	struct reader rd = { .err = err, .errlen = errlen, .info = info };
-	char *line = NULL;
-	size_t cap = 0;
+	struct jt_handler h = {
+		.stream_keys = list_keys, .nstream_keys = LIST_MAX,
+		.element = on_row, .value = on_object, .ctx = &rd,
+	};
 	uint64_t total = 0;
-	ssize_t len;
 	struct acc *use;
-	int ret = 0;
+	int ret;
 
 	memset(info, 0, sizeof(*info));
 	info->irqoff_source = "";
 	memset(r, 0, sizeof(*r));
-	while (rd.line++, (len = read_bounded(&rd, f, &line, &cap, &total)) > 0) {
-		if (blank(line))
-			continue;
-		ret = read_line(&rd, line, (size_t)len);
-		if (ret)
-			break;
-	}
-	if (len < 0)
-		ret = -1;
-	else if (!ret)
-		rd.line--;	/* counted once more at the end */
-	free(line);
-	if (!ret && ferror(f))
-		ret = fail(&rd, "read error: %s", strerror(errno));
+	rd.jp = jt_parser_new(&h);
+	ret = rd.jp ? read_text(&rd, f, &total) : fail(&rd, "out of memory");
+	pending_free(&rd);
+	jt_parser_free(rd.jp);
+	rd.jp = NULL;
 	if (!ret && !rd.acc[0].objects && !rd.acc[1].objects) {
-		snprintf(err, errlen, "%s", rd.line ? "no interval or summary object" : "empty file");
+		snprintf(err, errlen, "%s", total ? "no interval or summary object" : "empty file");
 		ret = -1;
 	}
 	if (ret) {

@@ -11,8 +11,12 @@ double p_two_sided(double z)
 
 double z_two_sided(double alpha)
 {
+	/* a compare asks for a few alphas, each for thousands of rows: kept */
+	static _Thread_local double last_alpha = -1, last_z;
 	double lo = 0, hi = 40;
 
+	if (alpha == last_alpha)
+		return last_z;
 	/* p_two_sided falls monotonically: bisect (alpha is tiny at worst) */
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
@@ -22,6 +26,8 @@ double z_two_sided(double alpha)
 		else
 			hi = mid;
 	}
+	last_alpha = alpha;
+	last_z = hi;
 	return hi;
 }
 

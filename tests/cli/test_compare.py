@@ -964,9 +964,10 @@ def run_bounded(argv, stdin=None, timeout=30):
 
 @test
 def endless_input_is_refused_with_bounded_memory():
-    """/dev/zero, `yes` and a line that never ends: exit 2 with one line,
-    at once where the first bytes cannot be JSON, and within the reader's
-    256 MiB line limit (its memory bounded by it) where they could."""
+    """/dev/zero, `yes` and lines that never end: exit 2 with one line, at
+    once where the first bytes cannot be JSON, and at the reader's bounds
+    where they could: a string (one token) past 16 MiB, a value whose
+    tree passes 256 MiB, memory bounded by them."""
     results = []
     rc, err, secs, _ = run_bounded([BIN, "compare", "/dev/zero", RUN_B])
     check(rc == 2 and "NUL" in err and err.count("\n") == 1 and secs < 1,
@@ -979,16 +980,19 @@ def endless_input_is_refused_with_bounded_memory():
     check(rc == 2 and err.count("\n") == 1 and secs < 1, "yes |: exit %d in %.1f s: %r" % (
         rc, secs, err))
     results.append("yes %.2f s" % secs)
-    # '{' then 'a' forever, no newline: refused at the limit
-    endless = subprocess.Popen(["sh", "-c", "printf '{'; yes a | tr -d '\\n'"],
-                               stdout=subprocess.PIPE)
-    rc, err, secs, rss = run_bounded([BIN, "compare", "-", RUN_B], stdin=endless.stdout,
-                                     timeout=60)
-    endless.kill()
-    endless.wait()
-    check(rc == 2 and "longer than 256 MiB" in err and rss < 400,
-          "an endless line: exit %d, %.0f MiB, %r" % (rc, rss, err))
-    results.append("an endless line %.1f s, %.0f MiB" % (secs, rss))
+    endless = [("a string", "printf '{\"k\": \"'; yes a | tr -d '\\n'",
+                "no JSON token ends within 16 MiB", 100),
+               ("an array", "printf '['; yes 1, | tr -d '\\n'",
+                "a value of more than 256 MiB", 400)]
+    for what, script, said, most in endless:
+        proc = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE)
+        rc, err, secs, rss = run_bounded([BIN, "compare", "-", RUN_B], stdin=proc.stdout,
+                                         timeout=60)
+        proc.kill()
+        proc.wait()
+        check(rc == 2 and said in err and err.count("\n") == 1 and rss < most,
+              "%s that never ends: exit %d, %.0f MiB, %r" % (what, rc, rss, err))
+        results.append("%s that never ends %.1f s, %.0f MiB" % (what, secs, rss))
     return "; ".join(results)
 
 
@@ -1016,6 +1020,36 @@ def merged_sums_never_wrap():
     rc, _, err = compare(wide, RUN_B)
     check(rc == 2 and "locked" in err and "add up" in err, "the total: exit %d %r" % (rc, err))
     return "three summaries, three runs and three cgroups of %d locks each refused" % big
+
+
+@test
+def integers_to_2_64_minus_1():
+    """Counts are unsigned 64-bit in the kernel and in the files: every
+    integer up to 2^64-1 reads as itself (jansson refused those past
+    2^63-1), and 2^64 is refused naming it. Keys moved behind the rows
+    (as jq -S writes them) read the same."""
+    top = 2**64 - 1
+    first = objects(RUN_A)[-1]
+    row = dict(first["cgroups"][0], locked=top, contended=top - 1)
+    one = write("u64.json", [dict(first, cgroups=[row])])
+    rc, out, err = compare("-f", "json", "--fail-on", "none", RUN_A, one)
+    res = json.loads(out) if rc == 0 else {}
+    got = [c for c in res.get("cgroups", []) if c["cgroup"]["path"] == row["path"]]
+    # compare holds a metric as a double: 2^64-1 rounds to 2^64 in its views
+    check(rc == 0 and got and got[0]["metrics"]["locked"]["after"] == float(top),
+          "2^64-1: exit %d %r %s" % (rc, err, got and got[0]["metrics"]["locked"]))
+    text = open(one).read().replace(str(top), str(top + 1), 1)
+    rc, _, err = compare(write("u64-past.json", text=text), RUN_B)
+    check(rc == 2 and "past 2^64-1" in err and err.count("\n") == 1,
+          "2^64: exit %d %r" % (rc, err))
+    # the same object with its keys in sorted order: "cgroups" before "schema" and "type"
+    shuffled = write("sorted-keys.json", text="".join(
+        json.dumps(o, sort_keys=True) + "\n" for o in objects(RUN_A)))
+    rc, out, err = compare("-f", "json", shuffled, RUN_A)
+    same = json.loads(out) if out else {}
+    check(rc == 0 and same["total"]["metrics"]["locked"]["ratio"] == 1,
+          "sorted keys: exit %d %r" % (rc, err))
+    return "2^64-1 read as itself, 2^64 refused; keys in any order"
 
 
 @test

@@ -5,12 +5,58 @@
  * Also the compare views: valid JSON out, hostile names kept inert.
  */
 #include <stdlib.h>
-#include <jansson.h>
+#include <yajl/yajl_tree.h>
 #include "check.h"
 #include "dist_check.h"
 #include "compare.h"
 #include "report_read.h"
 #include "view.h"
+
+/*
+ * What json.c and the compare views write, parsed by yajl's own tree (not
+ * jtree, which the reader uses): an independent check that it is JSON.
+ */
+static yajl_val parse_json(const char *text, char *err, size_t errlen)
+{
+	err[0] = '\0';
+	return yajl_tree_parse(text, err, errlen);
+}
+
+static bool json_same(yajl_val a, yajl_val b)
+{
+	if (!a || !b || a->type != b->type)
+		return a == b;
+	switch (a->type) {
+	case yajl_t_string:
+		return !strcmp(a->u.string, b->u.string);
+	case yajl_t_number:
+		return !strcmp(a->u.number.r, b->u.number.r);
+	case yajl_t_object:
+		if (a->u.object.len != b->u.object.len)
+			return false;
+		for (size_t i = 0; i < a->u.object.len; i++)
+			if (strcmp(a->u.object.keys[i], b->u.object.keys[i]) ||
+			    !json_same(a->u.object.values[i], b->u.object.values[i]))
+				return false;
+		return true;
+	case yajl_t_array:
+		if (a->u.array.len != b->u.array.len)
+			return false;
+		for (size_t i = 0; i < a->u.array.len; i++)
+			if (!json_same(a->u.array.values[i], b->u.array.values[i]))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+static yajl_val member(yajl_val obj, const char *key)
+{
+	const char *path[] = { key, NULL };
+
+	return yajl_tree_get(obj, path, yajl_t_any);
+}
 
 static char *print_report(const struct report *r)
 {
@@ -402,9 +448,8 @@ static void test_self_and_folds(void)
 	struct report r, back;
 	struct row rows[2], proc = { .comm = "cat", .exited = 731, .count[COUNT_LOCKED] = 1, .path = "/x" };
 	struct read_info info;
-	char err[256] = "", *text;
-	json_error_t jerr;
-	json_t *j;
+	char err[256] = "", jerr[256], *text;
+	yajl_val j;
 
 	sample_report(&r, rows);
 	r.self = sample_self;
@@ -416,9 +461,9 @@ static void test_self_and_folds(void)
 	r.processes = &proc;
 	r.nprocesses = 1;
 	text = print_report(&r);
-	j = json_loads(text, 0, &jerr);
-	CHECK(j != NULL, "valid JSON: %s", jerr.text);
-	json_decref(j);
+	j = parse_json(text, jerr, sizeof(jerr));
+	CHECK(j != NULL, "valid JSON: %s", jerr);
+	yajl_tree_free(j);
 	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0,"
 			   "\"flush_start_unseen\":0,\"lock_scope_full\":0,\"program_skipped\":0,"
 			   "\"flushers_full\":0,\"slow_unprinted\":0},\"self\":{\"map_bytes\":64172032,"
@@ -566,7 +611,7 @@ static void test_merge(void)
  * path holding what the cut looks for ('"]', '},{', '\\"', "processes")
  * comes back whole, and so do rows after it.
  */
-static void test_rows_cut_from_the_line(void)
+static void test_rows_read_one_at_a_time(void)
 {
 	struct report r, back;
 	struct row rows[2];
@@ -613,6 +658,47 @@ static char *replaced(const char *text, const char *from, const char *to)
 	strcpy(out + (at - text), to);
 	strcat(out, at + strlen(from));
 	return out;
+}
+
+/*
+ * Counters are u64: 2^64-1 reads as itself. Rows read before the object
+ * says its type (keys in another order: jq -S) go where the type says.
+ */
+static void test_u64_and_key_order(void)
+{
+	struct report r, back;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *moved, *last;
+
+	sample_report(&r, rows);
+	rows[0].count[COUNT_LOCKED] = UINT64_MAX;
+	rows[1].count[COUNT_CONTENDED] = UINT64_MAX - 1;
+	text = print_report(&r);
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	CHECK(back.ncgroups == 2 && back.cgroups[0].count[COUNT_LOCKED] == UINT64_MAX &&
+	      back.cgroups[1].count[COUNT_CONTENDED] == UINT64_MAX - 1, "u64 read back");
+	report_free(&back);
+	/* "type" after the rows, and after "processes" of none */
+	moved = replaced(text, "\"type\":\"summary\",", "");
+	last = strrchr(moved, '}');
+	CHECK(last != NULL, "an object");
+	if (last) {
+		char *out = malloc(strlen(moved) + 32);
+
+		memcpy(out, moved, (size_t)(last - moved));
+		strcpy(out + (last - moved), ",\"type\":\"summary\"}\n");
+		CHECK(read_text(out, &back, &info, err) == 0, "%s", err);
+		CHECK(back.ncgroups == 2 && info.summaries == 1 &&
+		      back.cgroups[0].count[COUNT_LOCKED] == UINT64_MAX &&
+		      same_dist(&back.cgroups[0].dist[DIST_HOLD], &rows[0].dist[DIST_HOLD]),
+		      "rows before the type: %zu rows", back.ncgroups);
+		report_free(&back);
+		free(out);
+	}
+	free(moved);
+	free(text);
+	sample_free(rows);
 }
 
 /*
@@ -867,8 +953,8 @@ static void test_views(void)
 	struct comparison c = { .alpha = 0.01, .noise = 0.05 };
 	char err[128], *buf = NULL;
 	size_t len = 0;
-	json_error_t jerr;
-	json_t *j;
+	char jerr[256];
+	yajl_val j;
 	FILE *f;
 
 	sample_report(&r, rows);
@@ -881,10 +967,10 @@ static void test_views(void)
 		fclose(f);
 		CHECK(!strchr(buf, '\x1b') && !strchr(buf, '\a'), "format %d: raw escape out", fmt);
 		if (fmt == FMT_JSON) {
-			j = json_loads(buf, 0, &jerr);
-			CHECK(j != NULL, "compare JSON does not parse: %s", jerr.text);
-			CHECK(j && json_is_string(json_object_get(j, "schema")), "schema");
-			json_decref(j);
+			j = parse_json(buf, jerr, sizeof(jerr));
+			CHECK(j != NULL, "compare JSON does not parse: %s", jerr);
+			CHECK(j && YAJL_IS_STRING(member(j, "schema")), "schema");
+			yajl_tree_free(j);
 		} else {
 			CHECK(strstr(buf, "\\x1b") != NULL, "format %d shows the escape", fmt);
 		}
@@ -911,8 +997,8 @@ static void test_irqoff_of_holds(void)
 			    .irqoff_rows = IRQOFF_ROWS_LOCK };
 	size_t cap = 0, rows = 300, same = 0;
 	char *text;
-	json_t *j;
-	json_error_t jerr;
+	char jerr[256];
+	yajl_val j, list;
 
 	for (size_t i = 0; i < rows; i++) {
 		struct row *row = report_add_row(&r.cgroups, &r.ncgroups, &cap);
@@ -924,17 +1010,19 @@ static void test_irqoff_of_holds(void)
 			dist_add_value(&row->dist[DIST_HOLD], 100 + v * (997 + i));
 	}
 	text = print_report(&r);
-	j = json_loads(text, 0, &jerr);
-	CHECK(j != NULL, "JSON does not parse: %s", jerr.text);
-	for (size_t i = 0; j && i < json_array_size(json_object_get(j, "cgroups")); i++) {
-		json_t *row = json_array_get(json_object_get(j, "cgroups"), i);
+	j = parse_json(text, jerr, sizeof(jerr));
+	CHECK(j != NULL, "JSON does not parse: %s", jerr);
+	list = j ? member(j, "cgroups") : NULL;
+	for (size_t i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++) {
+		yajl_val row = list->u.array.values[i];
 
-		same += json_equal(json_object_get(row, "irqoff_ns"), json_object_get(row, "hold_ns"));
+		same += json_same(member(row, "irqoff_ns"), member(row, "hold_ns")) &&
+			member(row, "hold_ns");
 	}
 	CHECK(same == rows, "%zu of %zu rows: irqoff_ns the same as hold_ns", same, rows);
 	CHECK(strlen(text) > 4 * 256 * 1024, "%zu bytes: the 256 KiB buffer flushed under 4 times",
 	      strlen(text));
-	json_decref(j);
+	yajl_tree_free(j);
 	free(text);
 	report_free(&r);
 }
@@ -950,7 +1038,8 @@ int main(void)
 	RUN_TEST(test_self_merge());
 	RUN_TEST(test_long_name());
 	RUN_TEST(test_merge());
-	RUN_TEST(test_rows_cut_from_the_line());
+	RUN_TEST(test_rows_read_one_at_a_time());
+	RUN_TEST(test_u64_and_key_order());
 	RUN_TEST(test_bad_input());
 	RUN_TEST(test_locks());
 	RUN_TEST(test_lock_rows());
