@@ -301,6 +301,7 @@ struct read_queue {
 	struct read_job *jobs;
 	size_t n;
 	atomic_size_t next;
+	atomic_size_t first_failed;	/* n while none has: jobs after it are not started */
 };
 
 static void read_job(struct read_job *j)
@@ -322,8 +323,17 @@ static void *read_worker(void *arg)
 {
 	struct read_queue *q = arg;
 
-	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
+		size_t failed = atomic_load(&q->first_failed);
+
+		/* compare ends at the first file that failed: read none after it */
+		if (i > failed)
+			continue;
 		read_job(&q->jobs[i]);
+		while (q->jobs[i].failed && i < failed &&
+		       !atomic_compare_exchange_weak(&q->first_failed, &failed, i))
+			;
+	}
 	return NULL;
 }
 
@@ -365,6 +375,7 @@ static void read_files(struct cmp_opts *o, struct compared *pairs)
 		die(EXIT_INPUT, "'-' (standard input) named %zu times: it can be read once",
 		    stdin_reads);
 	atomic_init(&q.next, 0);
+	atomic_init(&q.first_failed, q.n);
 	while (nthreads + 1 < READ_THREADS_MAX && nthreads + 1 < q.n &&
 	       (long)nthreads + 1 < cpus &&
 	       !pthread_create(&threads[nthreads], NULL, read_worker, &q))
@@ -415,8 +426,10 @@ static void check_alike(const struct file_list *l, const struct side_runs *sr, s
 		    l->name[0], parts_from_names[a->parts_from], what);
 }
 
-/* Reads one side; its reports live as long as the comparison. */
-/* A side's runs, read: one kernel and machine, and what they held. */
+/*
+ * A side's runs, read (they live as long as the comparison): one kernel
+ * and machine, and what they held.
+ */
 static void check_side(const struct file_list *l, struct side_runs *sr, struct side *s,
 		       const char *what)
 {
@@ -530,7 +543,7 @@ static void free_side(const struct file_list *l, struct side_runs *sr)
 	free(sr);
 }
 
-/* Reads a pair of file lists and compares them. */
+/* Compares a pair of file lists, read. */
 static void compare_pair(const struct cmp_opts *o, struct compared *p)
 {
 	struct comparison *c = &p->c;

@@ -659,7 +659,7 @@ static void json_number(FILE *f, bool has, double v)
 	 * Most values are whole (counts, nanoseconds): written as %.17g
 	 * writes them, without its cost (a JSON of 8 000 rows has 10^6).
 	 */
-	if (v != trunc(v) || fabs(v) >= 0x1p53) {
+	if (v != trunc(v) || fabs(v) >= 0x1p53 || (v == 0 && signbit(v))) {
 		fprintf(f, "%.17g", v);
 		return;
 	}

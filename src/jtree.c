@@ -41,7 +41,7 @@ struct jt_parser {
 	uint64_t fed;		/* bytes before buf */
 	size_t lines;		/* newlines before buf */
 	bool token_seen;	/* a token ended in the text being fed */
-	bool any_token;		/* ... or ever */
+	bool any_text;		/* a byte other than a blank was fed */
 	uint64_t tokenless;	/* bytes fed since the last chunk a token ended in */
 	bool failed, truncated;
 	char err[160];
@@ -247,7 +247,7 @@ static int on_number(void *ctx, const char *s, size_t len)
 		u = u * 10 + d;
 	}
 	if (digits && len > 20)
-		return jt_fail(p, "an integer past 2^64-1: %.*s...", 24, s);
+		return jt_fail(p, "an integer past 2^64-1: %.*s...", (int)(len < 24 ? len : 24), s);
 	if (!scalar(p, digits ? JT_UINT : JT_NUMBER, &v))
 		return 0;
 	v->u = digits ? u : 0;
@@ -370,7 +370,8 @@ static int account(struct jt_parser *p, const char *buf, size_t len)
 	p->buf_len = 0;
 	/* yajl holds a token cut by the end of buf: bound how long one runs (to a chunk) */
 	p->tokenless = p->token_seen ? 0 : p->tokenless + len;
-	p->any_token = p->any_token || p->token_seen;
+	for (size_t i = 0; i < len && !p->any_text; i++)
+		p->any_text = !strchr(" \t\r\n", buf[i]);
 	p->token_seen = false;
 	if (p->tokenless > JT_TOKEN_MAX) {
 		jt_fail(p, "no JSON token ends within %zu MiB: not a file rstatlat wrote",
@@ -399,7 +400,7 @@ int jt_finish(struct jt_parser *p)
 	yajl_status st = yajl_complete_parse(p->yajl);
 
 	/* yajl calls text of blanks alone cut short: it holds no value, that is all */
-	if (st == yajl_status_error && !p->any_token && !p->token_seen)
+	if (st == yajl_status_error && !p->any_text)
 		return 0;
 	if (st == yajl_status_error) {
 		/* all the text was good so far: it stopped inside a value */

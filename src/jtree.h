@@ -38,9 +38,10 @@ struct jt {
 
 /*
  * Limits: containers nest at most JT_DEPTH_MAX deep, an object holds at
- * most JT_MEMBERS_MAX keys, a tree (a streamed element, or the object
- * around them) takes at most JT_TREE_MAX bytes, and no token (a string)
- * runs longer than JT_TOKEN_MAX bytes.
+ * most JT_MEMBERS_MAX keys, the trees held at once (the object around the
+ * streamed elements and the element being read) take at most JT_TREE_MAX
+ * bytes, and at most JT_TOKEN_MAX bytes (counted in the chunks fed) pass
+ * without a token ending: a string that long, or that many blanks.
  */
 #define JT_DEPTH_MAX	32
 #define JT_MEMBERS_MAX	4096

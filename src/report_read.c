@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "jtree.h"
 #include "report_read.h"
 
@@ -575,14 +576,17 @@ static int on_row(void *ctx, const struct jt *top, int list, size_t i, const str
 		return -1;
 	if (i >= READ_ROWS_MAX)
 		return fail(rd, "%s: more than %d rows", list_keys[list], READ_ROWS_MAX);
+	/* rows of a "slow" object, or of a type read_object refuses, are not read */
+	a = object_acc(rd, top, &known);
+	if (known && !a)
+		return 0;
 	memset(&row, 0, sizeof(row));
 	snprintf(where, sizeof(where), "%s[%zu]", list_keys[list], i);
 	ret = list == LIST_CGROUPS ? read_row(rd, v, where, &row) :
 				     read_process_row(rd, v, where, &row);
-	a = ret ? NULL : object_acc(rd, top, &known);
 	if (!ret && !known) {
 		ret = pending_add(rd, list, &row);
-	} else if (a) {
+	} else if (!ret) {
 		l = acc_list(a, list);
 		ret = acc_add_row(rd, &l, &row);
 	}
@@ -604,8 +608,11 @@ static int read_rows(struct reader *rd, const struct jt *obj, struct acc *a)
 	/* rows that came before the object's "type" */
 	for (int list = 0; list < LIST_MAX; list++) {
 		struct pending *p = &rd->pending[list];
-		struct acc_rows l = acc_list(a, list);
+		struct acc_rows l;
 
+		if (!p->n)
+			continue;
+		l = acc_list(a, list);
 		for (size_t i = 0; i < p->n; i++)
 			if (acc_add_row(rd, &l, &p->rows[i]))
 				return -1;
@@ -1070,6 +1077,27 @@ static size_t nul_line(const struct reader *rd, const char *buf, const char *nul
 }
 
 /*
+ * What is there, up to len bytes: read(2) where f has a descriptor (no
+ * stdio buffer of it is used: f is fresh), so the first bytes of a slow
+ * pipe are parsed, and refused, as they come, not after 64 KiB of it.
+ * 0 at the end, -1 on an error (errno).
+ */
+static ssize_t read_some(FILE *f, char *buf, size_t len)
+{
+	int fd = fileno(f);
+	ssize_t n;
+
+	if (fd < 0) {
+		n = (ssize_t)fread(buf, 1, len, f);
+		return !n && ferror(f) ? -1 : n;
+	}
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/*
  * The text through jtree, READ_CHUNK bytes at a time: memory is the chunk,
  * the tree of one row and the object around it, and the rows merged.
  */
@@ -1077,12 +1105,14 @@ static int read_text(struct reader *rd, FILE *f, uint64_t *total)
 {
 	static const size_t READ_CHUNK = 64 << 10;
 	char *buf = malloc(READ_CHUNK), *nul;
+	ssize_t got = 0;
 	size_t n;
 	int ret = 0;
 
 	if (!buf)
 		return fail(rd, "out of memory");
-	while (!ret && (n = fread(buf, 1, READ_CHUNK, f)) > 0) {
+	while (!ret && (got = read_some(f, buf, READ_CHUNK)) > 0) {
+		n = (size_t)got;
 		*total += n;
 		/* what cannot be JSON fails at once: /dev/zero is refused unread */
 		if ((nul = memchr(buf, 0, n))) {
@@ -1096,11 +1126,12 @@ static int read_text(struct reader *rd, FILE *f, uint64_t *total)
 		}
 	}
 	free(buf);
-	if (!ret && ferror(f))
+	if (!ret && got < 0)
 		ret = fail(rd, "read error: %s", strerror(errno));
+	/* a number at the very end is only read now: the callbacks may fail too */
 	if (!ret && jt_finish(rd->jp))
-		ret = fail(rd, "%s%s", jt_truncated(rd->jp) ? "truncated: " : "",
-			   jt_error(rd->jp));
+		ret = jt_failed(rd->jp) ? fail(rd, "%s%s", jt_truncated(rd->jp) ? "truncated: " : "",
+					       jt_error(rd->jp)) : -1;
 	return ret;
 }
 

@@ -20,12 +20,13 @@ struct read_info {
 /*
  * What a reader accepts, so that no input makes it grow without bound
  * (rstatlat(8), COMPARE): rows are read one at a time as the text streams
- * in, so a line may be as long as the file; a file of at most
- * READ_FILE_MAX bytes, at most READ_ROWS_MAX rows a list (cgroups,
- * processes) and as many distinct rows merged, and jtree.h's bounds on
- * one value (a row, or an object without its rows: 256 MiB parsed) and
- * one token (16 MiB). Beyond that, an error ("line 2: a value of more
- * than 256 MiB: not a file rstatlat wrote"). Integers run to 2^64-1.
+ * in, so a line may be as long as the file (rows before their object's
+ * "type", as jq -S orders keys, wait parsed until the object ends); a
+ * file of at most READ_FILE_MAX bytes, at most READ_ROWS_MAX rows a list
+ * (cgroups, processes) and as many distinct rows merged, and jtree.h's
+ * bounds (a row and the object around it: 256 MiB parsed; 16 MiB without
+ * a token ending). Beyond that, an error ("line 2: a value of more than
+ * 256 MiB: not a file rstatlat wrote"). Integers run to 2^64-1.
  */
 #define READ_FILE_MAX	((uint64_t)16 << 30)
 #define READ_ROWS_MAX	1000000

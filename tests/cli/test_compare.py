@@ -964,8 +964,9 @@ def run_bounded(argv, stdin=None, timeout=30):
 
 @test
 def endless_input_is_refused_with_bounded_memory():
-    """/dev/zero, `yes` and lines that never end: exit 2 with one line, at
-    once where the first bytes cannot be JSON, and at the reader's bounds
+    """/dev/zero, `yes`, a pipe that stalls after bad text, and lines that
+    never end: exit 2 with one line, at once where the first bytes cannot
+    be JSON (as they come, not after a buffer fills), and at the reader's bounds
     where they could: a string (one token) past 16 MiB, a value whose
     tree passes 256 MiB, memory bounded by them."""
     results = []
@@ -980,6 +981,14 @@ def endless_input_is_refused_with_bounded_memory():
     check(rc == 2 and err.count("\n") == 1 and secs < 1, "yes |: exit %d in %.1f s: %r" % (
         rc, secs, err))
     results.append("yes %.2f s" % secs)
+    # a pipe that says something wrong, then nothing for a long time: refused as it comes
+    slow = subprocess.Popen(["sh", "-c", "echo junk; exec sleep 30"], stdout=subprocess.PIPE)
+    rc, err, secs, _ = run_bounded([BIN, "compare", "-", RUN_B], stdin=slow.stdout)
+    slow.kill()
+    slow.wait()
+    check(rc == 2 and "not JSON" in err and secs < 1, "a slow pipe: exit %d in %.1f s: %r" % (
+        rc, secs, err))
+    results.append("a slow pipe %.2f s" % secs)
     endless = [("a string", "printf '{\"k\": \"'; yes a | tr -d '\\n'",
                 "no JSON token ends within 16 MiB", 100),
                ("an array", "printf '['; yes 1, | tr -d '\\n'",

@@ -693,9 +693,16 @@ static void test_u64_and_key_order(void)
 		      back.cgroups[0].count[COUNT_LOCKED] == UINT64_MAX &&
 		      same_dist(&back.cgroups[0].dist[DIST_HOLD], &rows[0].dist[DIST_HOLD]),
 		      "rows before the type: %zu rows", back.ncgroups);
+		CHECK(!back.per_process, "no processes list: not a -p file");
 		report_free(&back);
 		free(out);
 	}
+	free(moved);
+	/* the rows of a "slow" object are skipped unread, whatever they hold */
+	moved = malloc(strlen(text) + 128);
+	sprintf(moved, "{\"schema\":\"rstatlat/1\",\"type\":\"slow\",\"cgroups\":[{},7]}\n%s", text);
+	CHECK(read_text(moved, &back, &info, err) == 0 && back.ncgroups == 2, "slow rows: %s", err);
+	report_free(&back);
 	free(moved);
 	free(text);
 	sample_free(rows);
@@ -849,6 +856,8 @@ static void test_bad_input(void)
 	expect_bad("", "empty file");
 	expect_bad("\n\n", "no interval or summary object");
 	expect_bad("hello\n", "line 1: not JSON");
+	expect_bad("42", "line 1: not rstatlat -j output");
+	expect_bad("\n\"abc", "line 2: truncated");
 	expect_bad("[1,2]\n", "not rstatlat -j output");
 	expect_bad("{\"schema\":\"rstatlat-compare/1\"}\n", "not rstatlat -j output");
 	expect_bad("{\"schema\":\"rstatlat/1\",\"type\":\"summary\"}\n", "missing key");
