@@ -84,6 +84,11 @@ struct cmp_opts {
 struct side_runs {
 	struct report runs[MAX_RUNS];
 	struct read_info info[MAX_RUNS];
+	/* why a run could not be read: said when its pair comes (check_side) */
+	struct read_error {
+		int status;	/* 0, or the exit status */
+		char why[512];
+	} error[MAX_RUNS];
 	struct report_pool pool;
 };
 
@@ -293,8 +298,7 @@ struct read_job {
 	const char *file;
 	struct report *r;
 	struct read_info *info;
-	int failed;		/* 0, or the exit status */
-	char err[512];
+	struct read_error *error;
 };
 
 struct read_queue {
@@ -309,12 +313,12 @@ static void read_job(struct read_job *j)
 	FILE *f = strcmp(j->file, "-") ? fopen(j->file, "r") : stdin;
 
 	if (!f) {
-		snprintf(j->err, sizeof(j->err), "%s", strerror(errno));
-		j->failed = EXIT_INPUT;
+		snprintf(j->error->why, sizeof(j->error->why), "%s", strerror(errno));
+		j->error->status = EXIT_INPUT;
 		return;
 	}
-	if (report_read(f, j->r, j->info, j->err, sizeof(j->err)))
-		j->failed = EXIT_INPUT;
+	if (report_read(f, j->r, j->info, j->error->why, sizeof(j->error->why)))
+		j->error->status = EXIT_INPUT;
 	if (f != stdin)
 		fclose(f);
 }
@@ -330,7 +334,7 @@ static void *read_worker(void *arg)
 		if (i > failed)
 			continue;
 		read_job(&q->jobs[i]);
-		while (q->jobs[i].failed && i < failed &&
+		while (q->jobs[i].error->status && i < failed &&
 		       !atomic_compare_exchange_weak(&q->first_failed, &failed, i))
 			;
 	}
@@ -340,8 +344,9 @@ static void *read_worker(void *arg)
 /*
  * Reads every file of every pair, READ_THREADS_MAX at a time (each reader's
  * memory is bounded, report_read.h): two files of 8 000 cgroups take the
- * time of the larger. A file that cannot be read ends compare, the first
- * named first, whichever thread met it.
+ * time of the larger. A file that cannot be read ends compare when its
+ * pair comes (check_side), so errors come in the order they did when the
+ * files were read one by one; none after it is started.
  */
 #define READ_THREADS_MAX 4
 
@@ -368,6 +373,7 @@ static void read_files(struct cmp_opts *o, struct compared *pairs)
 				stdin_reads += !strcmp(l->name[r], "-");
 				q.jobs[q.n++] = (struct read_job){
 					.file = l->name[r], .r = &sr->runs[r], .info = &sr->info[r],
+					.error = &sr->error[r],
 				};
 			}
 		}
@@ -383,9 +389,6 @@ static void read_files(struct cmp_opts *o, struct compared *pairs)
 	read_worker(&q);
 	for (size_t t = 0; t < nthreads; t++)
 		pthread_join(threads[t], NULL);
-	for (size_t j = 0; j < q.n; j++)
-		if (q.jobs[j].failed)
-			die(q.jobs[j].failed, "%s: %s", q.jobs[j].file, q.jobs[j].err);
 	free(q.jobs);
 }
 
@@ -427,13 +430,16 @@ static void check_alike(const struct file_list *l, const struct side_runs *sr, s
 }
 
 /*
- * A side's runs, read (they live as long as the comparison): one kernel
- * and machine, and what they held.
+ * A side's runs, read (they live as long as the comparison): a run that
+ * could not be read ends compare here, in the files' order; the others
+ * must be one kernel and machine; and what they held.
  */
 static void check_side(const struct file_list *l, struct side_runs *sr, struct side *s,
 		       const char *what)
 {
 	for (size_t i = 0; i < l->n; i++) {
+		if (sr->error[i].status)
+			die(sr->error[i].status, "%s: %s", l->name[i], sr->error[i].why);
 		check_alike(l, sr, i, what);
 		s->summaries += sr->info[i].summaries;
 		s->intervals += sr->info[i].intervals;

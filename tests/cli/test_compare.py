@@ -1096,7 +1096,7 @@ def bad_input_exits_2_with_one_line():
                            RUN_A],
         "hostile name": [write("\x1b[2J\x07.json", text="\x1b]0;pwned\x07\n"), RUN_A],
         "one file": [RUN_A],
-        "three files": [RUN_A, RUN_A, RUN_A],
+        "three files alike": [RUN_A, RUN_A, RUN_A],
         "bad gate": ["--fail-on", "hold.p99>20", RUN_A, RUN_A],
         "unknown metric": ["--fail-on", "hold.p42>+1%", RUN_A, RUN_A],
         "bad format": ["-f", "xml", RUN_A, RUN_A],
@@ -1117,6 +1117,7 @@ def bad_input_exits_2_with_one_line():
         "three files": [RUN_A, RUN_B, RUN_A],
         "html with two pairs": ["-f", "html", RUN_A, RUN_B, RUN_A, RUN_B],
         "a format": ["-f", "mail\x1b[2J", RUN_A, RUN_B],
+        "standard input twice": ["-", "-"],
     }
     for what, args in cases.items():
         rc, out, err = compare(*args)
@@ -1125,9 +1126,16 @@ def bad_input_exits_2_with_one_line():
               "%s: not one line: %r" % (what, err))
         check("\x1b" not in err and "\x07" not in err, "%s: raw escape: %r" % (what, err))
         check(out == "", "%s: printed %r" % (what, out))
+    # files are read in parallel, errors said in the order of the files as
+    # if read one by one: the first pair's cgroup before the second's file
+    nope = os.path.join(TMP, "nope.json")
+    rc, _, err = compare("-f", "mail", "--cgroup", "/no/such", RUN_A, RUN_B, nope, RUN_B)
+    check(rc == 2 and "/no/such" in err and "nope" not in err, "pair order: %r" % err)
+    rc, _, err = compare("-f", "mail", RUN_A, RUN_B, nope, RUN_B)
+    check(rc == 2 and "nope.json" in err, "the second pair's file: %r" % err)
     rc, out, _ = compare("--help")
     check(rc == 0 and "--fail-on" in out, "--help")
-    return "%d cases" % len(cases)
+    return "%d cases, and errors in the files' order" % len(cases)
 
 
 def main():
