@@ -4,12 +4,14 @@
  * it accepts through compare and all three of its views, and through the
  * report's own views (JSON and the table, histograms included). Input cut
  * at form feeds is up to 4 files: those accepted are pooled as replicated
- * runs and compared between runs.
+ * runs and compared between runs. The bytes also go through jtree whole
+ * and in chunks of a size the input picks: the trees must be the same.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "compare.h"
+#include "jtree.h"
 #include "report_read.h"
 #include "view.h"
 
@@ -68,6 +70,73 @@ static bool read_part(const uint8_t *data, size_t size, struct report *r,
 	return ok;
 }
 
+/* A digest of every value jtree hands over, in order. */
+static void fold(uint64_t *h, const struct jt *v)
+{
+	const struct jt *m;
+	size_t i;
+
+	*h = *h * 31 + (uint64_t)v->type + v->n + v->streamed;
+	for (const char *k = v->key; k && *k; k++)
+		*h = *h * 131 + (unsigned char)*k;
+	if (v->type == JT_UINT)
+		*h = *h * 7 + v->u;
+	for (size_t k = 0; v->type == JT_STRING && k < v->str.len; k++)
+		*h = *h * 131 + (unsigned char)v->str.s[k];
+	for (m = v->type == JT_OBJECT ? v->kids.first : NULL; m; m = m->next)
+		fold(h, m);
+	jt_foreach(v, i, m)
+		fold(h, m);
+}
+
+static int fold_element(void *ctx, const struct jt *top, int list, size_t i, const struct jt *v)
+{
+	(void)top;
+	*(uint64_t *)ctx = *(uint64_t *)ctx * 17 + (uint64_t)list + i;
+	fold(ctx, v);
+	return 0;
+}
+
+static int fold_value(void *ctx, const struct jt *v)
+{
+	fold(ctx, v);
+	return 0;
+}
+
+/* The digest of data fed in chunks of step bytes (0: whole), and whether it parsed. */
+static bool digest(const uint8_t *data, size_t size, size_t step, uint64_t *h)
+{
+	static const char *const lists[] = { "cgroups", "processes" };
+	struct jt_handler hd = { lists, 2, fold_element, fold_value, h };
+	struct jt_parser *p = jt_parser_new(&hd);
+	size_t at = 0;
+	int ret = 0;
+
+	*h = 0;
+	if (!p)
+		return false;
+	while (!ret && at < size) {
+		size_t n = step && size - at > step ? step : size - at;
+
+		ret = jt_feed(p, (const char *)data + at, n);
+		at += n;
+	}
+	ret = ret || jt_finish(p);
+	jt_parser_free(p);
+	return !ret;
+}
+
+static void same_in_chunks(const uint8_t *data, size_t size)
+{
+	uint64_t whole, cut;
+	size_t step = size ? 1 + data[0] % 13 : 1;
+	bool ok = digest(data, size, 0, &whole);
+
+	/* a tree differing with where the reads end would be a jtree bug */
+	if (ok != digest(data, size, step, &cut) || (ok && whole != cut))
+		__builtin_trap();
+}
+
 #define MAX_PARTS 4
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -79,6 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = 0, start = 0;
 	bool pooled = true;
 
+	same_in_chunks(data, size);
 	for (size_t i = 0; i <= size && n < MAX_PARTS; i++) {
 		if (i < size && data[i] != '\f')
 			continue;
