@@ -162,11 +162,10 @@ static struct jt *new_value(struct jt_parser *p, enum jt_type type)
 			jt_fail(p, "an object of more than %d keys", JT_MEMBERS_MAX);
 			return NULL;
 		}
-		for (const struct jt *m = c->kids.first; m; m = m->next)
-			if (m->key[0] == p->key[0] && !strcmp(m->key, p->key)) {
-				jt_fail(p, "duplicate key \"%.40s\"", p->key);
-				return NULL;
-			}
+		if (jt_get(c, p->key)) {
+			jt_fail(p, "duplicate key \"%.40s\"", p->key);
+			return NULL;
+		}
 		v->key = p->key;
 		/* rows of the top-level object: handed over one at a time */
 		if (type == JT_ARRAY && p->depth == 1 && (p->stream_list = stream_index(p, v->key)) >= 0)
@@ -202,31 +201,20 @@ static int complete(struct jt_parser *p, struct jt *v)
 	return !ret;
 }
 
-static int scalar(struct jt_parser *p, enum jt_type type, struct jt **out)
-{
-	struct jt *v = new_value(p, type);
-
-	if (!v)
-		return 0;
-	if (out)
-		*out = v;
-	return 1;
-}
-
 static int on_null(void *ctx)
 {
 	struct jt_parser *p = ctx;
-	struct jt *v = NULL;
+	struct jt *v = new_value(p, JT_NULL);
 
-	return scalar(p, JT_NULL, &v) && complete(p, v);
+	return v && complete(p, v);
 }
 
 static int on_boolean(void *ctx, int b)
 {
 	struct jt_parser *p = ctx;
-	struct jt *v = NULL;
+	struct jt *v = new_value(p, b ? JT_TRUE : JT_FALSE);
 
-	return scalar(p, b ? JT_TRUE : JT_FALSE, &v) && complete(p, v);
+	return v && complete(p, v);
 }
 
 /* A non-negative integer to 2^64-1 is JT_UINT; any other number JT_NUMBER. */
@@ -235,7 +223,7 @@ static int on_number(void *ctx, const char *s, size_t len)
 	struct jt_parser *p = ctx;
 	uint64_t u = 0;
 	bool digits = len > 0;
-	struct jt *v = NULL;
+	struct jt *v;
 
 	for (size_t i = 0; i < len && digits; i++) {
 		unsigned int d = (unsigned int)(s[i] - '0');
@@ -248,7 +236,7 @@ static int on_number(void *ctx, const char *s, size_t len)
 	}
 	if (digits && len > 20)
 		return jt_fail(p, "an integer past 2^64-1: %.*s...", (int)(len < 24 ? len : 24), s);
-	if (!scalar(p, digits ? JT_UINT : JT_NUMBER, &v))
+	if (!(v = new_value(p, digits ? JT_UINT : JT_NUMBER)))
 		return 0;
 	v->u = digits ? u : 0;
 	return complete(p, v);
@@ -257,9 +245,9 @@ static int on_number(void *ctx, const char *s, size_t len)
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
 	struct jt_parser *p = ctx;
-	struct jt *v = NULL;
+	struct jt *v = new_value(p, JT_STRING);
 
-	if (!scalar(p, JT_STRING, &v) || !(v->str.s = arena_str(p, s, len)))
+	if (!v || !(v->str.s = arena_str(p, s, len)))
 		return 0;
 	v->str.len = len;
 	return complete(p, v);
@@ -361,10 +349,18 @@ static void yajl_message(struct jt_parser *p, const unsigned char *text, size_t 
 	p->failed = true;
 }
 
+static size_t newlines(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *q = s; (q = memchr(q, '\n', (size_t)(s + len - q))); q++)
+		n++;
+	return n;
+}
+
 static int account(struct jt_parser *p, const char *buf, size_t len)
 {
-	for (const char *q = buf; (q = memchr(q, '\n', (size_t)(buf + len - q))); q++)
-		p->lines++;
+	p->lines += newlines(buf, len);
 	p->fed += len;
 	p->buf = NULL;
 	p->buf_len = 0;
@@ -383,8 +379,15 @@ static int account(struct jt_parser *p, const char *buf, size_t len)
 
 int jt_feed(struct jt_parser *p, const char *buf, size_t len)
 {
+	const char *nul = memchr(buf, 0, len);
 	yajl_status st;
 
+	if (nul) {
+		/* no JSON text holds one: what comes before it is read, then it fails */
+		if (!jt_feed(p, buf, (size_t)(nul - buf)))
+			jt_fail(p, "a NUL byte: not a file rstatlat wrote");
+		return -1;
+	}
 	p->buf = buf;
 	p->buf_len = len;
 	st = yajl_parse(p->yajl, (const unsigned char *)buf, len);
@@ -431,9 +434,7 @@ size_t jt_line(const struct jt_parser *p)
 
 	if (at > p->buf_len)
 		at = p->buf_len;
-	for (size_t i = 0; i < at; i++)
-		lines += p->buf[i] == '\n';
-	return lines + 1;
+	return lines + (at ? newlines(p->buf, at) : 0) + 1;
 }
 
 const struct jt *jt_get(const struct jt *obj, const char *key)

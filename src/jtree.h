@@ -67,8 +67,9 @@ struct jt_handler {
 struct jt_parser *jt_parser_new(const struct jt_handler *h);
 void jt_parser_free(struct jt_parser *p);
 /*
- * Feeds the next len bytes; at the end, jt_finish. Both return 0, or -1:
- * the error is the callback's, or jt_error's when jt_failed says so.
+ * Feeds the next len bytes (a NUL byte among them fails there: no JSON
+ * text holds one); at the end, jt_finish. Both return 0, or -1: the error
+ * is the callback's, or jt_error's when jt_failed says so.
  */
 int jt_feed(struct jt_parser *p, const char *buf, size_t len);
 int jt_finish(struct jt_parser *p);

@@ -34,7 +34,6 @@ static const char *const list_keys[LIST_MAX] = { "cgroups", "processes" };
 
 struct reader {
 	struct jt_parser *jp;
-	size_t line;		/* set: the line errors name; 0: where jp is */
 	char *err;
 	size_t errlen;
 	struct acc acc[2];	/* [0] intervals, [1] summaries */
@@ -58,8 +57,8 @@ struct reader {
 __attribute__((format(printf, 2, 3)))
 static int fail(struct reader *rd, const char *fmt, ...)
 {
-	int n = snprintf(rd->err, rd->errlen, "line %zu: ",
-			 rd->line || !rd->jp ? rd->line : jt_line(rd->jp));
+	/* the line the parser has reached: where the problem is */
+	int n = snprintf(rd->err, rd->errlen, "line %zu: ", rd->jp ? jt_line(rd->jp) : 0);
 	va_list ap;
 
 	if (n < 0 || (size_t)n >= rd->errlen)
@@ -1066,16 +1065,6 @@ static int on_object(void *ctx, const struct jt *v)
 	return ret;
 }
 
-/* The line of the first NUL byte in buf, the parser being at buf's start. */
-static size_t nul_line(const struct reader *rd, const char *buf, const char *nul)
-{
-	size_t line = jt_line(rd->jp);
-
-	for (const char *q = buf; q < nul; q++)
-		line += *q == '\n';
-	return line;
-}
-
 /*
  * What is there, up to len bytes: read(2) where f has a descriptor (no
  * stdio buffer of it is used: f is fresh), so the first bytes of a slow
@@ -1104,7 +1093,7 @@ static ssize_t read_some(FILE *f, char *buf, size_t len)
 static int read_text(struct reader *rd, FILE *f, uint64_t *total)
 {
 	static const size_t READ_CHUNK = 64 << 10;
-	char *buf = malloc(READ_CHUNK), *nul;
+	char *buf = malloc(READ_CHUNK);
 	ssize_t got = 0;
 	size_t n;
 	int ret = 0;
@@ -1114,11 +1103,8 @@ static int read_text(struct reader *rd, FILE *f, uint64_t *total)
 	while (!ret && (got = read_some(f, buf, READ_CHUNK)) > 0) {
 		n = (size_t)got;
 		*total += n;
-		/* what cannot be JSON fails at once: /dev/zero is refused unread */
-		if ((nul = memchr(buf, 0, n))) {
-			rd->line = nul_line(rd, buf, nul);
-			ret = fail(rd, "a NUL byte: not a file rstatlat wrote");
-		} else if (*total > READ_FILE_MAX) {
+		/* what cannot be JSON (a NUL byte) fails in jt_feed: /dev/zero is refused unread */
+		if (*total > READ_FILE_MAX) {
 			ret = fail(rd, "past %llu GiB: more than compare reads",
 				   (unsigned long long)(READ_FILE_MAX >> 30));
 		} else if (jt_feed(rd->jp, buf, n)) {

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "compare.h"
-#include "jtree.h"
+#include "../unit/jt_digest.h"
 #include "report_read.h"
 #include "view.h"
 
@@ -70,36 +70,17 @@ static bool read_part(const uint8_t *data, size_t size, struct report *r,
 	return ok;
 }
 
-/* A digest of every value jtree hands over, in order. */
-static void fold(uint64_t *h, const struct jt *v)
-{
-	const struct jt *m;
-	size_t i;
-
-	*h = *h * 31 + (uint64_t)v->type + v->n + v->streamed;
-	for (const char *k = v->key; k && *k; k++)
-		*h = *h * 131 + (unsigned char)*k;
-	if (v->type == JT_UINT)
-		*h = *h * 7 + v->u;
-	for (size_t k = 0; v->type == JT_STRING && k < v->str.len; k++)
-		*h = *h * 131 + (unsigned char)v->str.s[k];
-	for (m = v->type == JT_OBJECT ? v->kids.first : NULL; m; m = m->next)
-		fold(h, m);
-	jt_foreach(v, i, m)
-		fold(h, m);
-}
-
 static int fold_element(void *ctx, const struct jt *top, int list, size_t i, const struct jt *v)
 {
 	(void)top;
 	*(uint64_t *)ctx = *(uint64_t *)ctx * 17 + (uint64_t)list + i;
-	fold(ctx, v);
+	jt_digest(ctx, v);
 	return 0;
 }
 
 static int fold_value(void *ctx, const struct jt *v)
 {
-	fold(ctx, v);
+	jt_digest(ctx, v);
 	return 0;
 }
 

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include "check.h"
-#include "jtree.h"
+#include "jt_digest.h"
 
 /* What a parse saw: a digest of every value, so that two parses compare. */
 struct seen {
@@ -18,27 +18,6 @@ struct seen {
 	bool got_uint;
 };
 
-static void fold(struct seen *s, const struct jt *v)
-{
-	const struct jt *m;
-	size_t i;
-
-	s->digest = s->digest * 31 + (uint64_t)v->type + v->n;
-	if (v->key)
-		for (const char *k = v->key; *k; k++)
-			s->digest = s->digest * 131 + (unsigned char)*k;
-	if (v->type == JT_UINT)
-		s->digest = s->digest * 7 + v->u;
-	if (v->type == JT_STRING)
-		for (size_t k = 0; k < v->str.len; k++)
-			s->digest = s->digest * 131 + (unsigned char)v->str.s[k];
-	if (v->type == JT_OBJECT)
-		for (m = v->kids.first; m; m = m->next)
-			fold(s, m);
-	jt_foreach(v, i, m)
-		fold(s, m);
-}
-
 static int on_element(void *ctx, const struct jt *top, int list, size_t i, const struct jt *v)
 {
 	struct seen *s = ctx;
@@ -47,7 +26,7 @@ static int on_element(void *ctx, const struct jt *top, int list, size_t i, const
 	CHECK(i == (size_t)s->lists[list], "element %zu, expected %d", i, s->lists[list]);
 	s->lists[list]++;
 	s->elements++;
-	fold(s, v);
+	jt_digest(&s->digest, v);
 	return 0;
 }
 
@@ -57,7 +36,7 @@ static int on_value(void *ctx, const struct jt *v)
 	const struct jt *m = s->want_key ? jt_get(v, s->want_key) : NULL;
 
 	s->values++;
-	fold(s, v);
+	jt_digest(&s->digest, v);
 	s->got_uint = jt_is(m, JT_UINT);
 	s->got = s->got_uint ? m->u : 0;
 	return 0;
@@ -65,13 +44,13 @@ static int on_value(void *ctx, const struct jt *v)
 
 static const char *const lists[] = { "cgroups", "processes" };
 
-/* Parses text in chunks of step bytes (0: whole); returns 0 or -1, err set. */
-static int parse(const char *text, size_t step, struct seen *s, char *err, size_t errlen,
-		 size_t *line)
+/* Parses len bytes of text in chunks of step bytes (0: whole); returns 0 or -1, err set. */
+static int parse_len(const char *text, size_t len, size_t step, struct seen *s, char *err,
+		     size_t errlen, size_t *line)
 {
 	struct jt_handler h = { lists, 2, on_element, on_value, s };
 	struct jt_parser *p = jt_parser_new(&h);
-	size_t len = strlen(text), at = 0;
+	size_t at = 0;
 	int ret = 0;
 
 	while (!ret && at < len) {
@@ -87,6 +66,12 @@ static int parse(const char *text, size_t step, struct seen *s, char *err, size_
 		*line = jt_line(p);
 	jt_parser_free(p);
 	return ret;
+}
+
+static int parse(const char *text, size_t step, struct seen *s, char *err, size_t errlen,
+		 size_t *line)
+{
+	return parse_len(text, strlen(text), step, s, err, errlen, line);
 }
 
 static const char sample[] =
@@ -143,15 +128,20 @@ static void test_integers(void)
 	}
 }
 
-static void expect_refused(const char *text, const char *want, size_t want_line)
+static void expect_refused_len(const char *text, size_t len, const char *want, size_t want_line)
 {
 	struct seen s = { 0 };
 	char err[160];
 	size_t line;
 
-	CHECK(parse(text, 5, &s, err, sizeof(err), &line) == -1, "accepted: %.40s", text);
+	CHECK(parse_len(text, len, 5, &s, err, sizeof(err), &line) == -1, "accepted: %.40s", text);
 	CHECK(strstr(err, want) != NULL, "'%s' lacks '%s'", err, want);
 	CHECK(!want_line || line == want_line, "%s: line %zu, not %zu", want, line, want_line);
+}
+
+static void expect_refused(const char *text, const char *want, size_t want_line)
+{
+	expect_refused_len(text, strlen(text), want, want_line);
 }
 
 static void test_refused(void)
@@ -167,6 +157,11 @@ static void test_refused(void)
 	expect_refused("{\"a\\u0000\":1}", "\\u0000", 1);
 	expect_refused("{\"a\":1}\n{\"b\":tru}", "not JSON", 2);
 	expect_refused("{\"a\":", "premature EOF", 1);
+	{
+		static const char nul[] = "{\"a\":1}\n{\"b\":\"x\0y\"}";
+
+		expect_refused_len(nul, sizeof(nul) - 1, "a NUL byte", 2);
+	}
 }
 
 /* A string that never ends is refused near JT_TOKEN_MAX, not held to the end. */
