@@ -39,7 +39,7 @@ LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
-	src/collect_cause.c src/collect_flusher.c
+	src/collect_cause.c src/collect_flusher.c src/collect_chunks.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \
 	src/command.c
 # The Prometheus protobuf format (native histograms, prom_pb.c): its schema
@@ -115,11 +115,11 @@ $(OUT)/tests/test_probe: $(BTF_SAMPLES) $(OUT)/rstatlat.bpf.o
 check-unit: $(UNIT_TESTS)
 	tests/run-unit $(UNIT_TESTS)
 
-check-live: rstatlat $(OUT)/bench/reader
+check-live: rstatlat $(OUT)/bench/reader $(OUT)/bench/poller
 	tests/live/run
 
 # Every tier, closing with one tally (README's test command runs this).
-check: rstatlat $(UNIT_TESTS) $(OUT)/bench/reader
+check: rstatlat $(UNIT_TESTS) $(OUT)/bench/reader $(OUT)/bench/poller
 	tests/run-all $(UNIT_TESTS)
 
 # libFuzzer over the JSON reader and compare, with ASan and UBSan. Built
@@ -179,8 +179,11 @@ $(OUT)/bench/render: bench/render.c $(LIB_OBJS) $(HEADERS)
 $(OUT)/bench/pingpong: bench/pingpong.c | $(OUT)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
 
+$(OUT)/bench/poller: bench/poller.c | $(OUT)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
+
 BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render \
-	$(OUT)/bench/pingpong $(OUT)/bench/empty
+	$(OUT)/bench/pingpong $(OUT)/bench/empty $(OUT)/bench/poller
 
 # Overhead benchmark (root): numbers for docs/performance.md, not a test.
 # BENCH_ARGS go to bench/run, e.g. BENCH_ARGS="--against 45bcce6".

@@ -231,6 +231,18 @@ unsigned int collector_entries_used(const struct collector *c)
 	return c->slots_ready;
 }
 
+void collector_own_time(struct collector *c, bool whole_run, uint64_t *ns, uint64_t *locked)
+{
+	uint64_t all = c->locked;
+
+	*ns = c->own_ns - (whole_run ? 0 : c->own_ns_at_interval);
+	*locked = all - (whole_run ? 0 : c->locked_at_interval);
+	if (!whole_run) {
+		c->own_ns_at_interval = c->own_ns;
+		c->locked_at_interval = all;
+	}
+}
+
 /* ---- new collector ---- */
 
 static void *map_mmap(int fd, size_t len)
@@ -272,6 +284,7 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->refs = calloc(3 * (size_t)ncpus, sizeof(*c->refs));
 	c->scratch = calloc(1, sizeof(*c->scratch));
 	c->homes = calloc(HOME_BATCH, sizeof(*c->homes));
+	c->rec = calloc(1, sizeof(*c->rec));
 	c->irq_homes = calloc(HOME_BATCH, sizeof(*c->irq_homes));
 	if (sources->irqoff_sample)
 		sys_value = sizeof(struct tick_state);
@@ -288,8 +301,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->removed.rel_path = strdup("");
 	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->irq_percpu ||
 	    !c->lost_percpu || !c->dirty || !c->changed || !c->refs ||
-	    !c->scratch || !c->homes || !c->irq_homes || !c->sys_percpu || !c->seen ||
-	    !c->removed.path || !c->removed.rel_path) {
+	    !c->scratch || !c->homes || !c->rec || !c->irq_homes || !c->sys_percpu || !c->seen ||
+	    !c->removed.path || !c->removed.rel_path || chunks_init(c)) {
 		collector_free(c);
 		return NULL;
 	}
@@ -354,6 +367,8 @@ void collector_free(struct collector *c)
 	free(c->removed.rel_path);
 	if (c->seen)
 		munmap((void *)c->seen, c->seen_len);
+	chunks_free(c);
+	free(c->rec);
 	sys_fig_free(&c->sys_total);
 	sys_fig_free(&c->sys_open);
 	report_free(&c->open);

@@ -72,6 +72,38 @@ void collector_set_slow_unprinted(struct collector *c, uint64_t n);
 /* Slots in use now. */
 unsigned int collector_entries_used(const struct collector *c);
 
+/*
+ * Starts the thread that makes the per-slot maps' chunks ahead of the
+ * slots in use (rstatlat.h, slot_chunk_shift), woken by BPF's grow bell
+ * and every 100 ms: the reads of thousands of new cgroups (their names)
+ * may take the main thread seconds. Stopped by collector_free. Start it
+ * once privileges are dropped: it keeps the capabilities it starts with.
+ * 0, or -1 with errno set.
+ */
+int collector_grower_start(struct collector *c);
+
+/*
+ * Before the object is loaded: the shape of the per-slot maps' chunks (its
+ * rodata's chunk_shift). 0, or -1 with errno set.
+ */
+int chunks_shape(struct rstatlat_bpf *skel);
+
+/* Kernel memory of the chunks made so far. */
+uint64_t collector_chunk_bytes(const struct collector *c);
+
+/* ... and what they would take at --max-entries. */
+uint64_t collector_chunk_bytes_ceiling(const struct collector *c);
+
+/* Whether chunks may still be made: fewer made than --max-entries needs. */
+bool collector_can_grow(const struct collector *c);
+
+/*
+ * rstatlat's own BPF time on the rstat path, from its sampled clock reads
+ * (rstatlat.h, OWN_SAMPLE), and the lock events it served, as of the last
+ * read: since load (whole_run), or since the previous interval's call.
+ */
+void collector_own_time(struct collector *c, bool whole_run, uint64_t *ns, uint64_t *locked);
+
 /* The display path of a slot, reading its metadata if not seen yet. */
 const char *collector_slot_path(struct collector *c, unsigned int slot);
 /*

@@ -325,16 +325,14 @@ static void slot_describe(struct collector *c, struct slot *s, const struct slot
 /* Reads a slot's metadata once it is complete. */
 void slot_refresh(struct collector *c, unsigned int i)
 {
-	struct slot_meta m;
 	struct slot *s = &c->slots[i];
+	const struct slot_meta *m = &c->rec->meta;
 
-	if (s->state != SLOT_EMPTY)
+	if (s->state != SLOT_EMPTY || chunk_rec_read(c, i, c->rec))
 		return;
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &m))
-		return;
-	if (m.state == SLOT_READY)
-		slot_describe(c, s, &m);
-	s->state = m.state;
+	if (m->state == SLOT_READY)
+		slot_describe(c, s, m);
+	s->state = m->state;
 	s->touched_read = c->reads;
 	/* a lost race to hand back, or a slot of a cgroup already gone */
 	c->walk_slots |= s->state == SLOT_DISCARDED || (s->cg && s->cg->removed);
@@ -415,9 +413,6 @@ static void retire_begin(struct collector *c, struct slot *s, unsigned int i)
  */
 static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 {
-	static const struct slot_home empty_home;
-	static const struct dist_rec empty_irq;
-	struct slot_meta empty_meta = { 0 };
 	struct cgrec *g = s->cg;
 	struct ident who;
 	int err = 0;
@@ -428,16 +423,14 @@ static int retire_end(struct collector *c, struct slot *s, unsigned int i)
 			c->retired_dropped++;
 	}
 	/*
-	 * Writes into arrays at an index below max_entries, and one push onto
+	 * Writes into its chunks (a slot in use has them), and one push onto
 	 * a queue that holds every slot: they fail only on a broken kernel or
 	 * map. Then the slot is not handed back (it would come back with an
 	 * old cgroup's figures): the read fails, and rstatlat says why.
 	 */
-	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_home), &i, &empty_home, BPF_ANY) ||
-	    (c->src.irqoff_trace &&
-	     bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_irqoff), &i, &empty_irq, BPF_ANY)) ||
-	    bpf_map_update_elem(bpf_map__fd(c->skel->maps.slot_meta), &i, &empty_meta, BPF_ANY))
-		return -errno;
+	err = chunk_clear(c, i);
+	if (err)
+		return err;
 	c->slots_ready -= s->state == SLOT_READY;
 	slot_free(s);
 	c->rows_gen++;	/* its row goes */

@@ -89,6 +89,7 @@ static int slot_changed(struct collector *c, struct slot *s, const struct fold *
 		goto out;
 	s->touched_read = c->reads;
 	s->cg->last_active = c->reads;
+	c->locked += s->delta.count[COUNT_LOCKED];	/* every row's: own time served them all */
 	if (c->per_process && s->tgid && !s->exited && !process_alive(c, s, false)) {
 		s->exited = true;
 		newly_exited = 1;
@@ -122,6 +123,9 @@ static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
 
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lock_state), &zero, c->lock_percpu))
 		return -errno;
+	c->own_ns = 0;	/* the programs only add: a sum over the CPUs never goes back */
+	for (int cpu = 0; cpu < c->ncpus; cpu++)
+		c->own_ns += c->lock_percpu[cpu].own_ns + c->lock_percpu[cpu].memcg.own_ns;
 	if (c->src.irqoff_trace &&
 	    bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_state), &zero, c->irq_percpu))
 		return -errno;
@@ -159,39 +163,24 @@ static size_t dirty_homes(struct collector *c, uint64_t epoch, unsigned int nslo
 }
 
 /*
- * Reads homes[first..first+n) of the dirty list into c->homes. The batch
- * lookup takes a run of consecutive slots in one call (Linux 5.6+); else
- * one lookup each.
+ * Reads homes[first..first+n) of the dirty list into c->homes, from their
+ * chunks (a dirty slot has its chunk: BPF wrote there).
  */
 static int read_homes(struct collector *c, size_t first, size_t n)
 {
-	int fd = bpf_map__fd(c->skel->maps.slot_home);
-	__u32 start = c->dirty[first], keys[HOME_BATCH];
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-
-	if (!c->batch_unsupported && n > 1) {
-		__u32 count = (__u32)n, prev = start - 1, out;
-
-		if (!bpf_map_lookup_batch(fd, start ? &prev : NULL, &out, keys, c->homes, &count,
-					  &opts) || (errno == ENOENT && count == n)) {
-			if (count == n)
-				return 0;
-		} else if (errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP) {
-			c->batch_unsupported = true;
-		}
-	}
 	for (size_t i = 0; i < n; i++) {
-		__u32 k = c->dirty[first + i];
+		int err = chunk_rec_read(c, c->dirty[first + i], c->rec);
 
-		if (bpf_map_lookup_elem(fd, &k, &c->homes[i]))
-			return -errno;
+		if (err)
+			return err;
+		memcpy(&c->homes[i], &c->rec->home, sizeof(c->homes[i]));
 	}
 	return 0;
 }
 
 static int read_irq_home(struct collector *c, __u32 slot, struct dist_rec *out)
 {
-	return bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.slot_irqoff), &slot, out) ? -errno : 0;
+	return chunk_irqoff_read(c, slot, out);
 }
 
 /* Length of the run of consecutive slots in the dirty list from first. */

@@ -12,6 +12,7 @@
  *                     from map contents), system-wide figures
  *   collect_cgroup.c  cgroup records, slots, retirement and housekeeping
  *   collect_cause.c   cause naming and the kallsyms lifetime
+ *   collect_chunks.c  the per-slot maps' chunks, made ahead of use
  *
  * Userspace state, by what it describes:
  *   struct slot    one kernel slot: its totals, the last home counters
@@ -22,6 +23,7 @@
  *   struct builder rows of a report being built, found by identity
  */
 
+#include <pthread.h>
 #include "collect.h"
 #include "fold.h"
 
@@ -40,6 +42,19 @@ struct ident {
 	const char *own_cgroup;
 	const char *lock;	/* the lock's name; NULL or "": not told apart */
 	const char *lock_type;	/* the tracepoints' lock type; NULL or "": none */
+};
+
+/* The per-slot maps' chunks made so far, by their descriptors (collect_chunks.c). */
+struct slot_chunks {
+	unsigned int made, max;		/* chunks made; at --max-entries */
+	unsigned int shift;		/* a chunk holds 1 << shift slots */
+	int *rec;			/* by chunk: slot >> shift; -1 when not made */
+	int *irq;			/* --irqoff trace only */
+	uint64_t bytes;			/* their kernel memory */
+	/* the grower thread makes them; made and bytes are read with atomics */
+	struct ring_buffer *bell;
+	pthread_t thread;
+	bool running, stop;
 };
 
 struct builder {
@@ -151,6 +166,7 @@ struct collector {
 	__u64 *lost_percpu;
 	void *sys_percpu;		/* irq_state, tick_state or cpu_lock_state values */
 	struct slot_home *homes;	/* a batch of home records */
+	struct slot_rec *rec;		/* one record read from its chunk */
 	struct dist_rec *irq_homes;
 	uint32_t *dirty;		/* slots to read this read */
 	struct stage_ref *refs;
@@ -159,6 +175,10 @@ struct collector {
 	uint64_t sys_sum[SYS_MAX];
 	struct sys_fig sys_total, sys_open;	/* since load; since the last interval */
 	uint64_t lost[LOST_MAX], lost_at_interval[LOST_MAX];
+	/* rstatlat's own BPF time since load, sampled (rstatlat.h, OWN_SAMPLE) */
+	struct slot_chunks chunks;
+	uint64_t own_ns, own_ns_at_interval;
+	uint64_t locked, locked_at_interval;	/* lock events of every slot since load */
 	uint64_t retired_dropped;
 	struct report open;		/* the interval being built */
 	struct builder open_bd;
@@ -225,5 +245,12 @@ int collect_flushers(struct collector *c, struct report *r);
 void drop_idle_ksyms(struct collector *c);
 /* The cause a way's key stands for, naming its stack if not named yet. */
 const char *cause_name(struct collector *c, uint64_t key);
+
+/* collect_chunks.c: a slot's records, -ENOENT before its chunk is made */
+int chunks_init(struct collector *c);
+void chunks_free(struct collector *c);
+int chunk_rec_read(const struct collector *c, unsigned int slot, struct slot_rec *out);
+int chunk_irqoff_read(const struct collector *c, unsigned int slot, struct dist_rec *out);
+int chunk_clear(const struct collector *c, unsigned int slot);
 
 #endif

@@ -98,7 +98,7 @@ static void fold_vote(const struct fold_slot *s, struct fold *f, uint32_t tgid, 
 void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct stage_dist *sd)
 {
 	for (int i = 0; i < STAGE_CELLS; i++)
-		if (sd->cell[i].count)
+		if (stage_cell_used(sd, i) && sd->cell[i].count)
 			scratch_add(sc, k, sd->cell[i].bucket, sd->cell[i].count);
 	f->sum[k] += sd->sum;
 	if (sd->max > f->max[k])

@@ -594,7 +594,10 @@ static void put_self(struct out *o, const struct self_costs *c)
 	if (!c->present)
 		return;
 	put_lit(o, ",\"self\":{\"map_bytes\":");
-	put_u64_lit(o, c->map_bytes, ",\"entries\":");
+	if (c->map_bytes_ceiling)
+		put_u64_lit(o, c->map_bytes, ",\"map_bytes_ceiling\":");
+	put_u64_lit(o, c->map_bytes_ceiling ? c->map_bytes_ceiling : c->map_bytes,
+		    ",\"entries\":");
 	put_u64_lit(o, c->entries, ",\"entries_used\":");
 	put_u64_lit(o, c->entries_used, ",\"cpu_user_ns\":");
 	put_u64_lit(o, c->cpu_user_ns, ",\"cpu_system_ns\":");
@@ -602,6 +605,11 @@ static void put_self(struct out *o, const struct self_costs *c)
 	put_num_or_null(o, c->bpf_stats, c->bpf_ns);
 	put_lit(o, ",\"bpf_runs\":");
 	put_num_or_null(o, c->bpf_stats, c->bpf_runs);
+	if (c->own_known) {
+		put_lit(o, ",\"bpf_sampled_ns\":");
+		put_u64_lit(o, c->bpf_sampled_ns, ",\"lock_events\":");
+		put_num(o, c->lock_events);
+	}
 	put_lit(o, ",\"rss_max_bytes\":");
 	put_u64_lit(o, c->rss_max_bytes, "}");
 }

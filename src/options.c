@@ -58,9 +58,9 @@ static const struct cli_opt rstatlat_opts[] = {
 	{ .name = "json", .val = 'j', .help = "JSON lines (schema rstatlat/1, see rstatlat(8))" },
 	{ .name = "max-entries", .val = OPT_MAX_ENTRIES, .has_arg = required_argument,
 	  .arg = "N",
-	  .help = "cgroups (x processes with -p) tracked at once\n"
-		  "(default 10000: about 59 MiB of kernel memory at any\n"
-		  "number of CPUs)" },
+	  .help = "cgroups (x processes with -p) tracked at once, at most\n"
+		  "(default 10000; the maps grow with those tracked:\n"
+		  "2.7 MiB of kernel memory at 100, 61 MiB at 10000)" },
 	{ .name = "probe", .val = OPT_PROBE,
 	  .help = "print what this kernel offers, what is chosen and why" },
 	{ .name = "irqoff", .val = OPT_IRQOFF, .has_arg = required_argument, .arg = "SRC",

@@ -1124,6 +1124,10 @@ static void put_costs(struct prom_sink *s, const struct report *r)
 		return;
 	put_scalar(s, "rstatlat_map_bytes", PROM_GAUGE, "Kernel memory of rstatlat's BPF maps.",
 		   c->map_bytes);
+	if (c->map_bytes_ceiling)
+		put_scalar(s, "rstatlat_map_bytes_ceiling", PROM_GAUGE,
+			   "Kernel memory rstatlat's BPF maps would take at --max-entries.",
+			   c->map_bytes_ceiling);
 	put_scalar(s, "rstatlat_entries", PROM_GAUGE,
 		   "Cgroups (x processes) the maps hold (--max-entries).", c->entries);
 	put_scalar(s, "rstatlat_entries_used", PROM_GAUGE, "Entries in use.", c->entries_used);
@@ -1136,6 +1140,15 @@ static void put_costs(struct prom_sink *s, const struct report *r)
 				   c->bpf_ns);
 		put_scalar(s, "rstatlat_bpf_runs_total", PROM_COUNTER,
 			   "Runs of rstatlat's BPF programs.", c->bpf_runs);
+	}
+	if (c->own_known) {
+		put_seconds_scalar(s, "rstatlat_bpf_sampled_seconds_total", PROM_COUNTER,
+				   "rstatlat's BPF time on the rstat path, from its own sampled "
+				   "clock reads (without kernel.bpf_stats_enabled).",
+				   c->bpf_sampled_ns);
+		put_scalar(s, "rstatlat_lock_events_total", PROM_COUNTER,
+			   "Lock events rstatlat's programs served (every cgroup's).",
+			   c->lock_events);
 	}
 	put_scalar(s, "rstatlat_resident_memory_max_bytes", PROM_GAUGE,
 		   "Peak resident memory of rstatlat.", c->rss_max_bytes);

@@ -21,6 +21,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_PROG_SKIPPED] = "program_skipped",
 	[LOST_FLUSHERS_FULL] = "flushers_full",
 	[LOST_SLOW_UNPRINTED] = "slow_unprinted",
+	[LOST_ENTRIES_GROWING] = "entries_growing",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */

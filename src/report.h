@@ -126,12 +126,21 @@ enum irqoff_rows {
 /* rstatlat's own costs. */
 struct self_costs {
 	bool present;		/* live reports; false when a parsed file has none */
-	uint64_t map_bytes;	/* kernel memory of rstatlat's BPF maps */
+	uint64_t map_bytes;	/* kernel memory of rstatlat's BPF maps now */
+	uint64_t map_bytes_ceiling;	/* ... at --max-entries entries in use; 0: unknown */
 	uint32_t entries;	/* --max-entries */
 	uint32_t entries_used;	/* slots in use at the end of the window */
 	uint64_t cpu_user_ns, cpu_system_ns;	/* rstatlat's CPU time in this window */
 	bool bpf_stats;		/* kernel.bpf_stats_enabled was on: bpf_* are known */
 	uint64_t bpf_ns, bpf_runs;	/* its BPF programs' run time and runs in this window */
+	/*
+	 * Its BPF time on the rstat path from its own sampled clock reads
+	 * (rstatlat.h, OWN_SAMPLE), known at every run, and the lock events
+	 * of the window, which it is counted against (bpf_sampled_ns a lock
+	 * event). own_known: false in files from before it.
+	 */
+	bool own_known;
+	uint64_t bpf_sampled_ns, lock_events;
 	uint64_t rss_max_bytes;	/* peak resident memory so far */
 };
 

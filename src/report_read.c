@@ -709,6 +709,14 @@ static int read_self(struct reader *rd, const struct jt *obj, struct acc *a)
 	if (c.bpf_stats != runs_known)
 		return fail(rd, "self: \"bpf_ns\" and \"bpf_runs\" must both be numbers "
 			    "or both null");
+	/* the sampled BPF time, in files from rstatlat/1 files that have it */
+	if (jt_get(v, "map_bytes_ceiling") &&
+	    get_u64(rd, v, "self", "map_bytes_ceiling", &c.map_bytes_ceiling))
+		return -1;
+	c.own_known = jt_get(v, "bpf_sampled_ns") != NULL;
+	if (c.own_known && (get_u64(rd, v, "self", "bpf_sampled_ns", &c.bpf_sampled_ns) ||
+			    get_u64(rd, v, "self", "lock_events", &c.lock_events)))
+		return -1;
 	if (!a->self_objects++) {
 		*into = c;
 		return 0;
@@ -716,10 +724,14 @@ static int read_self(struct reader *rd, const struct jt *obj, struct acc *a)
 	if (add_u64(rd, "self", &into->cpu_user_ns, c.cpu_user_ns, "cpu_user_ns") ||
 	    add_u64(rd, "self", &into->cpu_system_ns, c.cpu_system_ns, "cpu_system_ns") ||
 	    add_u64(rd, "self", &into->bpf_ns, c.bpf_ns, "bpf_ns") ||
-	    add_u64(rd, "self", &into->bpf_runs, c.bpf_runs, "bpf_runs"))
+	    add_u64(rd, "self", &into->bpf_runs, c.bpf_runs, "bpf_runs") ||
+	    add_u64(rd, "self", &into->bpf_sampled_ns, c.bpf_sampled_ns, "bpf_sampled_ns") ||
+	    add_u64(rd, "self", &into->lock_events, c.lock_events, "lock_events"))
 		return -1;
 	into->bpf_stats = into->bpf_stats && c.bpf_stats;
+	into->own_known = into->own_known && c.own_known;
 	into->map_bytes = c.map_bytes;
+	into->map_bytes_ceiling = c.map_bytes_ceiling;
 	into->entries = c.entries;
 	into->entries_used = c.entries_used;
 	if (c.rss_max_bytes > into->rss_max_bytes)

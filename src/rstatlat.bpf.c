@@ -4,8 +4,8 @@
  *
  * Map of this file, in order (each part opens with a "----" line):
  *   knobs and globals          set by userspace before load / shared .bss
- *   maps                       homes first (slot_home, slot_irqoff), slot
- *                              tables (slot_seen, slot_ids, slot_meta,
+ *   maps                       per-slot records, chunked (slot_recs, slot_irqoff),
+ *                              slot tables (slot_seen, slot_ids, slot_index,
  *                              free_slots), sys_home; per-source state:
  *                              lock_state (rstat lock), irq_state (trace),
  *                              tick_state (sample), cpu_lock_state (per-CPU
@@ -52,6 +52,7 @@ const volatile bool per_process = false;	/* key slots by tgid too (-p) */
 const volatile __u64 threshold_ns = 0;	/* -t threshold, 0 = off */
 const volatile __u32 max_slots = 1;	/* max_entries of the slot maps */
 const volatile bool irqoff_trace = false;	/* --irqoff trace: slot_irqoff is sized */
+const volatile __u32 chunk_shift = SLOT_CHUNK_SHIFT_MIN;	/* slots a chunk holds: 1 << it */
 /*
  * Where the rstat tracepoints keep their arguments, read from the
  * prototype in BTF by the probe: (cgrp, cpu, contended) today, and
@@ -104,6 +105,12 @@ __u32 armed = 0;
  */
 __u32 cache_gen = 0;
 __u32 next_slot = 0;	/* slot numbers handed out so far */
+/* slots whose chunks userspace has made (rstatlat.h, slot_chunk_shift) */
+__u32 slots_made = 0;
+/* the grow bell was rung and userspace has not made chunks since */
+__u32 grow_rung = 0;
+/* ... and is rung when this few made slots are left: 3/4 of those ahead */
+__u32 grow_at = 0;
 /*
  * Set once a flush is seen taking the lock per CPU (locked and unlock of the
  * same cpu, for every possible CPU): from then on a hold of lock cpu -1 is
@@ -151,22 +158,43 @@ struct lock_scope {
 /* ---- maps ---- */
 
 /*
- * The homes come first: they are the largest maps, so that a --max-entries
- * the kernel cannot give fails before anything else is allocated.
+ * The per-slot maps, in chunks made by userspace as slots are used
+ * (rstatlat.h, slot_chunk_shift): each chunk an array, mmapable only so
+ * that the kernel lays its records on page boundaries, hence on lines
+ * (rstatlat.h, slot_home). Its size in chunk_shift, set with the chunks'
+ * max_entries by userspace.
  */
-struct {
+struct rec_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);	/* resized by userspace */
-	__type(key, __u32);
-	__type(value, struct slot_home);
-} slot_home SEC(".maps");
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1 << SLOT_CHUNK_SHIFT_MIN);	/* set by userspace */
+	__uint(key_size, sizeof(__u32));
+	/* a size, not a type: BTF would only have a forward declaration of it here */
+	__uint(value_size, sizeof(struct slot_rec));
+};
 
-/* --irqoff trace: irqs-off intervals with a hold inside, per slot (else 1 entry). */
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);	/* resized by userspace: chunks of --max-entries */
+	__type(key, __u32);
+	__array(values, struct rec_chunk);
+} slot_recs SEC(".maps");
+
+/* --irqoff trace: irqs-off intervals with a hold inside, per slot (else no chunk). */
+struct irqoff_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1 << SLOT_CHUNK_SHIFT_MIN);	/* set by userspace */
+	__uint(key_size, sizeof(__u32));
+	/* a size, not a type: BTF would only have a forward declaration of it here */
+	__uint(value_size, sizeof(struct dist_rec));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);	/* resized by userspace */
 	__type(key, __u32);
-	__type(value, struct dist_rec);
+	__array(values, struct irqoff_chunk);
 } slot_irqoff SEC(".maps");
 
 /*
@@ -182,19 +210,24 @@ struct {
 	__type(value, __u64);
 } slot_seen SEC(".maps");
 
+/* Grown as slots are made: --max-entries is its ceiling, not what it takes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);	/* resized by userspace */
 	__type(key, struct slot_key);
 	__type(value, __u32);
 } slot_ids SEC(".maps");
 
+
+
+/* The slot index (rstatlat.h): the common path's way to a slot. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);	/* resized by userspace */
+	__uint(max_entries, SLOT_INDEX_ENTRIES);
 	__type(key, __u32);
-	__type(value, struct slot_meta);
-} slot_meta SEC(".maps");
+	__type(value, struct slot_index_entry);
+} slot_index SEC(".maps");
 
 /* Slots of removed cgroups and exited flushers, handed back by userspace. */
 struct {
@@ -316,6 +349,12 @@ struct {
 	__uint(max_entries, 4096);	/* resized by userspace */
 } events SEC(".maps");
 
+/* Wakes userspace to make chunks (ring_grow_bell): what it says is not read. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} grow_bell SEC(".maps");
+
 /*
  * Flush causes: the stacks of sampled flushes at their end, by a hash of
  * their frames, named by userspace (rstatlat.h). Not a stack trace map:
@@ -337,6 +376,15 @@ struct {
 } stack_buf SEC(".maps");
 
 /* ---- slots: a cgroup (x process with -p) and its number ---- */
+
+/* Slot slot's record in a chunked map (rstatlat.h): NULL before its chunk is made. */
+static __always_inline void *chunk_elem(void *chunks, __u32 slot)
+{
+	__u32 chunk = slot >> chunk_shift, i = slot & ((1U << chunk_shift) - 1);
+	void *m = bpf_map_lookup_elem(chunks, &chunk);
+
+	return m ? bpf_map_lookup_elem(m, &i) : NULL;
+}
 
 /* Before 6.15 kernfs_node's parent pointer was called "parent". */
 struct kernfs_node___pre615 {
@@ -422,9 +470,23 @@ static __always_inline void touch(__u32 slot)
 		*seen = e;
 }
 
+/*
+ * A quarter of the made slots ahead are used (grow_at): userspace is woken to
+ * make more at once (collect_chunks.c), rather than at its next look.
+ * Rung once until it has made them (grow_rung).
+ */
+static __always_inline void ring_grow_bell(void)
+{
+	__u32 left = slots_made - next_slot;
+
+	if (!grow_rung && !__sync_val_compare_and_swap(&grow_rung, 0, 1))
+		bpf_ringbuf_output(&grow_bell, &left, sizeof(left), BPF_RB_FORCE_WAKEUP);
+}
+
 static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 {
 	struct slot_meta *meta;
+	struct slot_rec *rec;
 	__u32 *existing;
 	__u32 n;
 
@@ -439,15 +501,27 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 			count_lost(LOST_ENTRIES_FULL);
 			return -1;
 		}
+		if (next_slot >= slots_made) {
+			ring_grow_bell();
+			count_lost(LOST_ENTRIES_GROWING);
+			return -1;
+		}
 		n = __sync_fetch_and_add(&next_slot, 1);
 		if (n >= max_slots) {
 			count_lost(LOST_ENTRIES_FULL);
 			return -1;
 		}
+		if (slots_made - n <= grow_at)
+			ring_grow_bell();
 	}
-	meta = bpf_map_lookup_elem(&slot_meta, &n);
-	if (!meta)
+	rec = chunk_elem(&slot_recs, n);
+	meta = rec ? &rec->meta : NULL;
+	if (!meta) {
+		/* its chunk is not made yet: the number waits for it */
+		bpf_map_push_elem(&free_slots, &n, 0);
+		count_lost(LOST_ENTRIES_GROWING);
 		return -1;
+	}
 	meta->key = *key;
 	meta->flusher_cgid = bpf_get_current_cgroup_id();
 	meta->flusher_start = key->tgid ? process_start() : 0;
@@ -494,11 +568,43 @@ static __always_inline __u64 cgroup_serial(struct cgroup *cgrp, bool typed)
 }
 
 /*
+ * The slot index's entry for a key, and the slot it names when it is
+ * whole and of this cache generation (gen): -1 otherwise.
+ */
+static __always_inline int slot_indexed(__u64 serial, __u64 who, __u32 gen,
+					struct slot_index_entry **entry)
+{
+	__u32 i = slot_index_of(serial, who);
+	struct slot_index_entry *x = bpf_map_lookup_elem(&slot_index, &i);
+	__u64 sg;
+
+	*entry = x;
+	if (!x || x->serial != serial || x->who != who)
+		return -1;
+	sg = x->slot_gen;
+	if ((__u32)sg != gen || x->check != slot_index_check(serial, who, sg))
+		return -1;
+	return (int)(sg >> 32);
+}
+
+static __always_inline void slot_index_fill(struct slot_index_entry *x, __u64 serial, __u64 who,
+					    __u32 slot, __u32 gen)
+{
+	__u64 sg = (__u64)slot << 32 | gen;
+
+	x->serial = serial;
+	x->who = who;
+	x->slot_gen = sg;
+	x->check = slot_index_check(serial, who, sg);
+}
+
+/*
  * The slot of the cgroup under a lock (and process, -p). The per-CPU cache
  * knows the cgroup by its pointer and serial number, one load from the
- * cgroup the kernel is flushing; its kernfs id and hierarchy, which key
- * the slot map, are read only on a miss, which sets *rare (when given).
- * Each path that may be switched out midway keeps a cache of its own.
+ * cgroup the kernel is flushing; the slot index by its serial number; its
+ * kernfs id and hierarchy, which key the slot map, are read only when
+ * both miss, which sets *rare (when given). Each path that may be
+ * switched out midway keeps a cache of its own.
  */
 static __always_inline int resolve_slot(struct slot_cache *c, __u8 *rare, struct cgroup *cgrp,
 					bool typed, __u32 tgid, __u16 lock, __u64 type, bool create)
@@ -508,13 +614,19 @@ static __always_inline int resolve_slot(struct slot_cache *c, __u8 *rare, struct
 	 * a generation read after a retirement could name its slot.
 	 */
 	__u32 gen = cache_gen + 1, *slot;
-	__u64 serial = cgroup_serial(cgrp, typed);
+	__u64 serial = cgroup_serial(cgrp, typed), who = (__u64)tgid << 16 | lock;
+	struct slot_index_entry *x = NULL;
 	struct slot_key key = {};
 	int n;
 
+	/* the lock type only where a kernel passes one: its compare is past the first line */
 	if (c->valid == gen && c->cgrp == (__u64)cgrp && c->serial == serial && c->tgid == tgid &&
-	    c->lock == lock && c->type == type)
+	    c->lock == lock && (arg_type < 0 || c->type == type))
 		return c->slot;
+	/* typed lock holds (none in a released kernel) keep to the slot map */
+	n = type ? -1 : slot_indexed(serial, who, gen, &x);
+	if (n >= 0)
+		goto cached;
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
 	key.tgid = tgid;
 	key.lock = lock;
@@ -525,6 +637,10 @@ static __always_inline int resolve_slot(struct slot_cache *c, __u8 *rare, struct
 	n = slot ? (int)*slot : create ? create_slot(cgrp, &key) : -1;
 	if (n < 0)
 		return n;
+	/* a slot just made goes in on its next hit: it may have lost the race to make it */
+	if (slot && x && !type)
+		slot_index_fill(x, serial, who, n, gen);
+cached:
 	c->cgrp = (__u64)cgrp;
 	c->serial = serial;
 	c->tgid = tgid;
@@ -588,17 +704,29 @@ static __always_inline void home_record(struct dist_rec *h, __u64 v)
 
 static __always_inline struct slot_home *home_of(__u32 slot)
 {
-	struct slot_home *h = bpf_map_lookup_elem(&slot_home, &slot);
+	struct slot_rec *r = chunk_elem(&slot_recs, slot);
 
-	if (h)
-		touch(slot);
-	return h;
+	if (!r)
+		return NULL;
+	touch(slot);
+	return &r->home;
 }
 
-/* A slot's irqs-off home, only with --irqoff trace (the map is sized then). */
+/* A slot's irqs-off home, only with --irqoff trace (chunks are made then). */
 static __always_inline struct dist_rec *irqoff_home_of(__u32 slot)
 {
-	return irqoff_trace ? bpf_map_lookup_elem(&slot_irqoff, &slot) : NULL;
+	return irqoff_trace ? chunk_elem(&slot_irqoff, slot) : NULL;
+}
+
+/* The index of x's lowest set bit (x != 0): de Bruijn, as BPF has no ctz. */
+const __u8 debruijn32[32] = {
+	0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+	31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9,
+};
+
+static __always_inline __u32 lowest_bit(__u32 x)
+{
+	return debruijn32[((x & -x) * 0x077CB531U) >> 27] & (STAGE_CELLS - 1);
 }
 
 /*
@@ -607,11 +735,18 @@ static __always_inline struct dist_rec *irqoff_home_of(__u32 slot)
  */
 __noinline int dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e)
 {
+	__u32 used, i;
+
 	if (!sd || !h)
 		return 0;
-	for (int i = 0; i < STAGE_CELLS; i++)
+	used = sd->used;
+	/* the cells in use, lowest first: a cold flush uses one or two */
+	for (int n = 0; n < STAGE_CELLS && used; n++) {
+		i = lowest_bit(used);
+		used &= used - 1;
 		if (sd->cell[i].count)
 			home_bucket(h, sd->cell[i].bucket, sd->cell[i].count);
+	}
 	if (sd->sum)
 		home_sum(h, sd->sum, sd->max, e);
 	return 0;
@@ -644,7 +779,8 @@ static __noinline void stage_evict(struct slot_stage *st)
 	if (!h)
 		return;
 	for (int k = 0; k < COUNT_SUMS; k++)
-		__sync_fetch_and_add(&h->n.count[k], st->n.count[k]);
+		if (st->n.count[k])
+			__sync_fetch_and_add(&h->n.count[k], st->n.count[k]);
 	for (int k = COUNT_SUMS; k < COUNT_MAX; k++)
 		atomic_max(&h->n.count[k], st->n.count[k]);
 	for (int k = 0; k < PART_MAX; k++)
@@ -659,13 +795,12 @@ static __noinline void stage_evict(struct slot_stage *st)
 
 /* ---- the stage: this CPU's, plain ---- */
 
-/*
- * A function of its own: clang would merge the memsets of a whole stage
- * into one too large for BPF, which has no memset to call.
- */
-static __noinline void dist_reset(struct stage_dist *sd)
+/* Empties a staged distribution: its cells need no clearing (rstatlat.h, used). */
+static __always_inline void dist_reset(struct stage_dist *sd)
 {
-	__builtin_memset(sd, 0, sizeof(*sd));
+	sd->sum = 0;
+	sd->max = 0;
+	sd->used = 0;	/* every cell empty, whatever it holds (rstatlat.h) */
 }
 
 /*
@@ -707,14 +842,20 @@ static __always_inline struct slot_stage *stage_of(struct lock_state *lc, __u32 
  */
 static __always_inline bool stage_value(struct stage_dist *sd, __u32 b, __u64 v)
 {
-	struct stage_cell *c = &sd->cell[b & (STAGE_CELLS - 1)];
+	__u32 i = b & (STAGE_CELLS - 1);
+	struct stage_cell *c = &sd->cell[i];
 
 	sd->sum += v;
 	if (v > sd->max)
 		sd->max = v;
-	if (c->count && c->bucket != b)
+	if (!(sd->used & (1U << i))) {
+		sd->used |= 1U << i;
+		c->bucket = b;
+		c->count = 1;
+		return true;
+	}
+	if (c->bucket != b)
 		return false;
-	c->bucket = b;
 	c->count++;
 	return true;
 }
@@ -775,6 +916,7 @@ static __always_inline struct slow_event *slow_begin(__u32 kind, __u64 now, __u6
 {
 	struct slow_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	struct slot_meta *meta;
+	struct slot_rec *rec;
 	__u64 id = bpf_get_current_pid_tgid();
 
 	if (!e) {
@@ -782,7 +924,8 @@ static __always_inline struct slow_event *slow_begin(__u32 kind, __u64 now, __u6
 		return NULL;
 	}
 	__builtin_memset(e, 0, offsetof(struct slow_event, stack));
-	meta = bpf_map_lookup_elem(&slot_meta, &slot);
+	rec = chunk_elem(&slot_recs, slot);
+	meta = rec ? &rec->meta : NULL;
 	e->ts = now;
 	e->duration_ns = duration;
 	e->cgid = meta ? meta->key.cgid : 0;
@@ -870,17 +1013,79 @@ static __always_inline int tp_lock_cpu(__u64 *ctx)
  * A per-CPU xorshift for the sampling decisions of the lock path:
  * bpf_get_prandom_u32() costs about a clock read on this path.
  */
-static __always_inline __u32 lc_random(struct lock_state *lc)
+static __always_inline __u32 next_random(__u64 *state)
 {
-	__u64 x = lc->rand;
+	__u64 x = *state;
 
 	if (!x)
 		x = ((__u64)bpf_get_prandom_u32() << 32) | 1;
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
-	lc->rand = x;
+	*state = x;
 	return (__u32)(x >> 32);
+}
+
+static __always_inline __u32 lc_random(struct lock_state *lc)
+{
+	return next_random(&lc->rand);
+}
+
+/*
+ * A drawn run's own time since its clock read, now, as bpf_stats would
+ * count it: what lies between its clock reads and, timed by one more read
+ * right after the last, the clock read it began with (before now) and
+ * what bpf_stats' own two sched_clock() calls add inside its window, about
+ * one read.
+ */
+static __always_inline __u64 own_took(__u64 now, __u32 weight)
+{
+	__u64 end = bpf_ktime_get_ns(), clock = bpf_ktime_get_ns() - end;
+
+	return (end - now + 2 * clock) * weight;
+}
+
+/*
+ * The unlock program's count down to its next timed run (rstatlat.h,
+ * OWN_SPREAD), one count for holds that took a new stage (fresh) and one
+ * for the others: at 0 it times itself, has the next locked time itself,
+ * and draws the next count. A run that did rare work (a stack taken, a
+ * slot made, a flush that moved) is timed as itself, outside the counts:
+ * tens of microseconds counted OWN_SAMPLE times would swamp the estimate.
+ */
+static __always_inline void own_unlock(struct lock_state *lc, __u64 now, bool fresh)
+{
+	__u8 left, next;
+
+	if (lc->self_rare) {
+		lc->own_ns += own_took(now, 1);
+		return;
+	}
+	left = fresh ? lc->own_left_fresh : lc->own_left & ~OWN_LOCKED;
+	if (left > 1) {
+		if (fresh)
+			lc->own_left_fresh = left - 1;
+		else
+			lc->own_left = (lc->own_left & OWN_LOCKED) | (left - 1);
+		return;
+	}
+	lc->own_ns += own_took(now, OWN_SAMPLE);
+	next = OWN_SAMPLE - OWN_SPREAD + lc_random(lc) % (2 * OWN_SPREAD + 1);
+	if (fresh) {
+		lc->own_left_fresh = next;
+		lc->own_left |= OWN_LOCKED;
+	} else {
+		lc->own_left = OWN_LOCKED | next;
+	}
+}
+
+/* One run in OWN_SAMPLE adds its time to *own; returns whether it was drawn. */
+static __always_inline bool own_time(__u64 *state, __u64 *own, __u64 now)
+{
+	if (next_random(state) & (OWN_SAMPLE - 1))
+		return false;
+	*own += own_took(now, OWN_SAMPLE);
+	return true;
 }
 
 /*
@@ -1221,7 +1426,7 @@ static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
 	__builtin_memset(fl, 0, sizeof(*fl));
 	fl->cgrp = cgrp;
 	fl->tid = tid;
-	fl->lock = lc->hold_lock;
+	fl->lock = lock_rows ? lc->hold_lock : LOCK_ALL;
 	fl->slot = st->slot - 1;
 	fl->paired = 1;
 	fl->last_lock_cpu = lock_cpu - 1;
@@ -1388,8 +1593,10 @@ static __always_inline void flush_end(void *ctx, struct lock_state *lc, struct s
 
 	if (count_flushers && lc->fl.start)
 		flusher_of(task, &lc->fl, now - lc->fl.start);
-	if (weight > 0)
+	if (weight > 0) {
+		lc->self_rare = 1;	/* a stack: rare, and dear (own_unlock) */
 		cause_record(lc->fl.slot, cause_key(ctx), weight, now - lc->fl.start);
+	}
 }
 
 /*
@@ -1558,6 +1765,7 @@ static __always_inline void on_contended(__u64 now)
 	lc->contended_ts = now;
 	if (parts_from == PARTS_FROM_TIMED)
 		lc->contended_irq = lc->irq_ns;
+	own_time(&lc->rand, &lc->own_ns, now);
 }
 
 /* The floor and little more: the hold is taken up at its unlock. */
@@ -1577,31 +1785,32 @@ static __always_inline void on_locked(struct cgroup *cgrp, int lock_cpu, bool co
 	lc->locked_cgrp = (__u64)cgrp;
 	lc->locked_lock_cpu = lock_cpu;
 	lc->locked_contended = contended;
+	/* drawn by the unlock before it (rstatlat.h, OWN_LOCKED) */
+	if (lc->own_left & OWN_LOCKED) {
+		lc->own_left &= ~OWN_LOCKED;
+		lc->own_ns += own_took(now, OWN_SAMPLE);
+	}
 }
 
 /*
  * Everything about a hold, after its clock read: the lock is released by
  * the kernel right after this program, so this work lies between holds.
  */
-static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock_cpu, __u64 now)
+static __always_inline bool on_unlock(void *ctx, struct lock_state *lc, struct cgroup *cgrp,
+				      int unlock_cpu, __u64 now)
 {
 	__u64 start, cg, hold, wait, type;
+	__u32 tgid = 0, slot, e;
 	struct slot_stage *st;
-	struct lock_state *lc;
-	__u32 tgid = 0, slot;
+	bool fresh;
 	int n;
 
-	if (!armed)
-		return;
-	lc = this_lock_state();
-	if (!lc)
-		return;
 	if (lc->locked_cgrp != (__u64)cgrp) {
 		/* e.g. the lock was taken before we attached */
 		count_lost(LOST_UNPAIRED_UNLOCK);
 		lc->locked_ts = 0;
 		lc->contended_ts = 0;
-		return;
+		return false;
 	}
 	start = lc->locked_ts;
 	/*
@@ -1616,22 +1825,29 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	/* the task is asked only where it matters: -p, --pid (flushes ask later) */
 	if (per_process || targ_tgid)
 		tgid = bpf_get_current_task_btf()->tgid;
-	lc->hold_lock = lock_rows ? lock_of_hold(lc, cg, ctx) : LOCK_ALL;
+	/* written only where locks are told apart: it lies past the first line */
+	if (lock_rows)
+		lc->hold_lock = lock_of_hold(lc, cg, ctx);
 	type = arg_type >= 0 ? lock_type_of(lc, tp_arg(ctx, arg_type)) : 0;
 	n = start && (!targ_tgid || tgid == targ_tgid) ?
 	    resolve_slot(&lc->cache, &lc->self_rare, cgrp, true, per_process ? tgid : 0,
-			 lc->hold_lock, type, true) : -1;
+			 lock_rows ? lc->hold_lock : LOCK_ALL, type, true) : -1;
 	if (n < 0) {
 		lc->contended_ts = 0;
-		return;
+		return false;
 	}
 	slot = n;
 	hold = now - start;
+	/* a new stage: the dear kind of hold, timed apart (own_unlock) */
+	e = (__u32)epoch;
+	fresh = lc->stage[e & 1].epoch != e || lc->stage[e & 1].slot != slot + 1;
 	st = stage_of(lc, slot);
 	st->n.count[COUNT_LOCKED]++;
 	wait = contended_wait(lc, st, start);
-	if (threshold_ns && wait >= threshold_ns)
+	if (threshold_ns && wait >= threshold_ns) {
+		lc->self_rare = 1;
 		slow_emit(ctx, SLOW_WAIT, start, wait, slot, lc->locked_lock_cpu, true);
+	}
 	lc->contended_ts = 0;
 	record(st, DIST_HOLD, hold);
 	if (irqoff_trace) {	/* what irqs_on attributes its interval by */
@@ -1640,9 +1856,12 @@ static __always_inline void on_unlock(void *ctx, struct cgroup *cgrp, int unlock
 	}
 	if (tick_period_ns)	/* whether a late tick overlapped a hold */
 		lc->hold_end = now;
-	if (threshold_ns && hold >= threshold_ns)
+	if (threshold_ns && hold >= threshold_ns) {
+		lc->self_rare = 1;
 		slow_emit(ctx, SLOW_HOLD, now, hold, slot, unlock_cpu, lc->locked_contended);
+	}
 	flush_hold(ctx, lc, st, cg, unlock_cpu, hold, wait, now);
+	return fresh;
 }
 
 SEC("tp_btf/cgroup_rstat_lock_contended")
@@ -1667,9 +1886,17 @@ SEC("tp_btf/cgroup_rstat_unlock")
 int rstat_unlock(__u64 *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct lock_state *lc;
+	bool fresh;
 
+	if (!armed)
+		return 0;
+	lc = this_lock_state();
+	if (!lc)
+		return 0;
 	/* contended is always false at unlock; the locked event counts it */
-	on_unlock(ctx, (struct cgroup *)tp_arg(ctx, arg_cgrp), tp_lock_cpu(ctx), now);
+	fresh = on_unlock(ctx, lc, (struct cgroup *)tp_arg(ctx, arg_cgrp), tp_lock_cpu(ctx), now);
+	own_unlock(lc, now, fresh);
 	return 0;
 }
 
@@ -1973,6 +2200,33 @@ static __always_inline struct decision_stage *decision_stage_of(struct memcg_sta
 	return ds;
 }
 
+/* A flush request's decision, staged under its memcg's slot. */
+static __always_inline void memcg_decision(struct lock_state *lc, struct mem_cgroup *memcg,
+					   __u32 tgid, bool force, bool needs_flush)
+{
+	struct decision_stage *ds;
+	int n;
+
+	/*
+	 * A skipped request takes no lock: it gets no slot of its own, or an
+	 * agent reading memory.stat of thousands of idle containers would
+	 * take every slot from the cgroups that flush.
+	 */
+	n = resolve_slot(&lc->memcg.cache, NULL, memcg->css.cgroup, true, per_process ? tgid : 0,
+			 lock_rows ? memory_lock() : LOCK_ALL, 0, force || needs_flush);
+	if (n < 0) {
+		if (!force && !needs_flush)
+			count_lost(LOST_SKIP_UNTRACKED);
+		return;
+	}
+	ds = decision_stage_of(&lc->memcg, (__u32)n);
+	ds->n[DECISION_ASKED]++;
+	if (force)
+		ds->n[DECISION_FORCED]++;
+	else if (!needs_flush)
+		ds->n[DECISION_SKIPPED]++;
+}
+
 /*
  * Fired for every flush a memcg asks for, before the lock: forced, or
  * skipped when too few stats changed. It fires with irqs on and may be
@@ -1984,9 +2238,8 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 	     bool needs_flush)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct decision_stage *ds;
 	struct lock_state *lc;
-	int n;
+	__u64 now;
 
 	(void)ctx;
 	(void)stats_updates;
@@ -1995,26 +2248,17 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 	lc = this_lock_state();
 	if (!lc)
 		return 0;
-	/*
-	 * A skipped request takes no lock: it gets no slot of its own, or an
-	 * agent reading memory.stat of thousands of idle containers would
-	 * take every slot from the cgroups that flush.
-	 */
-	n = resolve_slot(&lc->memcg.cache, NULL, memcg->css.cgroup, true, per_process ? tgid : 0,
-			 lock_rows ? memory_lock() : LOCK_ALL, 0, force || needs_flush);
-	if (n < 0) {
-		if (!force && !needs_flush)
-			count_lost(LOST_SKIP_UNTRACKED);
+	/* no clock read of its own: one run in OWN_SAMPLE takes two (rstatlat.h) */
+	if (next_random(&lc->memcg.rand) & (OWN_SAMPLE - 1)) {
+		memcg_decision(lc, memcg, tgid, force, needs_flush);
 		return 0;
 	}
-	ds = decision_stage_of(&lc->memcg, (__u32)n);
-	ds->n[DECISION_ASKED]++;
-	if (force)
-		ds->n[DECISION_FORCED]++;
-	else if (!needs_flush)
-		ds->n[DECISION_SKIPPED]++;
+	now = bpf_ktime_get_ns();
+	memcg_decision(lc, memcg, tgid, force, needs_flush);
+	lc->memcg.own_ns += own_took(now, OWN_SAMPLE);
 	return 0;
 }
+
 
 /* ---- removed cgroups ---- */
 

@@ -490,6 +490,7 @@ static int make_flushers_overflow(struct rstatlat_bpf *skel)
 static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 		      unsigned int max_slots, int ncpus)
 {
+	unsigned int chunks;
 	int first, last;
 
 	skel->rodata->arg_cgrp = (__u32)plan->args.cgrp;
@@ -511,11 +512,15 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->cause_budgeted = !opts.cause_sample_given;
 	bpf_map__set_max_entries(skel->maps.flush_stacks,
 				 skel->rodata->cause_sample ? RSL_CAUSE_STACKS : 1);
-	bpf_map__set_max_entries(skel->maps.slot_home, max_slots);
-	bpf_map__set_max_entries(skel->maps.slot_irqoff, plan->irqoff_trace ? max_slots : 1);
+	/* chunks made by the collector as slots are used (rstatlat.h, slot_chunk_shift) */
+	skel->rodata->chunk_shift = slot_chunk_shift(max_slots);
+	chunks = ((max_slots - 1) >> skel->rodata->chunk_shift) + 1;
+	bpf_map__set_max_entries(skel->maps.slot_recs, chunks);
+	bpf_map__set_max_entries(skel->maps.slot_irqoff, plan->irqoff_trace ? chunks : 1);
+	if (chunks_shape(skel))
+		die(EXIT_ENV, "cannot make the maps' chunks: %s", strerror(errno));
 	bpf_map__set_max_entries(skel->maps.slot_seen, max_slots);
 	bpf_map__set_max_entries(skel->maps.slot_ids, max_slots);
-	bpf_map__set_max_entries(skel->maps.slot_meta, max_slots);
 	bpf_map__set_max_entries(skel->maps.free_slots, max_slots);
 	/* a source that is off costs no memory: its per-CPU state is not created */
 	bpf_map__set_autocreate(skel->maps.irq_state, plan->irqoff_trace);
@@ -541,15 +546,21 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 /* Kernel memory of the maps the defaults stay under; asking for more is said first. */
 #define MAP_BYTES_SAID ((uint64_t)64 << 20)
 
-/* What the maps will ask of the kernel, roughly, for an error message. */
+/*
+ * What the maps ask of the kernel, roughly: at the start (what grows with
+ * --max-entries whatever is used: the slot map's buckets, the seen epochs,
+ * the free list, the chunk tables; and the per-CPU state), and at
+ * --max-entries entries in use (every chunk made: collect_chunks.c).
+ */
 static uint64_t planned_map_bytes(const struct attach_plan *plan, unsigned int max_slots,
-				  int ncpus)
+				  int ncpus, bool ceiling)
 {
-	uint64_t per_slot = sizeof(struct slot_home) + sizeof(struct slot_meta) + sizeof(__u64) +
-			    sizeof(struct slot_key) + 64 /* hash element */ + sizeof(__u32);
+	uint64_t per_slot = sizeof(__u64) + sizeof(__u32) + 2 * sizeof(void *);
 
-	if (plan->irqoff_trace)
-		per_slot += sizeof(struct dist_rec);
+	if (ceiling)
+		per_slot += sizeof(struct slot_rec) +
+			    sizeof(struct slot_key) + 64 /* hash element */ +
+			    (plan->irqoff_trace ? sizeof(struct dist_rec) : 0);
 	return per_slot * max_slots + (uint64_t)ncpus * sizeof(struct lock_state);
 }
 
@@ -585,7 +596,15 @@ static int describe_run(struct run *run, struct report *r)
 	r->irqoff.sample_hz = run->plan->irqoff_sample ? (unsigned int)opts.sample_hz : 0;
 	r->irqoff.sample_events = run->nticks;
 	r->irqoff.virtual_machine = run->virtual_machine;
+	memset(&r->self, 0, sizeof(r->self));
 	self_window(&run->self, &r->self, r->type == REPORT_SUMMARY);
+	collector_own_time(run->collector, r->type == REPORT_SUMMARY, &r->self.bpf_sampled_ns,
+			   &r->self.lock_events);
+	r->self.own_known = true;
+	/* the per-slot maps' chunks are made as entries are used (collect_chunks.c) */
+	r->self.map_bytes_ceiling = r->self.map_bytes +
+				    collector_chunk_bytes_ceiling(run->collector);
+	r->self.map_bytes += collector_chunk_bytes(run->collector);
 	r->self.entries = run->skel->rodata->max_slots;
 	r->self.entries_used = collector_entries_used(run->collector);
 	return opts.command ? command_describe(&cmd, &r->command) : 0;
@@ -945,8 +964,11 @@ static bool output_dir_unwritable(void)
 /* Everything that needs privileges is done: attached, kallsyms read, bound. */
 static void drop_privileges(struct run *run)
 {
-	struct bpf_map *probe_map = run->skel->maps.slot_home;
-	bool keep = map_read_needs_cap_bpf(bpf_map__fd(probe_map), bpf_map__value_size(probe_map));
+	struct bpf_map *probe_map = run->skel->maps.slot_seen;
+	/* making the per-slot maps' chunks as cgroups come needs CAP_BPF too */
+	bool grows = collector_can_grow(run->collector);
+	bool keep = grows ||
+		    map_read_needs_cap_bpf(bpf_map__fd(probe_map), bpf_map__value_size(probe_map));
 	const char *why;
 
 	if (privilege_drop(&opts.run_as, keep, &why))
@@ -957,6 +979,7 @@ static void drop_privileges(struct run *run)
 		die(EXIT_ENV, "%s cannot write %s's directory", opts.run_as.name, opts.output);
 	if (opts.verbose)
 		fprintf(stderr, "rstatlat: running as uid %u, %s\n", (unsigned int)getuid(),
+			grows ? "keeping CAP_BPF (to make map chunks as entries are used)" :
 			keep ? "keeping CAP_BPF (this kernel needs it to read maps)" :
 			"no capabilities");
 }
@@ -1139,16 +1162,19 @@ int main(int argc, char **argv)
 		die(EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(errno));
 	configure(run.skel, &plan, max_slots, ncpus);
 	/* past what the defaults cost, the cost is said before it is paid */
-	if (planned_map_bytes(&plan, max_slots, ncpus) > MAP_BYTES_SAID)
-		fprintf(stderr, "rstatlat: --max-entries %u asks the kernel for about %.0f MiB "
-			"(the defaults stay under %llu MiB)\n", max_slots,
-			(double)planned_map_bytes(&plan, max_slots, ncpus) / (1 << 20),
+	if (planned_map_bytes(&plan, max_slots, ncpus, true) > MAP_BYTES_SAID)
+		fprintf(stderr, "rstatlat: --max-entries %u: the maps grow with the entries in use "
+			"to about %.0f MiB at %u (%.0f MiB at the start; the defaults stay under "
+			"%llu MiB)\n", max_slots,
+			(double)planned_map_bytes(&plan, max_slots, ncpus, true) / (1 << 20), max_slots,
+			(double)planned_map_bytes(&plan, max_slots, ncpus, false) / (1 << 20),
 			(unsigned long long)(MAP_BYTES_SAID >> 20));
 	err = rstatlat_bpf__load(run.skel);
 	if (err == -ENOMEM || err == -E2BIG)
 		die(EXIT_ENV, "cannot create the BPF maps for %u entries: about %.1f MiB of kernel "
 		    "memory asked for (%s); try a smaller --max-entries or -v", max_slots,
-		    (double)planned_map_bytes(&plan, max_slots, ncpus) / (1 << 20), strerror(-err));
+		    (double)planned_map_bytes(&plan, max_slots, ncpus, false) / (1 << 20),
+		    strerror(-err));
 	if (err)
 		die(err == -EPERM ? EXIT_ENV : EXIT_RUNTIME, "cannot load the BPF programs: %s%s",
 		    strerror(-err), opts.verbose ? "" : " (-v shows the verifier log)");
@@ -1167,7 +1193,6 @@ int main(int argc, char **argv)
 	if (plan.irqoff_sample)
 		attach_ticks(&run, ncpus);
 	run.virtual_machine = on_virtual_machine();
-	run.skel->bss->armed = 1;
 
 	sources = (struct collect_sources){
 		.irqoff_trace = plan.irqoff_trace,
@@ -1198,7 +1223,9 @@ int main(int argc, char **argv)
 	run.collector = collector_new(run.skel, &cg, opts.cgroup ? &filter : NULL,
 				      opts.per_process, ncpus, max_slots, &sources);
 	if (!run.collector)
-		die(EXIT_RUNTIME, "out of memory");
+		die(EXIT_RUNTIME, "cannot make the collector: %s", strerror(errno ? errno : ENOMEM));
+	/* counting begins once the first chunks of the maps are made (collect_chunks.c) */
+	run.skel->bss->armed = 1;
 	kernel_info(&run.kernel);
 	run.source = plan.source_name;
 	run.plan = &plan;
@@ -1223,6 +1250,9 @@ int main(int argc, char **argv)
 	start_export(&run);
 	if (opts.run_as.switch_user || run.prom)
 		drop_privileges(&run);
+	/* after the drop: a thread keeps the capabilities it was started with */
+	if (collector_grower_start(run.collector))
+		die(EXIT_RUNTIME, "cannot start the maps' grower: %s", strerror(errno));
 	first_export(&run);
 	/* a closed terminal (SIGHUP) ends the run as Ctrl-C does: with its summary */
 	signal(SIGINT, on_signal);

@@ -95,6 +95,29 @@ struct slot_meta {
 #define STAGE_CELLS	32	/* two octaves of the layout without a collision */
 
 /*
+ * The per-slot maps (records: home and captured name; irqs-off homes) come
+ * in chunks of 1 << chunk_shift slots, made by userspace as slots are used
+ * (an array of maps each, slot >> chunk_shift its index): kernel memory
+ * follows what is tracked, and --max-entries is a ceiling. A chunk holds
+ * 32 slots, more where --max-entries would need more than
+ * SLOT_CHUNKS_MAX chunks (each a descriptor userspace keeps). Userspace
+ * keeps chunks made ahead of use (slots_made, collect_chunks.c); a new
+ * slot whose chunk is not there yet is not made, and its events are
+ * counted in lost.entries_growing.
+ */
+#define SLOT_CHUNK_SHIFT_MIN	5
+#define SLOT_CHUNKS_MAX		256
+
+static inline unsigned int slot_chunk_shift(unsigned int max_slots)
+{
+	unsigned int shift = SLOT_CHUNK_SHIFT_MIN;
+
+	while (shift < 24 && ((max_slots - 1) >> shift) >= SLOT_CHUNKS_MAX)
+		shift++;
+	return shift;
+}
+
+/*
  * Interval maxima: the epoch's low 28 bits above a 36-bit value (68 s, far
  * beyond any hold or flush; larger ones are capped). The tag repeats after
  * 2^28 reads: 8 years at one read a second, a month at one every 10 ms.
@@ -110,23 +133,37 @@ struct stage_cell {
 	__u32 bucket;		/* the bucket index this cell counts */
 };
 
+/*
+ * used has a bit for each cell in use: a cell whose bit is clear is empty,
+ * whatever it holds, so that a stage is emptied by three stores, and an
+ * eviction walks the cells in use, not all of them.
+ */
 struct stage_dist {
 	__u64 sum;
 	__u64 max;
+	__u32 used;		/* 1 << cell index, of the cells in use */
+	__u32 pad;
 	struct stage_cell cell[STAGE_CELLS];	/* bucket index modulo STAGE_CELLS */
 };
 
+/* Whether cell i of a staged distribution counts anything. */
+static inline int stage_cell_used(const struct stage_dist *sd, unsigned int i)
+{
+	return (sd->used >> (i & (STAGE_CELLS - 1))) & 1;
+}
+
 /*
  * A distribution's home. Bucket counts wrap at 2^32: userspace folds the
- * change at least once a second, far below 2^32 events per bucket.
+ * change at least once a second, far below 2^32 events per bucket. Its
+ * size a multiple of a cache line, so that in a home whose records begin
+ * on one (slot_home) the figures every eviction adds share one line.
  */
 struct dist_rec {
 	__u64 sum;
 	__u64 max;		/* since load */
 	__u64 imax[2];		/* by epoch parity: IMAX_TAG(epoch) | value */
 	__u32 hist[HIST_BUCKETS];
-	__u32 pad;		/* HIST_BUCKETS is odd: keep the size a multiple of 8 */
-};
+} __attribute__((aligned(64)));
 
 /*
  * The distributions: the one enum of BPF, the report and every view
@@ -174,6 +211,34 @@ enum parts_source { PARTS_FROM_NONE, PARTS_FROM_KERNEL, PARTS_FROM_TIMED };
  * such holds would weigh their spread SELF_SAMPLE times.
  */
 #define SELF_EXACT_NS	1000
+
+/*
+ * rstatlat's own BPF time, shown at every run whatever
+ * kernel.bpf_stats_enabled says: one run in OWN_SAMPLE of each program on
+ * the rstat path, at random, reads the clock again at its end and adds
+ * OWN_SAMPLE times what it took since its first clock read (lock_state
+ * and memcg_state own_ns, which userspace adds up over the CPUs). The
+ * locked program times itself when the unlock before it on its CPU was
+ * drawn, as it draws nothing itself. A drawn run's time is counted as
+ * kernel.bpf_stats_enabled counts it (own_took): with what its first
+ * clock read costs and what bpf_stats' own adds (two reads in all).
+ * Like bpf_stats, it leaves out the tracepoint's call into the program.
+ */
+#define OWN_SAMPLE	32
+/*
+ * The unlock program draws once per timed run, not every run: it counts
+ * down lock_state.own_left (on the line every hold touches) and times
+ * itself at 0, then draws the next count, OWN_SAMPLE +- OWN_SPREAD: the
+ * counts vary little, so that how many runs are timed does not, and vary
+ * at all, so that no pattern of holds is timed at the same place. Holds
+ * that take a new stage (a cgroup this CPU did not record last: dearer,
+ * colder) count down their own own_left_fresh: each kind gets its share
+ * of timed runs, and a cold load's mix of cheap and dear holds no longer
+ * makes the estimate swing. OWN_LOCKED in own_left: the next locked
+ * program times itself.
+ */
+#define OWN_SPREAD	8
+#define OWN_LOCKED	0x80
 
 /* What memcg:memcg_flush_stats (Linux 6.13+) said of a memcg's flush requests. */
 enum memcg_decision { DECISION_ASKED, DECISION_FORCED, DECISION_SKIPPED, DECISION_MAX };
@@ -290,11 +355,24 @@ struct cause_way {
 	__u64 weight_ns;	/* their wall times, each times its weight */
 };
 
+/*
+ * Laid out by what an eviction touches, which on a host whose flushes are
+ * sparse is out of the cache: the counts (two lines), then each
+ * distribution's sums on a line of its own and its buckets; the causes,
+ * written by one flush in thousands, last. The map is mmapable only so
+ * that the kernel puts its records on page boundaries, hence on lines.
+ */
 struct slot_home {
 	struct slot_counts n;
-	struct cause_way cause[CAUSE_WAYS + 1];	/* the last: CAUSE_MORE */
 	struct dist_rec d[SLOT_HOME_DISTS];
-};
+	struct cause_way cause[CAUSE_WAYS + 1];	/* the last: CAUSE_MORE */
+} __attribute__((aligned(64)));
+
+/* A slot's record in its chunk: its home, and its name (written once). */
+struct slot_rec {
+	struct slot_home home;
+	struct slot_meta meta;
+} __attribute__((aligned(64)));
 
 /*
  * A flush in progress, kept by the CPU its holds come on (lock_state.fl),
@@ -345,6 +423,38 @@ struct slot_cache {
 	__u64 type;		/* ... and its lock type (slot_key.lock_type) */
 };
 
+/*
+ * The slot index: a slot found by its cgroup's serial number without the
+ * slot map's hash. Shared by every CPU, direct-mapped (a hash of the key
+ * picks the entry), written on a slot map hit, read-mostly: one cache line
+ * where the hash walks a bucket and its element, and reads the cgroup's
+ * kernfs id and hierarchy, each cold on a host whose flushes are sparse.
+ * Entries are written without atomics, so a reader may see two writers'
+ * words mixed: check, a hash of the other three, tells such an entry from a
+ * whole one. slot_gen is the slot and the cache generation it was found
+ * under (resolve_slot), so a retirement empties every entry at once.
+ */
+#define SLOT_INDEX_ENTRIES	8192	/* 256 KiB; a collision falls back to the hash */
+
+struct slot_index_entry {
+	__u64 serial;		/* the cgroup's css serial_nr; 0: empty */
+	__u64 who;		/* tgid << 16 | lock (slot_key) */
+	__u64 slot_gen;		/* slot << 32 | (1 + cache_gen) */
+	__u64 check;		/* slot_index_check(serial, who, slot_gen) */
+};
+
+static inline __u64 slot_index_check(__u64 serial, __u64 who, __u64 slot_gen)
+{
+	return (serial * FNV1A_PRIME) ^ ((who + 1) * 0x9e3779b97f4a7c15ULL) ^
+	       (slot_gen * 0xc2b2ae3d27d4eb4fULL);
+}
+
+static inline __u32 slot_index_of(__u64 serial, __u64 who)
+{
+	return (__u32)(((serial ^ (who << 20)) * 0x9e3779b97f4a7c15ULL) >> 51) &
+	       (SLOT_INDEX_ENTRIES - 1);
+}
+
 /* Memcg flush decisions of one slot, staged like a slot's figures (slot_stage). */
 struct decision_stage {
 	__u32 epoch;
@@ -365,6 +475,8 @@ struct decision_stage {
 struct memcg_state {
 	struct slot_cache cache;
 	struct decision_stage stage[2];	/* by epoch parity */
+	__u64 rand;		/* its own sampling (OWN_SAMPLE) */
+	__u64 own_ns;
 };
 
 /*
@@ -384,7 +496,7 @@ struct lock_state {
 	__u8 locked_contended;
 	__u8 self_rare;		/* this hold's unlock did rare work: timed, not sampled */
 	__u8 self_exact;	/* the last hold timed took SELF_EXACT_NS or more: time each */
-	__u8 pad0;
+	__u8 own_left;		/* lock programs: runs until one times itself; OWN_LOCKED (OWN_SAMPLE) */
 	struct slot_cache cache;	/* the holds' slot cache; only its type is past the first line */
 	__u16 hold_lock;	/* the lock of the hold being taken up (lock_rows) */
 	__u16 pad3[3];
@@ -394,7 +506,8 @@ struct lock_state {
 	struct flush_state fl;
 	/* what a flush's first and last holds touch */
 	__u32 cause_k;		/* one flush in cause_k takes one (rstatlat.h, causes) */
-	__u32 pad4;
+	__u8 own_left_fresh;	/* own_left's count for holds that take a new stage (OWN_SAMPLE) */
+	__u8 pad4[3];
 	__u32 cause_taken;	/* stacks taken since cause_window */
 	__u32 cause_flushes;	/* flushes that ended since cause_window */
 	__u32 cause_holds;	/* ... and their holds */
@@ -402,6 +515,7 @@ struct lock_state {
 	__u64 cause_window;	/* when this window of the stack budget began */
 	__u64 walked_cgrp;	/* cgroup of the per-CPU walk that just ended here */
 	__u64 rand;		/* xorshift state for sampling; 0: not seeded */
+	__u64 own_ns;		/* the lock programs' own run time, sampled (OWN_SAMPLE) */
 	/* --irqoff trace: what irqs_on attributes an interval by */
 	__u64 hold_start;	/* when the last hold on this CPU began */
 	__u32 hold_slot;	/* ... and its slot */
@@ -488,6 +602,7 @@ enum lost_kind {
 	LOST_PROG_SKIPPED,	/* userspace: runs the kernel skipped (recursion on a CPU) */
 	LOST_FLUSHERS_FULL,	/* flushes of comms with no flusher record left: in the overflow */
 	LOST_SLOW_UNPRINTED,	/* userspace: slow events of a flood still waiting at the end */
+	LOST_ENTRIES_GROWING,	/* a new entry's chunk not made yet (slot_chunk_shift) */
 	LOST_MAX,
 };
 

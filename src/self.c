@@ -139,7 +139,7 @@ void self_window(struct self_meter *m, struct self_costs *out, bool whole_run)
 {
 	uint64_t user, sys, ns, runs;
 
-	memset(out, 0, sizeof(*out));
+	/* the sampled BPF time is the collector's (collector_own_time) */
 	out->present = true;
 	out->map_bytes = m->map_bytes;
 	cpu_now(&user, &sys);

@@ -545,7 +545,26 @@ static const char *fmt_count(char *buf, size_t len, uint64_t n)
 	return buf;
 }
 
-/* rstatlat's own costs: the summary's last line. */
+/*
+ * rstatlat's BPF time on the rstat path from its own sampled clock reads
+ * (known without kernel.bpf_stats_enabled): a line of its own, as the
+ * self line is full.
+ */
+static void print_own_bpf(FILE *f, const struct report *r)
+{
+	const struct self_costs *c = &r->self;
+
+	if (!c->own_known)
+		return;
+	fprintf(f, "self: BPF %.3f ms sampled (%.4f%% of one CPU)", (double)c->bpf_sampled_ns / 1e6,
+		r->duration_ns ? (double)c->bpf_sampled_ns * 100 / (double)r->duration_ns : 0.0);
+	if (c->lock_events)
+		fprintf(f, ", %.0f ns a lock event", (double)c->bpf_sampled_ns /
+			(double)c->lock_events);
+	fputc('\n', f);
+}
+
+/* rstatlat's own costs: the summary's last lines. */
 static void print_self(FILE *f, const struct report *r)
 {
 	const struct self_costs *c = &r->self;
@@ -554,14 +573,19 @@ static void print_self(FILE *f, const struct report *r)
 
 	if (!c->present)
 		return;
-	fprintf(f, "self: kernel maps %.1f MiB (%u entries, %u in use), CPU %.2f s user + "
-		"%.2f s system (%.2f%% of one CPU)", (double)c->map_bytes / (1 << 20), c->entries,
-		c->entries_used, (double)c->cpu_user_ns / 1e9, (double)c->cpu_system_ns / 1e9,
+	/* the maps grow with the entries in use: now, and at --max-entries */
+	fprintf(f, "self: kernel maps %.1f MiB (", (double)c->map_bytes / (1 << 20));
+	if (c->map_bytes_ceiling)
+		fprintf(f, "%.1f MiB at ", (double)c->map_bytes_ceiling / (1 << 20));
+	fprintf(f, "%u entries, %u in use), CPU %.2f s user + %.2f s system (%.2f%% of one CPU)",
+		c->entries, c->entries_used, (double)c->cpu_user_ns / 1e9,
+		(double)c->cpu_system_ns / 1e9,
 		r->duration_ns ? cpu * 100 / (double)r->duration_ns : 0.0);
 	if (c->bpf_stats)
 		fprintf(f, ", BPF %.2f s in %s runs", (double)c->bpf_ns / 1e9,
 			fmt_count(runs, sizeof(runs), c->bpf_runs));
 	fputc('\n', f);
+	print_own_bpf(f, r);
 }
 
 void table_print(FILE *f, const struct report *r, const struct view_opts *o)

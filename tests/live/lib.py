@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from harness import check  # noqa: E402
 BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
 READER = os.path.join(ROOT, "build", "bench", "reader")
+POLLER = os.path.join(ROOT, "build", "bench", "poller")
 TRACEFS = "/sys/kernel/tracing"
 PY = sys.executable
 

@@ -58,9 +58,13 @@ static void model_record(struct model_slot *m, uint64_t epoch, int k, uint64_t v
 
 	sd->sum += v;
 	sd->max = v > sd->max ? v : sd->max;
-	if (c->count && c->bucket != b) {
+	if (stage_cell_used(sd, b) && c->bucket != b) {
 		m->home.d[k].hist[b]++;
 		return;
+	}
+	if (!stage_cell_used(sd, b)) {
+		sd->used |= 1U << (b & (STAGE_CELLS - 1));
+		c->count = 0;
 	}
 	c->bucket = b;
 	c->count++;
@@ -334,6 +338,30 @@ static void test_top_flusher(void)
 	reader_free(&r);
 }
 
+/*
+ * A stage is emptied by clearing its used cells (rstatlat.h, stage_dist):
+ * cells left over from the slot it held before count for nothing.
+ */
+static void test_stale_cells_not_folded(void)
+{
+	struct scratch *sc = calloc(1, sizeof(*sc));
+	struct stage_dist sd = { .sum = 100, .max = 100 };
+	uint32_t b = hist_bucket(100), cell = b & (STAGE_CELLS - 1);
+	uint64_t n = 0;
+	struct fold f;
+
+	fold_start(sc, &f);
+	sd.cell[cell] = (struct stage_cell){ .count = 1, .bucket = b };
+	sd.cell[(cell + 1) & (STAGE_CELLS - 1)] = (struct stage_cell){ .count = 7, .bucket = b + 1 };
+	sd.used = 1U << cell;
+	fold_stage_dist(sc, &f, DIST_HOLD, &sd);
+	for (uint32_t i = 0; i < HIST_BUCKETS; i++)
+		n += sc->acc[DIST_HOLD][i];
+	CHECK(n == 1 && sc->acc[DIST_HOLD][b] == 1, "folded %llu values, want 1",
+	      (unsigned long long)n);
+	free(sc);
+}
+
 int main(void)
 {
 	RUN_TEST(test_stage_slot());
@@ -343,5 +371,6 @@ int main(void)
 	RUN_TEST(test_counter_table());
 	RUN_TEST(test_parts_add_up());
 	RUN_TEST(test_top_flusher());
+	RUN_TEST(test_stale_cells_not_folded());
 	return check_done("test_fold");
 }

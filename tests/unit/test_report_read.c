@@ -422,6 +422,8 @@ static const struct self_costs sample_self = {
 	.present = true, .map_bytes = 64172032, .entries = 10000, .entries_used = 12,
 	.cpu_user_ns = 50000000, .cpu_system_ns = 20000000, .bpf_stats = true,
 	.bpf_ns = 1230000000, .bpf_runs = 12300000, .rss_max_bytes = 15204352,
+	.own_known = true, .bpf_sampled_ns = 1110000000, .lock_events = 3000000,
+	.map_bytes_ceiling = 66617148,
 };
 
 static bool same_self(const struct self_costs *a, const struct self_costs *b)
@@ -430,7 +432,9 @@ static bool same_self(const struct self_costs *a, const struct self_costs *b)
 	       a->entries == b->entries && a->entries_used == b->entries_used &&
 	       a->cpu_user_ns == b->cpu_user_ns && a->cpu_system_ns == b->cpu_system_ns &&
 	       a->bpf_stats == b->bpf_stats && a->bpf_ns == b->bpf_ns &&
-	       a->bpf_runs == b->bpf_runs && a->rss_max_bytes == b->rss_max_bytes;
+	       a->bpf_runs == b->bpf_runs && a->rss_max_bytes == b->rss_max_bytes &&
+	       a->own_known == b->own_known && a->bpf_sampled_ns == b->bpf_sampled_ns &&
+	       a->lock_events == b->lock_events && a->map_bytes_ceiling == b->map_bytes_ceiling;
 }
 
 static int occurrences(const char *s, const char *what)
@@ -466,9 +470,11 @@ static void test_self_and_folds(void)
 	yajl_tree_free(j);
 	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0,"
 			   "\"flush_start_unseen\":0,\"lock_scope_full\":0,\"program_skipped\":0,"
-			   "\"flushers_full\":0,\"slow_unprinted\":0},\"self\":{\"map_bytes\":64172032,"
+			   "\"flushers_full\":0,\"slow_unprinted\":0,\"entries_growing\":0},"
+			   "\"self\":{\"map_bytes\":64172032,\"map_bytes_ceiling\":66617148,"
 		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
 		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
+		      "\"bpf_sampled_ns\":1110000000,\"lock_events\":3000000,"
 		      "\"rss_max_bytes\":15204352}}\n") != NULL, "self after lost: %s", text);
 	CHECK(occurrences(text, "\"removed_cgroups\":") == 1 &&
 	      strstr(text, "\"top_flusher\":null,\"removed_cgroups\":1976}") != NULL,
@@ -492,6 +498,15 @@ static void test_self_and_folds(void)
 	CHECK(read_text(text, &back, &info, err) == 0 && back.self.present &&
 	      !back.self.bpf_stats && back.self.bpf_ns == 0 && back.self.bpf_runs == 0 &&
 	      back.self.cpu_user_ns == 50000000, "%s", err);
+	report_free(&back);
+	free(text);
+
+	/* a file from before the sampled time: not known, and not made up */
+	r.self.own_known = false;
+	text = print_report(&r);
+	CHECK(!strstr(text, "bpf_sampled_ns") && !strstr(text, "lock_events"), "%s", text);
+	CHECK(read_text(text, &back, &info, err) == 0 && back.self.present &&
+	      !back.self.own_known && back.self.bpf_sampled_ns == 0, "%s", err);
 	report_free(&back);
 	free(text);
 
@@ -531,6 +546,8 @@ static void test_self_merge(void)
 	CHECK(read_text(all, &back, &info, err) == 0, "%s", err);
 	CHECK(back.self.present && back.self.cpu_user_ns == 100000000 &&
 	      back.self.cpu_system_ns == 40000000 && back.self.bpf_ns == 2460000000ULL &&
+	      back.self.own_known && back.self.bpf_sampled_ns == 2220000000ULL &&
+	      back.self.lock_events == 6000000 &&
 	      back.self.bpf_runs == 12300001 && back.self.entries_used == 30 &&
 	      back.self.entries == 10000 && back.self.rss_max_bytes == 15204352 &&
 	      back.self.bpf_stats, "merged costs");

@@ -46,6 +46,17 @@ static void test_self(void)
 	r.self.bpf_runs = 1234567890;
 	out = render(&r);
 	CHECK(strstr(out, "in 1.23G runs\n"), "giga: %s", out);
+	/* the maps now and at --max-entries; the sampled BPF time on a line of its own */
+	r.self.map_bytes = 2486076;
+	r.self.map_bytes_ceiling = 66617148;
+	r.self.own_known = true;
+	r.self.bpf_sampled_ns = 400000000;
+	r.self.lock_events = 1000000;
+	r.duration_ns = 20000000000ULL;
+	out = render(&r);
+	CHECK(strstr(out, "self: kernel maps 2.4 MiB (63.5 MiB at 10000 entries, 12 in use), CPU ") &&
+	      strstr(out, "\nself: BPF 400.000 ms sampled (2.0000% of one CPU), 400 ns a lock "
+			  "event\n"), "ceiling and sampled time: %s", out);
 	r.type = REPORT_INTERVAL;
 	out = render(&r);
 	CHECK(!strstr(out, "self:"), "summary only: %s", out);

@@ -918,6 +918,7 @@ def memcg_decisions_match_ftrace():
 
 SCALE_CGROUPS = int(os.environ.get("RSL_SCALE_CGROUPS", "100"))
 SCALE_BOUND = 64 << 20  # kernel memory of all maps, with room for 10 000 cgroups
+ENTRY_BYTES = 5824 + 320  # an entry's home and name (rstatlat.h), in chunks
 
 
 @test
@@ -979,11 +980,18 @@ def many_cgroups_many_cpus():
     check(not any(summary["lost"].values()), "lost %s" % summary["lost"])
     me = summary["self"]
     check(me["map_bytes"] <= SCALE_BOUND, "maps hold %.1f MiB" % (me["map_bytes"] / 2**20))
+    # the maps grow with the entries in use (-p: cgroup x process), at most to
+    # twice the peak plus 128 (collect_chunks.c); 100 entries fit in 4 MiB
+    peak = max(r["self"]["entries_used"] for r in reports if r.get("self"))
+    bound = (4 << 20) + 2 * max(0, peak - 100) * ENTRY_BYTES
+    check(me["map_bytes"] <= bound, "maps hold %.2f MiB with at most %d entries in use "
+          "(bound %.2f MiB)" % (me["map_bytes"] / 2**20, peak, bound / 2**20))
     check(me["entries"] >= 10000, "--max-entries default %d" % me["entries"])
     procs = [p for p in summary["processes"] if p["cgroup"]["id"] in ids]
-    return "%d possible CPUs: %d cgroups x %d rounds, %d process rows, maps %.1f MiB, CPU %.2f s" \
-        % (summary["kernel"]["cpus_possible"], len(ids), rounds, len(procs),
-           me["map_bytes"] / 2**20, (me["cpu_user_ns"] + me["cpu_system_ns"]) / 1e9)
+    return "%d possible CPUs: %d cgroups x %d rounds, %d process rows, maps %.2f MiB (%d " \
+        "entries at most), CPU %.2f s" % (summary["kernel"]["cpus_possible"], len(ids), rounds,
+                                          len(procs), me["map_bytes"] / 2**20, peak,
+                                          (me["cpu_user_ns"] + me["cpu_system_ns"]) / 1e9)
 
 
 CAP_BPF = 1 << 39
