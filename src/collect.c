@@ -283,9 +283,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->rows_gen = 1;	/* shared_gen 0: never made */
 	c->refs = calloc(3 * (size_t)ncpus, sizeof(*c->refs));
 	c->scratch = calloc(1, sizeof(*c->scratch));
-	c->homes = calloc(HOME_BATCH, sizeof(*c->homes));
 	c->rec = calloc(1, sizeof(*c->rec));
-	c->irq_homes = calloc(HOME_BATCH, sizeof(*c->irq_homes));
+	c->irq_home = calloc(1, sizeof(*c->irq_home));
 	if (sources->irqoff_sample)
 		sys_value = sizeof(struct tick_state);
 	if (sources->cpu_lock && sizeof(struct cpu_lock_state) > sys_value)
@@ -301,7 +300,7 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->removed.rel_path = strdup("");
 	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->irq_percpu ||
 	    !c->lost_percpu || !c->dirty || !c->changed || !c->refs ||
-	    !c->scratch || !c->homes || !c->rec || !c->irq_homes || !c->sys_percpu || !c->seen ||
+	    !c->scratch || !c->rec || !c->irq_home || !c->sys_percpu || !c->seen ||
 	    !c->removed.path || !c->removed.rel_path || chunks_init(c)) {
 		collector_free(c);
 		return NULL;
@@ -383,8 +382,7 @@ void collector_free(struct collector *c)
 	free(c->dirty);
 	free(c->refs);
 	free(c->scratch);
-	free(c->homes);
-	free(c->irq_homes);
+	free(c->irq_home);
 	free(c);
 }
 

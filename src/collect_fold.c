@@ -162,41 +162,9 @@ static size_t dirty_homes(struct collector *c, uint64_t epoch, unsigned int nslo
 	return n;
 }
 
-/*
- * Reads homes[first..first+n) of the dirty list into c->homes, from their
- * chunks (a dirty slot has its chunk: BPF wrote there).
- */
-static int read_homes(struct collector *c, size_t first, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		int err = chunk_rec_read(c, c->dirty[first + i], c->rec);
-
-		if (err)
-			return err;
-		memcpy(&c->homes[i], &c->rec->home, sizeof(c->homes[i]));
-	}
-	return 0;
-}
-
-static int read_irq_home(struct collector *c, __u32 slot, struct dist_rec *out)
-{
-	return chunk_irqoff_read(c, slot, out);
-}
-
-/* Length of the run of consecutive slots in the dirty list from first. */
-static size_t run_length(const struct collector *c, size_t first, size_t ndirty)
-{
-	size_t n = 1;
-
-	while (first + n < ndirty && n < HOME_BATCH &&
-	       c->dirty[first + n] == c->dirty[first] + n)
-		n++;
-	return n;
-}
-
 static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t ndirty)
 {
-	size_t r = 0, d = 0, win_first = 0, win_n = 0;
+	size_t r = 0, d = 0;
 	int err = 0;
 
 	while (!err && (r < nrefs || d < ndirty)) {
@@ -219,19 +187,16 @@ static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t 
 			else
 				fold_decisions(&fs, c->refs[r].decisions->n);
 		}
+		/* a dirty slot has its chunks: BPF wrote there */
 		if (have_home && s->state == SLOT_READY && s->cg) {
-			if (d >= win_first + win_n) {
-				win_first = d;
-				win_n = run_length(c, d, ndirty);
-				err = read_homes(c, win_first, win_n);
-			}
+			err = chunk_rec_read(c, slot, c->rec);
 			if (!err && c->src.irqoff_trace)
-				err = read_irq_home(c, slot, c->irq_homes);
+				err = chunk_irqoff_read(c, slot, c->irq_home);
 			if (!err)
-				err = fold_home(c->scratch, &f, &fs, &c->homes[d - win_first],
-						c->src.irqoff_trace ? c->irq_homes : NULL, epoch);
+				err = fold_home(c->scratch, &f, &fs, &c->rec->home,
+						c->src.irqoff_trace ? c->irq_home : NULL, epoch);
 			if (!err)
-				err = fold_causes(c, s, &c->homes[d - win_first]);
+				err = fold_causes(c, s, &c->rec->home);
 		}
 		d += have_home;
 		if (!err && s->state == SLOT_READY && s->cg)

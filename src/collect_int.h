@@ -30,9 +30,6 @@
 /* Removed cgroups kept with rows of their own; beyond, one aggregate row. */
 #define RETIRED_CGROUPS_MAX 1024
 
-/* Home records read at once, by a batch lookup where the kernel has it. */
-#define HOME_BATCH 64
-
 /* Who a row is about: the cgroup, and with -p the flusher. */
 struct ident {
 	const struct cgrec *cg;
@@ -165,9 +162,8 @@ struct collector {
 	struct irq_state *irq_percpu;	/* --irqoff trace */
 	__u64 *lost_percpu;
 	void *sys_percpu;		/* irq_state, tick_state or cpu_lock_state values */
-	struct slot_home *homes;	/* a batch of home records */
-	struct slot_rec *rec;		/* one record read from its chunk */
-	struct dist_rec *irq_homes;
+	struct slot_rec *rec;		/* one slot's record, read from its chunk */
+	struct dist_rec *irq_home;	/* ... and its irqs-off home (--irqoff trace) */
 	uint32_t *dirty;		/* slots to read this read */
 	struct stage_ref *refs;
 	struct scratch *scratch;
@@ -182,7 +178,6 @@ struct collector {
 	uint64_t retired_dropped;
 	struct report open;		/* the interval being built */
 	struct builder open_bd;
-	bool batch_unsupported;
 	char **cause_ids;	/* cause names by id - 1: what the kernel's stacks were named */
 	const struct ksyms *ksyms;	/* src.ksyms, or own_ksyms once read */
 	struct ksyms *own_ksyms;
