@@ -826,14 +826,24 @@ static __noinline void stage_claim(struct slot_stage *st, __u32 e, __u32 slot)
 	st->slot = slot + 1;
 }
 
-static __always_inline struct slot_stage *stage_of(struct lock_state *lc, __u32 slot)
+/* This CPU's stage for the slot (stage_claim's rule); *fresh: it was taken now. */
+static __always_inline struct slot_stage *stage_taken(struct lock_state *lc, __u32 slot,
+						      bool *fresh)
 {
 	__u32 e = (__u32)epoch;
 	struct slot_stage *st = &lc->stage[e & 1];
 
-	if (st->epoch != e || st->slot != slot + 1)
+	*fresh = st->epoch != e || st->slot != slot + 1;
+	if (*fresh)
 		stage_claim(st, e, slot);
 	return st;
+}
+
+static __always_inline struct slot_stage *stage_of(struct lock_state *lc, __u32 slot)
+{
+	bool fresh;
+
+	return stage_taken(lc, slot, &fresh);
 }
 
 /*
@@ -1800,7 +1810,7 @@ static __always_inline bool on_unlock(void *ctx, struct lock_state *lc, struct c
 				      int unlock_cpu, __u64 now)
 {
 	__u64 start, cg, hold, wait, type;
-	__u32 tgid = 0, slot, e;
+	__u32 tgid = 0, slot;
 	struct slot_stage *st;
 	bool fresh;
 	int n;
@@ -1839,9 +1849,7 @@ static __always_inline bool on_unlock(void *ctx, struct lock_state *lc, struct c
 	slot = n;
 	hold = now - start;
 	/* a new stage: the dear kind of hold, timed apart (own_unlock) */
-	e = (__u32)epoch;
-	fresh = lc->stage[e & 1].epoch != e || lc->stage[e & 1].slot != slot + 1;
-	st = stage_of(lc, slot);
+	st = stage_taken(lc, slot, &fresh);
 	st->n.count[COUNT_LOCKED]++;
 	wait = contended_wait(lc, st, start);
 	if (threshold_ns && wait >= threshold_ns) {
@@ -2239,6 +2247,7 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct lock_state *lc;
+	bool timed;
 	__u64 now;
 
 	(void)ctx;
@@ -2248,14 +2257,12 @@ int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool fo
 	lc = this_lock_state();
 	if (!lc)
 		return 0;
-	/* no clock read of its own: one run in OWN_SAMPLE takes two (rstatlat.h) */
-	if (next_random(&lc->memcg.rand) & (OWN_SAMPLE - 1)) {
-		memcg_decision(lc, memcg, tgid, force, needs_flush);
-		return 0;
-	}
-	now = bpf_ktime_get_ns();
+	/* no clock read of its own: one run in OWN_SAMPLE takes three (rstatlat.h) */
+	timed = !(next_random(&lc->memcg.rand) & (OWN_SAMPLE - 1));
+	now = timed ? bpf_ktime_get_ns() : 0;
 	memcg_decision(lc, memcg, tgid, force, needs_flush);
-	lc->memcg.own_ns += own_took(now, OWN_SAMPLE);
+	if (timed)
+		lc->memcg.own_ns += own_took(now, OWN_SAMPLE);
 	return 0;
 }
 
