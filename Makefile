@@ -196,6 +196,12 @@ bench: $(BENCH_BINS)
 	scripts/install-deps bench
 	python3 bench/run $(BENCH_ARGS)
 
+# The exporter for SOAK_SECONDS under churn, scrapes and an OOM loop
+# (root): exits 0 only when nothing grows, goes back or is lost (bench/soak --help).
+SOAK_SECONDS ?= 600
+soak: rstatlat $(OUT)/bench/reader
+	python3 bench/soak $(SOAK_SECONDS)
+
 # Installation: `make install`, as root, or with DESTDIR for a package.
 # PREFIX, and each directory on its own, can be set on the command line.
 # The environment file the unit reads goes to $(SYSCONFDIR)/default, and

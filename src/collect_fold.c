@@ -178,8 +178,11 @@ static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t 
 		slot_refresh(c, slot);
 		fold_start(c->scratch, &f);
 		for (; r < nrefs && c->refs[r].slot == slot; r++) {
-			if (s->state != SLOT_READY || !s->cg)
+			/* no cgroup record (out of memory), or metadata not whole: counted */
+			if (s->state != SLOT_READY || !s->cg) {
+				c->stages_unnamed++;
 				continue;
+			}
 			if (c->refs[r].st)
 				fold_stage(c->scratch, &f, &fs, c->refs[r].st);
 			else if (c->refs[r].irqoff)
@@ -344,7 +347,8 @@ static int read_lost_map(struct collector *c)
 	for (__u32 k = 0; k < LOST_MAX; k++) {
 		uint64_t sum = 0;
 
-		if (k == LOST_RETIRED || k == LOST_PROG_SKIPPED || k == LOST_SLOW_UNPRINTED)
+		if (k == LOST_RETIRED || k == LOST_PROG_SKIPPED || k == LOST_SLOW_UNPRINTED ||
+		    k == LOST_STAGE_UNNAMED)
 			continue;	/* userspace's, below */
 		if (bpf_map_lookup_elem(fd, &k, percpu))
 			return -errno;
@@ -357,6 +361,7 @@ static int read_lost_map(struct collector *c)
 	c->lost[LOST_PROG_SKIPPED] = progs.skipped;
 	c->lost[LOST_FLUSHERS_FULL] += c->flushers_full;
 	c->lost[LOST_SLOW_UNPRINTED] = c->slow_unprinted;
+	c->lost[LOST_STAGE_UNNAMED] = c->stages_unnamed;
 	return 0;
 }
 

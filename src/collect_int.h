@@ -176,6 +176,7 @@ struct collector {
 	uint64_t own_ns, own_ns_at_interval;
 	uint64_t locked, locked_at_interval;	/* lock events of every slot since load */
 	uint64_t retired_dropped;
+	uint64_t stages_unnamed;	/* lost.stage_unnamed */
 	struct report open;		/* the interval being built */
 	struct builder open_bd;
 	char **cause_ids;	/* cause names by id - 1: what the kernel's stacks were named */

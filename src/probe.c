@@ -688,6 +688,45 @@ static void check_bpf_features(struct attach_plan *plan)
 	unusable(plan, "%s", plan->features_why);
 }
 
+/*
+ * The helpers the programs call that came after the atomics (5.12): a
+ * kernel knows a helper when its enum bpf_func_id, in its BTF, has it. A
+ * BTF without the enum (the unit tests' samples) is not checked.
+ */
+static const struct {
+	const char *id, *name, *since;
+} helpers_needed[] = {
+	{ "BPF_FUNC_loop", "bpf_loop", "5.17" },
+	{ "BPF_FUNC_map_lookup_percpu_elem", "bpf_map_lookup_percpu_elem", "5.19" },
+};
+
+static bool enum_has(const struct btf *btf, const struct btf_type *t, const char *name)
+{
+	const struct btf_enum *e = btf_enum(t);
+
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
+			return true;
+	return false;
+}
+
+static void check_helpers(struct attach_plan *plan, const struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	char lacks[160] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; t && i < sizeof(helpers_needed) / sizeof(helpers_needed[0]); i++)
+		if (!enum_has(btf, t, helpers_needed[i].id))
+			n += (size_t)snprintf(lacks + n, sizeof(lacks) - n, "%s%s (Linux %s)",
+					      n ? " and " : "", helpers_needed[i].name,
+					      helpers_needed[i].since);
+	if (n)
+		unusable(plan, "this kernel lacks the BPF helpers %s, which rstatlat's programs "
+			 "call (tested from 6.1)", lacks);
+}
+
 /* A fresh copy of the table: nothing measured yet. */
 static void plan_init(struct attach_plan *plan)
 {
@@ -728,6 +767,7 @@ int probe_kernel(struct attach_plan *plan, const char *btf_path, enum source_pre
 	/* a BTF file (the unit tests' samples) is another kernel's: what this one loads says nothing of it */
 	if (privileged && !btf_path)
 		check_bpf_features(plan);
+	check_helpers(plan, btf);
 	for (int i = 0; i < plan->n; i++)
 		probe_point(btf, &plan->points[i]);
 	tracepoints = point_named(plan, "cgroup_rstat_locked")->args.cgrp >= 0 &&

@@ -45,7 +45,13 @@ struct named {
 	bool folded;		/* cur and exp hold its rows as of sig */
 	uint64_t sig;		/* its rows' signature when folded (row_signature) */
 	struct pfig base, cur;
-	struct pfig exp;	/* exported: cur - base */
+	/*
+	 * Exported: cur - base + held, never below what it was (a series
+	 * does not go down while it is exported): held is what its rows
+	 * lost, e.g. a removed cgroup's row folded into the removed aggregate
+	 * while its path came back as a new cgroup (held_above).
+	 */
+	struct pfig exp, held;
 };
 
 /*
@@ -75,6 +81,10 @@ struct namer {
 	struct parked *parked;	/* at most max */
 	size_t nparked;
 	struct pfig other;
+	/* what "(other)" exported last, and what it holds above its rows (held_above) */
+	struct pfig other_last, other_held;
+	bool other_exported;
+	uint64_t holds;		/* series held, one a refresh each (held_above) */
 	struct pfig named_exp;	/* the named ones' exp added up (with report.all) */
 	/*
 	 * The track of each row of the last refresh, by the row's place (the
@@ -352,6 +362,37 @@ static void pfig_add(struct pfig *into, const struct pfig *a, int sign)
 		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
 }
 
+/*
+ * Whether a field of a is below b's. Compared as a signed difference: a
+ * field of cur - base that wrapped below zero is below, however large.
+ */
+static bool pfig_below(const struct pfig *a, const struct pfig *b)
+{
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+
+	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		if ((int64_t)(x[i] - y[i]) < 0)
+			return true;
+	return false;
+}
+
+/*
+ * A series' figures fig, exported before as last: where any field would
+ * go down (its rows lost figures: a removed cgroup's kept row folded into
+ * the removed aggregate, a flusher's record dropped), every field stays
+ * at last and held grows by the difference, so the series goes on from
+ * there and its histogram stays whole. Returns whether it held.
+ */
+static bool held_above(struct pfig *fig, const struct pfig *last, struct pfig *held)
+{
+	if (!pfig_below(fig, last))
+		return false;
+	pfig_add(held, last, +1);
+	pfig_add(held, fig, -1);
+	*fig = *last;
+	return true;
+}
+
 static void unname(struct namer *nm, size_t track)
 {
 	size_t k = nm->t[track].named - 1;
@@ -610,16 +651,27 @@ static uint64_t row_signature(const struct row *row)
 	return s;
 }
 
-/* n's exported figures from its cur (fresh ones count from now), into nm->named_exp. */
+/*
+ * n's exported figures from its cur, into nm->named_exp: fresh ones count
+ * from now, and so do ones named again whose rows have less than they had
+ * when they left (a path that came back as a new cgroup), never from a
+ * base above them.
+ */
 static void export_named(struct namer *nm, const struct report *r, struct named *n, uint64_t sig)
 {
+	struct pfig exp;
+
 	copy_holds_to_irqoff(r, &n->cur);
-	if (n->from_now) {
+	if (n->from_now || (!n->folded && pfig_below(&n->cur, &n->base))) {
 		n->base = n->cur;
 		n->from_now = false;
 	}
-	n->exp = n->cur;
-	pfig_add(&n->exp, &n->base, -1);
+	exp = n->cur;
+	pfig_add(&exp, &n->base, -1);
+	pfig_add(&exp, &n->held, +1);
+	if (n->folded && held_above(&exp, &n->exp, &n->held))
+		nm->holds++;
+	n->exp = exp;
 	pfig_add(&nm->named_exp, &n->exp, +1);
 	n->folded = true;
 	n->sig = sig;
@@ -666,8 +718,10 @@ static void fold_every_row(struct namer *nm, const struct report *r, const struc
 		struct named *n = &nm->named[k];
 
 		export_named(nm, r, n, 0);	/* rows not signed: folded again next time */
-		if (!all)
+		if (!all) {	/* (other) + the named exp is every row */
 			pfig_add(&nm->other, &n->base, +1);
+			pfig_add(&nm->other, &n->held, -1);
+		}
 	}
 }
 
@@ -690,6 +744,12 @@ static void fold_rows(struct namer *nm, const struct report *r, const struct row
 		pfig_add(&nm->other, &nm->named_exp, -1);
 	}
 	copy_holds_to_irqoff(r, &nm->other);
+	/* less than before where figures left every row (a flusher's record dropped) */
+	pfig_add(&nm->other, &nm->other_held, +1);
+	if (nm->other_exported && held_above(&nm->other, &nm->other_last, &nm->other_held))
+		nm->holds++;
+	nm->other_last = nm->other;
+	nm->other_exported = true;
 }
 
 /* One kind's label sets brought up to date with rows. */
@@ -1166,6 +1226,11 @@ static void put_exporter(struct prom_sink *s, const struct prom_state *p,
 		   "Cgroups with series of their own (--prom-max-cgroups).", p->cg.nnamed);
 	put_scalar(s, "rstatlat_tracked_cgroups", PROM_GAUGE,
 		   "Cgroups seen, named or in (other).", p->cg.n);
+	put_scalar(s, "rstatlat_series_held_total", PROM_COUNTER,
+		   "Times a series' counters (a series in a refresh) were held where they would have "
+		   "gone down (its rows lost figures: a removed cgroup's row folded into the "
+		   "removed aggregate while its path came back as a new cgroup).",
+		   p->cg.holds + p->fl.holds);
 	s->ops->family(s, "rstatlat_cpus", PROM_GAUGE, "CPUs of the machine.");
 	put_by_label(s, "state", cpu_states,
 		     (const uint64_t[]){ (uint64_t)r->kernel.cpus_possible,

@@ -10,7 +10,11 @@
  * down, so which cgroups are named is state kept across refreshes: a
  * cgroup named when first seen counts from zero; one named later counts
  * from then on (what it had before stays in "(other)"); one that leaves
- * gives its counts back to "(other)". Flushers (report.flushers) are
+ * gives its counts back to "(other)". A series never goes down while it
+ * is exported: where its rows lose figures (a removed cgroup's row folded
+ * into the removed aggregate while its path came back as a new cgroup) it
+ * is held where it was, and counted (rstatlat_series_held_total).
+ * Flushers (report.flushers) are
  * named the same way, by comm, at most max_flushers, the rest under
  * comm="(other)".
  */

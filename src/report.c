@@ -22,6 +22,7 @@ const char *const lost_names[LOST_MAX] = {
 	[LOST_FLUSHERS_FULL] = "flushers_full",
 	[LOST_SLOW_UNPRINTED] = "slow_unprinted",
 	[LOST_ENTRIES_GROWING] = "entries_growing",
+	[LOST_STAGE_UNNAMED] = "stage_unnamed",
 };
 
 /* Room for at least want buckets; doubling keeps appends O(1) amortized. */

@@ -527,10 +527,15 @@ static __noinline int create_slot(struct cgroup *cgrp, struct slot_key *key)
 	meta->flusher_start = key->tgid ? process_start() : 0;
 	bpf_get_current_comm(meta->comm, sizeof(meta->comm));
 	capture_path(meta, (__u64)BPF_CORE_READ(cgrp, kn));
-	if (bpf_map_update_elem(&slot_ids, key, &n, BPF_NOEXIST) == 0) {
-		meta->state = SLOT_READY;
+	/*
+	 * Whole before the insert makes it another CPU's to find: a program
+	 * preempted in between (7.x) would leave its staged figures a slot
+	 * userspace cannot name (lost.stage_unnamed). Nothing reads the
+	 * slot until then but this program.
+	 */
+	meta->state = SLOT_READY;
+	if (bpf_map_update_elem(&slot_ids, key, &n, BPF_NOEXIST) == 0)
 		return n;
-	}
 	/*
 	 * Another CPU created the same key first: use its slot. This one is
 	 * marked changed, so that userspace sees it and hands it back.

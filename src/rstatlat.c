@@ -762,7 +762,8 @@ static void wait_until(struct run *run, uint64_t deadline)
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		int ms;
 
-		if (now >= deadline)
+		/* a protobuf scrape waits for the refresh that makes it */
+		if (now >= deadline || (run->server && metrics_refresh_wanted(run->server, now)))
 			return;
 		ms = (int)((deadline - now + 999999) / 1000000);
 		if (ms > 100)
@@ -1267,6 +1268,7 @@ int main(int argc, char **argv)
 		start_command();
 
 	err = main_loop(&run);
+	metrics_refreshes_over(run.server);
 	if (err)
 		fprintf(stderr, "rstatlat: %s\n",
 			err == -EIO ? "cannot write output" : strerror(-err));

@@ -603,6 +603,7 @@ enum lost_kind {
 	LOST_FLUSHERS_FULL,	/* flushes of comms with no flusher record left: in the overflow */
 	LOST_SLOW_UNPRINTED,	/* userspace: slow events of a flood still waiting at the end */
 	LOST_ENTRIES_GROWING,	/* a new entry's chunk not made yet (slot_chunk_shift) */
+	LOST_STAGE_UNNAMED,	/* userspace: a CPU's staged figures of a slot not described */
 	LOST_MAX,
 };
 

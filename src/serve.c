@@ -58,8 +58,11 @@ static const char protobuf_type[] = "application/vnd.google.protobuf; "
  * The protobuf format is made for each refresh while a scraper asked for
  * it this recently (metrics_protobuf_wanted): a fleet that scrapes text
  * pays nothing for it, and one curl asking for it pays a few minutes.
+ * A scrape that asks while none is made waits for the refresh it calls
+ * for (metrics_refresh_wanted), this long at most, and then gets text.
  */
 #define PROTOBUF_WANTED_NS	(600ULL * 1000000000)
+#define PROTOBUF_FIRST_WAIT_NS	(2 * 1000000000ULL)
 
 /* What rstatlat calls of libmicrohttpd, looked up once by dlopen. */
 static struct {
@@ -123,6 +126,9 @@ struct metrics_server {
 	struct MHD_Response *current;	/* what /metrics answers; NULL before the first */
 	struct MHD_Response *current_pb; /* the same in protobuf, when made */
 	atomic_uint_fast64_t pb_asked_ns; /* CLOCK_MONOTONIC of the last ask for it; 0: never */
+	atomic_bool refresh_wanted;	/* a protobuf scrape waits for one (current_pb NULL) */
+	atomic_bool refreshes_over;	/* the main loop has ended: nothing to wait for */
+	pthread_cond_t published;	/* with lock: a new current */
 	struct MHD_Response *not_found, *bad_method, *not_yet;
 	atomic_uint_fast64_t ok, not_found_n, bad_method_n;
 	int fd;
@@ -345,16 +351,22 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
-/* The lock and the wake-up (a monotonic clock's, as the deadlines are), made with the server. */
-static void watch_init(struct metrics_server *s)
+/* A condition waited on until a CLOCK_MONOTONIC time, as the deadlines are. */
+static void monotonic_cond_init(pthread_cond_t *c)
 {
 	pthread_condattr_t attr;
 
-	pthread_mutex_init(&s->watch_lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->watch_wake, &attr);
+	pthread_cond_init(c, &attr);
 	pthread_condattr_destroy(&attr);
+}
+
+/* The lock and the wake-up, made with the server. */
+static void watch_init(struct metrics_server *s)
+{
+	pthread_mutex_init(&s->watch_lock, NULL);
+	monotonic_cond_init(&s->watch_wake);
 }
 
 static int watchdog_start(struct metrics_server *s)
@@ -385,6 +397,26 @@ static struct MHD_Response *text_response(const char *body)
 	if (r)
 		mhd.add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	return r;
+}
+
+/*
+ * The first protobuf scrape in a while (s->lock held): the main loop is
+ * asked for a refresh now, which makes one, and the scrape waits for it.
+ * It holds up the server's thread for a refresh (a few ms, 100 ms at
+ * most before the loop sees the ask), once.
+ */
+static void first_protobuf_wait(struct metrics_server *s)
+{
+	uint64_t until = clock_ns(CLOCK_MONOTONIC) + PROTOBUF_FIRST_WAIT_NS;
+	struct timespec at = { .tv_sec = (time_t)(until / 1000000000),
+			       .tv_nsec = (long)(until % 1000000000) };
+
+	if (atomic_load(&s->refreshes_over))
+		return;
+	atomic_store(&s->refresh_wanted, true);
+	while (!s->current_pb &&
+	       pthread_cond_timedwait(&s->published, &s->lock, &at) != ETIMEDOUT)
+		;
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
@@ -424,7 +456,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	if (pb)
 		atomic_store(&s->pb_asked_ns, clock_ns(CLOCK_MONOTONIC));
 	pthread_mutex_lock(&s->lock);
-	/* until the next refresh makes it, text: Prometheus takes either */
+	if (pb && !s->current_pb)
+		first_protobuf_wait(s);
+	/* what the wait did not bring is text: Prometheus takes either */
 	r = pb && s->current_pb ? s->current_pb : s->current;
 	/* never a 200 without figures: Prometheus would keep an empty scrape */
 	ret = r ? mhd.queue_response(conn, MHD_HTTP_OK, r) :
@@ -467,6 +501,7 @@ struct metrics_server *metrics_serve(const struct listen_addr *a, const char **w
 	}
 	s->fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
+	monotonic_cond_init(&s->published);
 	watch_init(s);
 	s->fd = listen_socket(a);	/* rstatlat's own: bind's error is what users need */
 	if (s->fd < 0) {
@@ -526,6 +561,9 @@ int metrics_publish(struct metrics_server *s, char *text, size_t len, char *pb, 
 	struct MHD_Response *r = body_response(text, len, content_type), *old, *old_pb;
 	struct MHD_Response *r_pb = body_response(pb, pb_len, protobuf_type);
 
+	/* a refresh that made protobuf answers the ask, made whole or not */
+	if (pb)
+		atomic_store(&s->refresh_wanted, false);
 	if (!r) {
 		if (r_pb)
 			mhd.destroy_response(r_pb);
@@ -536,6 +574,7 @@ int metrics_publish(struct metrics_server *s, char *text, size_t len, char *pb, 
 	old_pb = s->current_pb;
 	s->current = r;
 	s->current_pb = r_pb;
+	pthread_cond_broadcast(&s->published);
 	pthread_mutex_unlock(&s->lock);
 	/* responses are reference counted: one being sent lives until it is sent */
 	if (old)
@@ -543,6 +582,17 @@ int metrics_publish(struct metrics_server *s, char *text, size_t len, char *pb, 
 	if (old_pb)
 		mhd.destroy_response(old_pb);
 	return 0;
+}
+
+bool metrics_refresh_wanted(struct metrics_server *s, uint64_t now_ns)
+{
+	return atomic_load(&s->refresh_wanted) && metrics_protobuf_wanted(s, now_ns);
+}
+
+void metrics_refreshes_over(struct metrics_server *s)
+{
+	if (s)
+		atomic_store(&s->refreshes_over, true);
 }
 
 bool metrics_protobuf_wanted(struct metrics_server *s, uint64_t now_ns)
@@ -582,6 +632,7 @@ void metrics_stop(struct metrics_server *s)
 	if (s->not_yet)
 		mhd.destroy_response(s->not_yet);
 	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->published);
 	pthread_cond_destroy(&s->watch_wake);
 	pthread_mutex_destroy(&s->watch_lock);
 	free(s);

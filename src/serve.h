@@ -42,6 +42,12 @@ int metrics_publish(struct metrics_server *s, char *text, size_t len, char *pb, 
 /* Whether a scraper asked for the protobuf format lately: make it with the text. */
 bool metrics_protobuf_wanted(struct metrics_server *s, uint64_t now_ns);
 
+/* Whether a protobuf scrape waits for a refresh: the main loop makes one now. */
+bool metrics_refresh_wanted(struct metrics_server *s, uint64_t now_ns);
+
+/* The main loop has ended: a protobuf scrape gets what there is, without waiting. */
+void metrics_refreshes_over(struct metrics_server *s);
+
 /*
  * Whether an Accept header asks for the protobuf format (delimited
  * MetricFamily) at least as much as for text; NULL: no.

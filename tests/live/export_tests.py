@@ -21,6 +21,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -665,6 +666,40 @@ def register(test):
         return "%d locks = JSON; p50 %.0f ns vs JSON %d ns; up 1; %d samples = rstatlat_series " \
                "= scrape_samples_scraped; %s" % (row["locked"], p50 * 1e9, want50,
                                                  len(s.samples), lint_summary(lint))
+
+    @test
+    def first_protobuf_scrape_is_protobuf():
+        """The first scrape that asks for the protobuf format, to an exporter
+        that has only made text so far, waits for the refresh it calls for
+        and gets protobuf: delimited MetricFamily messages to the last
+        byte; a text scrape after it still gets text."""
+        accept = ("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+                  "encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3")
+        with Procs() as procs:
+            port = free_port()
+            tool = procs.add(Exporter(port, "-j", "--prometheus", str(port))).start()
+            t0 = time.time()
+            status, hdrs, body = http_request(port, headers={"Accept": accept}, timeout=10)
+            took = time.time() - t0
+            _, text = tool.scrape()
+        check(status == 200 and hdrs.get("content-type", "").startswith(
+            "application/vnd.google.protobuf"), "first protobuf scrape: HTTP %d, %s" % (
+                status, hdrs.get("content-type")))
+        families, at = 0, 0
+        while at < len(body):
+            n, shift = 0, 0
+            while True:
+                check(at < len(body), "a length cut at byte %d" % at)
+                b = body[at]
+                at, n, shift = at + 1, n | (b & 0x7f) << shift, shift + 7
+                if not b & 0x80:
+                    break
+            check(0 < n and at + n <= len(body), "message of %d bytes at %d of %d" % (
+                n, at, len(body)))
+            at, families = at + n, families + 1
+        check(families >= 10, "%d families" % families)
+        check(INFO.search(text), "the text scrape after it")
+        return "%d families in %d bytes after %.0f ms" % (families, len(body), took * 1000)
 
     @test
     def native_histograms_match_json():
@@ -1603,6 +1638,84 @@ def register(test):
         return "; ".join(detail)
 
     @test
+    def counters_hold_through_reused_paths():
+        """The wrap a soak found, in 30 s: 60 cgroup names made, read and
+        removed in a loop under -p and --prom-max-cgroups 40, so paths come
+        back as new cgroups while the old ones' rows retire into the
+        removed aggregate; scraped every 0.5 s. No counter sample of a
+        series in the scrape before goes down, none is near 2^64, and the
+        locks of all series added up never go down."""
+        suffixes = ("_total", "_count", "_sum", "_bucket")
+        errors, made = [], [0]
+        with Cgroup(v2()) as parent, Procs() as procs:
+            port = free_port()
+            tool = procs.add(Exporter(port, "-j", "-p", "--prometheus", str(port),
+                                      "--prom-max-cgroups", "40")).start()
+            stop = threading.Event()
+
+            def churn():
+                try:
+                    while not stop.is_set():
+                        path = os.path.join(parent.path, "c%d" % (made[0] % 60))
+                        os.mkdir(path)
+                        read_stat(path + "/cpu.stat", 1 + made[0] % 7)
+                        os.rmdir(path)
+                        made[0] += 1
+                except OSError as e:
+                    errors.append(e)
+            th = threading.Thread(target=churn)
+            th.start()
+            prev, prev_sum, scrapes, series, end = {}, 0, 0, set(), time.time() + 30
+            try:
+                while time.time() < end and not errors:
+                    _, body = tool.scrape()
+                    now = {(n, tuple(sorted(l.items()))): v for n, l, v in Exposition(body).samples
+                           if n.endswith(suffixes)}
+                    for key, v in now.items():
+                        check(v < 2 ** 63, "scrape %d: %s%s = %s, wrapped" % (scrapes, *key, v))
+                        check(v >= prev.get(key, v), "scrape %d: %s%s went down, %s -> %s" % (
+                            scrapes, *key, prev.get(key), v))
+                    total = sum(v for (n, _), v in now.items() if n == "rstatlat_locks_total")
+                    check(total >= prev_sum, "scrape %d: locks of all series %s -> %s" % (
+                        scrapes, prev_sum, total))
+                    prev, prev_sum, scrapes = now, total, scrapes + 1
+                    series |= {l for (n, l) in now if n == "rstatlat_locks_total"}
+                    time.sleep(0.5)
+            finally:
+                stop.set()
+                th.join()
+        check(not errors, "churn: %s" % errors[:1])
+        check(made[0] >= 120, "only %d cgroups made: names not reused" % made[0])
+        held = [v for (n, _), v in prev.items() if n == "rstatlat_series_held_total"]
+        return "%d cgroups made under 60 names, %d scrapes, %d cgroup series seen, " \
+            "held %s" % (made[0], scrapes, len(series), held[0] if held else None)
+
+    @test
+    def soak_two_minutes():
+        """bench/soak 120 (make soak, shortened): the exporter with -p and -t
+        under cgroup churn with reused names, short-lived flushers, an OOM
+        loop, a real Prometheus and text scrapes every second. It exits 0
+        only when nothing grows over the second minute, no counter goes
+        back, no scrape fails or takes 1 s, nothing is lost and the locks
+        exported equal ftrace's count."""
+        need(READER)
+        out = os.path.join(tempfile.mkdtemp(prefix="rsl-soak-test-"), "soak.json")
+        try:
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "soak"), "120",
+                                "--binary", BIN, "--json", out], capture_output=True,
+                               text=True, timeout=400)
+            check(p.returncode == 0, "bench/soak exit %d:\n%s%s" % (
+                p.returncode, p.stdout[-3000:], p.stderr[-1000:]))
+            with open(out) as f:
+                r = json.load(f)
+        finally:
+            shutil.rmtree(os.path.dirname(out), ignore_errors=True)
+        rss = [x for x in r["resources"] if x["figure"] == "rss_bytes"][0]
+        return "%d cgroups made, %d flushers, %s OOM kills, %d scrapes; locks %d = ftrace; " \
+            "RSS %.1f-%.1f MiB" % (r["cgroups_made"], r["flushers"], r["oom_kills"], r["scrapes"],
+                                   r["locks_ftrace"], rss["first"] / 2 ** 20, rss["max"] / 2 ** 20)
+
+    @test
     def metric_families_match_json():
         """The families of the interface, each in the state this kernel and
         run put it (cpu_lock only on 6.10-6.16, bpf_* only with
@@ -1627,7 +1740,8 @@ def register(test):
                   "rstatlat_flush_holds_total", "rstatlat_lost_total", "rstatlat_map_bytes",
                   "rstatlat_entries", "rstatlat_entries_used", "rstatlat_cpu_seconds_total",
                   "rstatlat_resident_memory_max_bytes", "rstatlat_exported_cgroups",
-                  "rstatlat_tracked_cgroups", "rstatlat_http_requests_total",
+                  "rstatlat_tracked_cgroups", "rstatlat_series_held_total",
+                  "rstatlat_http_requests_total",
                   "rstatlat_start_time_seconds", "rstatlat_refresh_timestamp_seconds",
                   "rstatlat_series", "rstatlat_info"]
         missing = [f for f in always if not has(f)]

@@ -526,12 +526,22 @@ def stop_at(tool):
     return json_lines(out), until
 
 
-def check_peak_rss(summary):
-    """rstatlat's peak RSS within 16 MiB; returns it. On failure it says
-    what the run held (docs/limits.md: where the peak comes from)."""
+# What a row of the host's (not the test's) may add to the peak RSS: 1.6
+# KiB measured with 3 000 other cgroups read beside a test, doubled.
+HOST_ROW_BYTES = 4096
+
+
+def check_peak_rss(summary, own):
+    """rstatlat's peak RSS within 16 MiB, and HOST_ROW_BYTES more for each
+    row that is not the test's (own: its cgroup ids), so that a busy host
+    does not fail it; returns it. On failure it says what the run held
+    (docs/limits.md: where the peak comes from)."""
     rss = summary["self"]["rss_max_bytes"]
-    check(rss <= 16 << 20, "peak RSS %.1f MiB (%d rows, self %s)" % (
-        rss / 2**20, len(summary["cgroups"]), summary["self"]))
+    rows = summary["cgroups"] + summary.get("processes", [])
+    others = sum(1 for r in rows if r.get("id", r.get("cgroup", {}).get("id")) not in own)
+    bound = (16 << 20) + others * HOST_ROW_BYTES
+    check(rss <= bound, "peak RSS %.1f MiB, bound %.1f MiB (%d rows, %d the host's, self %s)" % (
+        rss / 2**20, bound / 2**20, len(rows), others, summary["self"]))
     return rss
 
 
@@ -563,10 +573,11 @@ def short_lived_flushers_fold_by_comm():
     rows_add_up(summary)
     for r in reports[:-1]:
         rows_add_up(r)
-    check(len(summary["processes"]) < 100, "%d process rows" % len(summary["processes"]))
-    rss = check_peak_rss(summary)
+    # its own cgroup's: a busy host's flushers have rows of their own
+    check(len(mine) < 100, "%d process rows of the test's cgroup" % len(mine))
+    rss = check_peak_rss(summary, {cg.id})
     return "%d cats -> one row (exited: %d), %d locks = ftrace's; %d process rows; RSS %.1f MiB" % (
-        n, cats[0]["exited"], row["locked"], len(summary["processes"]), rss / 2**20)
+        n, cats[0]["exited"], row["locked"], len(mine), rss / 2**20)
 
 
 @test
@@ -622,9 +633,48 @@ def churn_of_cgroups_loses_nothing():
         check(agg[0]["locked"] >= want and agg[0]["removed_cgroups"] >= len(folded),
               "aggregate: %d locks of %d cgroups, the folded ones alone had %d of %d" % (
                   agg[0]["locked"], agg[0]["removed_cgroups"], want, len(folded)))
-    rss = check_peak_rss(summary)
+    rss = check_peak_rss(summary, set(made) | {c["id"] for c in agg})
     return "%d cgroups: %d in rows of their own, %d in the aggregate; nothing lost; RSS %.1f MiB" % (
         n, len(own), len(folded), rss / 2**20)
+
+
+class BusyHost:
+    """Another agent on the host: cpu.stat of n cgroups of its own, each
+    read once a second (build/bench/poller), while a test runs."""
+
+    def __init__(self, n):
+        self.parent = os.path.join(MOUNTS["v2"], unique("rsl-busy"))
+        self.n = n
+
+    def __enter__(self):
+        os.mkdir(self.parent)
+        self.paths = []
+        for i in range(self.n):
+            self.paths.append(os.path.join(self.parent, "agent%d" % i))
+            os.mkdir(self.paths[-1])
+        self.p = subprocess.Popen([POLLER, "-i", "1000", "-s", "3600", "-e", "0"] +
+                                  [p + "/cpu.stat" for p in self.paths],
+                                  stdout=subprocess.DEVNULL)
+        return self
+
+    def __exit__(self, *exc):
+        self.p.kill()
+        self.p.wait()
+        for p in self.paths:
+            os.rmdir(p)
+        os.rmdir(self.parent)
+
+
+@test
+def busy_host_does_not_fail_scoped_tests():
+    """Beside another agent reading cpu.stat of 3 000 cgroups of its own
+    once a second, the tests that a busy host failed pass: they assert
+    only what is theirs (their cgroups' rows, their processes' rows, peak
+    RSS above 16 MiB by what the host's rows take)."""
+    with BusyHost(3000):
+        a = short_lived_flushers_fold_by_comm()
+        b = churn_of_cgroups_loses_nothing()
+    return "beside 3 000 cgroups read once a second: %s; %s" % (a, b)
 
 
 @test

@@ -67,6 +67,25 @@ static void test_two_args(void)
 	CHECK(!plan_has_cpu_lock(&plan), "no per-CPU lock in this BTF");
 }
 
+/*
+ * A kernel whose enum bpf_func_id lacks bpf_loop and
+ * bpf_map_lookup_percpu_elem is refused in one line naming both and
+ * when they came; one that has them, with the same tracepoints, is not.
+ */
+static void test_helpers_needed(void)
+{
+	struct attach_plan plan;
+
+	CHECK(probe(&plan, "old_helpers", PREF_AUTO, IRQOFF_AUTO) == 0, "probe failed");
+	CHECK(!plan.usable, "a kernel without bpf_loop is usable");
+	CHECK_STR(plan.missing, "this kernel lacks the BPF helpers bpf_loop (Linux 5.17) and "
+		  "bpf_map_lookup_percpu_elem (Linux 5.19), which rstatlat's programs call "
+		  "(tested from 6.1)");
+	CHECK(probe(&plan, "new_helpers", PREF_AUTO, IRQOFF_AUTO) == 0 && plan.usable &&
+	      plan.source == SOURCE_TRACEPOINT, "with the helpers: %d %s", plan.usable,
+	      plan.missing);
+}
+
 static bool measured(const struct attach_plan *plan, int part)
 {
 	return plan->parts_measured >> part & 1;
@@ -416,6 +435,7 @@ static void test_table_names_the_programs(void)
 int main(void)
 {
 	RUN_TEST(test_two_args());
+	RUN_TEST(test_helpers_needed());
 	RUN_TEST(test_flush_parts());
 	RUN_TEST(test_four_args());
 	RUN_TEST(test_lock_type_arg());

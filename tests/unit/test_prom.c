@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "check.h"
+#include "rng.h"
 #include "prom.h"
 #include "prom_sink.h"
 #include "io/prometheus/client/metrics.pb-c.h"
@@ -830,6 +831,290 @@ static void test_other_from_all(enum irqoff_rows irqoff, bool kept_row)
 	prom_free(whole);
 }
 
+/* ---- counters through churn ---- */
+
+/* One sample of an exposition: its series (name and labels) and value. */
+struct sample {
+	char *key;
+	double v;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct sample *)a)->key, ((const struct sample *)b)->key);
+}
+
+/* Whether a sample is a counter's: a _total, or a histogram's _count, _sum, _bucket. */
+static bool counter_sample(const char *key)
+{
+	static const char *const ends[] = { "_total", "_count", "_sum", "_bucket" };
+	size_t n = strcspn(key, "{");
+
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		size_t e = strlen(ends[i]);
+
+		if (n >= e && !strncmp(key + n - e, ends[i], e))
+			return true;
+	}
+	return false;
+}
+
+/* The counter samples of text, sorted by series; *n of them. */
+static struct sample *counter_samples(const char *text, size_t *n)
+{
+	struct sample *s = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+		const char *end = strchr(l, '\n'), *sp = end;
+
+		while (sp > l && sp[-1] != ' ')
+			sp--;
+		if (*l == '#' || sp == l || !counter_sample(l))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			s = realloc(s, cap * sizeof(*s));
+			CHECK(s != NULL, "realloc");
+		}
+		s[*n].key = strndup(l, (size_t)(sp - 1 - l));
+		s[(*n)++].v = strtod(sp, NULL);
+	}
+	qsort(s, *n, sizeof(*s), by_key);
+	return s;
+}
+
+static void free_samples(struct sample *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].key);
+	free(s);
+}
+
+/*
+ * Every counter of now against the same series in before (when it was
+ * there): none went down, none is near 2^64 (a difference that wrapped).
+ * Returns the locks of every series added up.
+ */
+static double check_counters(const struct sample *before, size_t nb, const struct sample *now,
+			     size_t nn, const char *what)
+{
+	double locks = 0;
+
+	for (size_t i = 0; i < nn; i++) {
+		const struct sample *was = nb ? bsearch(&now[i], before, nb, sizeof(*before), by_key) :
+					   NULL;
+
+		CHECK(now[i].v < 0x1p63, "%s: %s is %g, wrapped", what, now[i].key, now[i].v);
+		CHECK(!was || now[i].v >= was->v, "%s: %s went down, %g to %g", what, now[i].key,
+		      was ? was->v : 0, now[i].v);
+		if (!strncmp(now[i].key, "rstatlat_locks_total{", 21))
+			locks += now[i].v;
+	}
+	return locks;
+}
+
+/*
+ * A host's churn as the summary shows it: paths whose cgroup is removed
+ * (its row kept, later folded into the removed aggregate, row 0) and
+ * made again under the same path, cgroups that go idle and wake, and
+ * flushers whose record is dropped and comes back with less.
+ */
+struct churn {
+	struct report r;
+	size_t cap, fcap;
+	uint64_t cgid;
+};
+
+static size_t pick(size_t n)
+{
+	return (size_t)(xorshift() % n);
+}
+
+static void grow_row(struct row *row, uint64_t n)
+{
+	row->count[COUNT_LOCKED] += n;
+	for (uint64_t i = 0; i < n; i++)
+		dist_add_value(&row->dist[DIST_HOLD], 100 + xorshift() % 100000);
+}
+
+static void churn_step(struct churn *c, int paths, int comms)
+{
+	struct report *r = &c->r;
+	char name[32];
+
+	switch (xorshift() % 6) {
+	case 0:	/* a path's cgroup made (again): a new row beside any kept ones */
+		snprintf(name, sizeof(name), "/p%zu", pick((size_t)paths));
+		add_row(r, &c->cap, name, ++c->cgid, xorshift() % 3, 500);
+		break;
+	case 1:	/* a row folded into the removed aggregate */
+		if (r->ncgroups > 1) {
+			size_t i = 1 + pick(r->ncgroups - 1);
+
+			CHECK(row_merge(&r->cgroups[0], &r->cgroups[i]) == 0, "row_merge");
+			r->cgroups[0].removed_cgroups++;
+			row_free(&r->cgroups[i]);
+			r->cgroups[i] = r->cgroups[--r->ncgroups];
+		}
+		break;
+	case 2:	/* a flusher's record dropped; another comes, or it comes back */
+		if (r->nflushers && xorshift() % 2) {
+			size_t i = pick(r->nflushers);
+
+			row_free(&r->flushers[i]);
+			r->flushers[i] = r->flushers[--r->nflushers];
+		} else {
+			snprintf(name, sizeof(name), "agent%zu", pick((size_t)comms));
+			add_flusher(r, &c->fcap, name, 1 + xorshift() % 5, 2, 300, 4000);
+		}
+		break;
+	default:	/* one cgroup or flusher busy, at a rate of its own */
+		if (r->ncgroups > 1)
+			grow_row(&r->cgroups[1 + pick(r->ncgroups - 1)], xorshift() % 40);
+		if (r->nflushers) {
+			struct row *f = &r->flushers[pick(r->nflushers)];
+
+			f->count[COUNT_LOCKED] += 2;
+			dist_add(&f->dist[DIST_FLUSH], hist_octave_bucket(hist_octave(5000)), 1);
+			f->dist[DIST_FLUSH].sum += 5000;
+		}
+	}
+}
+
+static double rows_locked(const struct report *r)
+{
+	double n = 0;
+
+	for (size_t i = 0; i < r->ncgroups; i++)
+		n += (double)r->cgroups[i].count[COUNT_LOCKED];
+	return n;
+}
+
+/*
+ * Names reused under a small --prom-max-cgroups, in every order of park
+ * (--prom-idle), rename, reuse of a path by a new cgroup and retirement
+ * of the old one's row into the removed aggregate, and flushers dropped
+ * and coming back: no counter of any series goes down or wraps, the
+ * locks of all series add up to all rows' exactly, and report.all gives
+ * the same exposition as every row.
+ */
+static void churn_one(uint64_t seed)
+{
+	struct prom_opts o = opts(3);
+	struct prom_state *each, *whole;
+	struct churn c = { .r = { .type = REPORT_SUMMARY, .irqoff_rows = IRQOFF_ROWS_LOCK } };
+	struct sample *before = NULL;
+	size_t nb = 0;
+	struct row all = { 0 };
+	char *t_each = NULL, *t_whole = NULL;
+
+	rng_seed(seed);
+	o.idle_ns = 3 * SEC;
+	o.max_flushers = 2;
+	each = prom_new(&o);
+	whole = prom_new(&o);
+	add_row(&c.r, &c.cap, "(removed cgroups)", 0, 0, 0);
+	for (uint64_t step = 1, failed = (uint64_t)checks_failed;
+	     step <= 60 && (uint64_t)checks_failed == failed; step++) {
+		struct sample *now;
+		size_t nn;
+		double locks;
+
+		for (int k = 0; k < 6; k++)
+			churn_step(&c, 8, 4);
+		add_up(&c.r, &all);
+		c.r.all = NULL;
+		t_each = expose(each, &c.r, step);
+		c.r.all = &all;
+		t_whole = expose(whole, &c.r, step);
+		c.r.all = NULL;
+		CHECK(!strcmp(t_each, t_whole), "seed %" PRIu64 " step %" PRIu64 ": from "
+		      "report.all differs", seed, step);
+		now = counter_samples(t_whole, &nn);
+		locks = check_counters(before, nb, now, nn, "churn");
+		CHECK(locks == rows_locked(&c.r), "seed %" PRIu64 " step %" PRIu64 ": the series "
+		      "add up to %g locks, the rows %g", seed, step, locks, rows_locked(&c.r));
+		free_samples(before, nb);
+		before = now;
+		nb = nn;
+		free(t_each);
+		free(t_whole);
+	}
+	free_samples(before, nb);
+	row_free(&all);
+	report_free(&c.r);
+	prom_free(each);
+	prom_free(whole);
+}
+
+static void test_counters_through_churn(void)
+{
+	/* 300 orders of events; the first that fails stops it */
+	for (uint64_t seed = 1, failed = (uint64_t)checks_failed;
+	     seed <= 300 && (uint64_t)checks_failed == failed; seed++)
+		churn_one(seed);
+}
+
+/*
+ * The reproducer of the wrap, in order: /p named, idle and parked with
+ * its figures; its cgroup removed (row folded into the aggregate) and
+ * made again with less, which (other) takes; woken, it is named counting
+ * from its new figures, not below the parked ones. And a named path whose
+ * old row retires while a new cgroup has it: held where it was, counted.
+ */
+static void test_path_back_as_new_cgroup(void)
+{
+	struct prom_opts o = opts(2);
+	struct prom_state *p;
+	struct report r = { .type = REPORT_SUMMARY };
+	size_t cap = 0;
+	struct row *old;
+	char *t[5];
+
+	o.idle_ns = 3 * SEC;
+	p = prom_new(&o);
+	add_row(&r, &cap, "(removed cgroups)", 0, 0, 0);
+	r.cgroups[0].removed_cgroups = 1;
+	add_row(&r, &cap, "/p", 1, 50, 300);
+	add_row(&r, &cap, "/q", 2, 10, 300);
+	t[0] = expose(p, &r, 1);
+	t[1] = expose(p, &r, 5);	/* both idle: parked */
+	CHECK(locks_of(t[1], "/p") == -1 && other_locks(t[1]) == 60, "parked: %g, (other) %g",
+	      locks_of(t[1], "/p"), other_locks(t[1]));
+	/* /p removed, made again: 3 locks against the 50 it parked with */
+	CHECK(row_merge(&r.cgroups[0], &r.cgroups[1]) == 0, "merge");
+	row_free(&r.cgroups[1]);
+	r.cgroups[1] = r.cgroups[--r.ncgroups];
+	add_row(&r, &cap, "/p", 3, 3, 300);
+	t[2] = expose(p, &r, 6);
+	CHECK(locks_of(t[2], "/p") == -1 && other_locks(t[2]) == 63,
+	      "back with less: %g, (other) %g", locks_of(t[2], "/p"), other_locks(t[2]));
+	grow_row(row_of(&r, "/p"), 4);
+	t[3] = expose(p, &r, 7);
+	CHECK(locks_of(t[3], "/p") == 0 && other_locks(t[3]) == 67,
+	      "woken, counting from now: %g, (other) %g", locks_of(t[3], "/p"),
+	      other_locks(t[3]));
+	/* /q comes back while named: its old row retires, the new one has less */
+	grow_row(row_of(&r, "/q"), 5);
+	free(expose(p, &r, 8));
+	old = row_of(&r, "/q");	/* the first /q row: the old cgroup's */
+	CHECK(row_merge(&r.cgroups[0], old) == 0, "merge");
+	row_free(old);
+	*old = r.cgroups[--r.ncgroups];
+	add_row(&r, &cap, "/q", 4, 1, 300);
+	t[4] = expose(p, &r, 9);
+	CHECK(locks_of(t[4], "/q") == 5 && other_locks(t[4]) == 68 &&
+	      value_of(t[4], "rstatlat_series_held_total") == 1,
+	      "/q held at %g, (other) %g, held %g", locks_of(t[4], "/q"), other_locks(t[4]),
+	      value_of(t[4], "rstatlat_series_held_total"));
+	for (int i = 0; i < 5; i++)
+		free(t[i]);
+	report_free(&r);
+	prom_free(p);
+}
+
 static void test_series_budget(void)
 {
 	struct prom_opts o = { .max_cgroups = PROM_DEFAULT_MAX_CGROUPS,
@@ -1052,6 +1337,8 @@ int main(void)
 	RUN_TEST(test_other_from_all(IRQOFF_ROWS_LOCK, false));
 	RUN_TEST(test_other_from_all(IRQOFF_ROWS_TRACED, false));
 	RUN_TEST(test_other_from_all(IRQOFF_ROWS_LOCK, true));
+	RUN_TEST(test_path_back_as_new_cgroup());
+	RUN_TEST(test_counters_through_churn());
 	RUN_TEST(test_protobuf(false));
 	RUN_TEST(test_protobuf(true));
 	return check_done("test_prom");

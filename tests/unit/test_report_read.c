@@ -470,7 +470,7 @@ static void test_self_and_folds(void)
 	yajl_tree_free(j);
 	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0,"
 			   "\"flush_start_unseen\":0,\"lock_scope_full\":0,\"program_skipped\":0,"
-			   "\"flushers_full\":0,\"slow_unprinted\":0,\"entries_growing\":0},"
+			   "\"flushers_full\":0,\"slow_unprinted\":0,\"entries_growing\":0,\"stage_unnamed\":0},"
 			   "\"self\":{\"map_bytes\":64172032,\"map_bytes_ceiling\":66617148,"
 		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
 		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
