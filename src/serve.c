@@ -343,8 +343,7 @@ static void *watchdog(void *arg)
 			pthread_cond_wait(&s->watch_wake, &s->watch_lock);
 			continue;
 		}
-		at = (struct timespec){ .tv_sec = (time_t)(next / 1000000000),
-					.tv_nsec = (long)(next % 1000000000) };
+		at = ns_timespec(next);
 		pthread_cond_timedwait(&s->watch_wake, &s->watch_lock, &at);
 	}
 	pthread_mutex_unlock(&s->watch_lock);
@@ -407,9 +406,7 @@ static struct MHD_Response *text_response(const char *body)
  */
 static void first_protobuf_wait(struct metrics_server *s)
 {
-	uint64_t until = clock_ns(CLOCK_MONOTONIC) + PROTOBUF_FIRST_WAIT_NS;
-	struct timespec at = { .tv_sec = (time_t)(until / 1000000000),
-			       .tv_nsec = (long)(until % 1000000000) };
+	struct timespec at = ns_timespec(clock_ns(CLOCK_MONOTONIC) + PROTOBUF_FIRST_WAIT_NS);
 
 	if (atomic_load(&s->refreshes_over))
 		return;
