@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "collect_int.h"
 #include "rstatlat.skel.h"
+#include "self.h"
 
 /*
  * Slots made ahead of use: as many as are in use, and 128 at least, so
@@ -36,23 +37,6 @@ static unsigned int slots_wanted(const struct collector *c, unsigned int used)
 	unsigned int ahead = used > 128 ? used : 128;
 
 	return ahead >= c->max_slots || used > c->max_slots - ahead ? c->max_slots : used + ahead;
-}
-
-/* What the kernel says a map takes (fdinfo's memlock, as bpftool shows). */
-static uint64_t map_memlock(int fd)
-{
-	char path[64], line[256];
-	uint64_t v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %" SCNu64, &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
 }
 
 /* One per-slot map: its array of maps, and each chunk's descriptor. */
@@ -107,7 +91,7 @@ static int kind_grow(struct collector *c, const struct chunk_kind *kind, unsigne
 	for (; made < to; made++) {
 		/* put in place by a round a later kind failed: made again, this one let go */
 		if (kind->fds[made] >= 0) {
-			__atomic_fetch_sub(&c->chunks.bytes, map_memlock(kind->fds[made]),
+			__atomic_fetch_sub(&c->chunks.bytes, self_map_memlock(kind->fds[made]),
 					   __ATOMIC_RELAXED);
 			close(kind->fds[made]);
 		}
@@ -123,7 +107,7 @@ static int kind_grow(struct collector *c, const struct chunk_kind *kind, unsigne
 		err = chunks_put(kind, from, to - from);
 	for (unsigned int i = from; i < made; i++) {
 		if (!err) {
-			__atomic_fetch_add(&c->chunks.bytes, map_memlock(kind->fds[i]),
+			__atomic_fetch_add(&c->chunks.bytes, self_map_memlock(kind->fds[i]),
 					   __ATOMIC_RELAXED);
 			continue;
 		}

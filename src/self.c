@@ -27,6 +27,13 @@ static bool fdinfo_value(int fd, const char *key, uint64_t *v)
 	return found;
 }
 
+uint64_t self_map_memlock(int fd)
+{
+	uint64_t v = 0;
+
+	return fd >= 0 && fdinfo_value(fd, "memlock", &v) ? v : 0;
+}
+
 uint64_t self_map_bytes(struct bpf_object *obj, FILE *list)
 {
 	struct bpf_map *map;

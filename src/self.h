@@ -25,6 +25,9 @@ struct self_meter {
  */
 uint64_t self_map_bytes(struct bpf_object *obj, FILE *list);
 
+/* One map's kernel memory from its fdinfo ("memlock"); 0 where unknown. */
+uint64_t self_map_memlock(int fd);
+
 /* What the kernel counts of every loaded program of the object, summed. */
 struct prog_totals {
 	uint64_t run_ns, runs;	/* kernel.bpf_stats_enabled only */
