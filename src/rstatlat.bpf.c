@@ -2250,14 +2250,19 @@ SEC("tp_btf/memcg_flush_stats")
 int BPF_PROG(memcg_flush, struct mem_cgroup *memcg, __s64 stats_updates, bool force,
 	     bool needs_flush)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct lock_state *lc;
+	__u32 tgid = 0;
 	bool timed;
 	__u64 now;
 
 	(void)ctx;
 	(void)stats_updates;
-	if (!armed || !memcg || (targ_tgid && tgid != targ_tgid))
+	if (!armed || !memcg)
+		return 0;
+	/* asked only where it matters: a run's length is the window in which the kernel refuses another */
+	if (targ_tgid || per_process)
+		tgid = bpf_get_current_pid_tgid() >> 32;
+	if (targ_tgid && tgid != targ_tgid)
 		return 0;
 	lc = this_lock_state();
 	if (!lc)

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "live"))
 sys.path.insert(0, os.path.dirname(HERE))
 from harness import Skip, Tier, check  # noqa: E402
 from lib import (BIN, MEMHOG, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
-                 cgroup_mounts, READER, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
+                 cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  json_lines, pair_holds, reader, unique)
 
 OUT = os.environ.get("RSL_VM_OUT", "/run/out")
@@ -57,13 +57,14 @@ PROBE_STATEMENTS = ("flush parts", "flush causes", "memcg flush decisions", "hol
 
 
 def realtime():
-    """Whether the kernel says it is PREEMPT_RT (/sys/kernel/realtime, the RT
-    patches and 6.12+)."""
+    """Whether the kernel says it is PREEMPT_RT: /sys/kernel/realtime (the RT
+    patches and 6.12-6.x), else its version string, as 7.x has no such
+    file ("#1 SMP PREEMPT_RT Debian 7.3.4-1~bpo13+1")."""
     try:
         with open("/sys/kernel/realtime") as f:
             return f.read().strip() == "1"
     except OSError:
-        return False
+        return "PREEMPT_RT" in os.uname().version.split()
 
 
 def release():
@@ -163,7 +164,7 @@ def probe_matches_kernel():
     if want != "none":
         # from BTF (spinlock_t an rt_mutex), against what the kernel says of itself
         check(rows["holds are irqs-off"].startswith("no" if rt else "yes"),
-              "holds are irqs-off: %r, /sys/kernel/realtime says RT %s" % (
+              "holds are irqs-off: %r, the kernel says PREEMPT_RT %s" % (
                   rows["holds are irqs-off"], rt))
     if rt:
         # the lock source would claim every hold as irqs-off: refused, in one line
@@ -243,6 +244,68 @@ def tracepoint_counts_match_ftrace():
                "per-CPU lock %s; irqs-off from %s" % (
                    counts["locked"], counts["contended"], len(flushes), row["flush_holds_max"],
                    got, ft, "%d locks" % lock["locked"] if lock else "absent", want)
+
+
+def waits_lost_by_ftrace(recs):
+    """ftrace's contended events whose wait rstatlat cannot time (its
+    contended program keeps the start per CPU): the task took the lock on
+    another CPU, or another task's hold was released on its CPU in
+    between. Returns (contended events, such events)."""
+    pending, lost, contended = {}, 0, 0   # pid -> contended cpu, cleared
+    for pid, cpu, _, ev, _, _ in recs:
+        if ev == "cgroup_rstat_lock_contended":
+            contended += 1
+            pending[pid] = [cpu, False]
+        elif ev == "cgroup_rstat_locked" and pid in pending:
+            at, cleared = pending.pop(pid)
+            lost += at != cpu or cleared
+        elif ev == "cgroup_rstat_unlock":
+            for who, w in pending.items():
+                if w[0] == cpu and who != pid:
+                    w[1] = True
+    return contended, lost
+
+
+@test
+def contended_waits_are_counted():
+    """Two readers of one cgroup's cpu.stat at once, so that acquisitions
+    contend. A contended hold's wait runs from the contended event on its
+    CPU; where the kernel runs tracepoint programs preemptible (7.x) the
+    task can be moved between that event and its spin, or another task's
+    hold on the CPU can clear the start: such a hold is counted as
+    lost.wait_migrated, never timed wrong. Checked: the cgroup's contended
+    equals ftrace's, and in all, timed waits + wait_migrated = contended,
+    and wait_migrated = ftrace's own count of such events (docs/limits.md
+    keeps the rates)."""
+    need_tool()
+    if not has_event("cgroup_rstat_locked"):
+        raise Skip("no rstat tracepoints on this kernel")
+    reads = int(os.environ.get("RSL_CONTENDED_READS", "1500"))
+    with Cgroup(cgroup_mounts()["v2"]) as cg:
+        cg.spawn(TICKER)
+        cg.wait_populated(1)
+        reports, recs = ftrace_run(
+            lambda: reader(os.path.join(cg.path, "cpu.stat"), reads, 2, timeout=600),
+            timeout=120)
+    summary = reports[-1]
+    rows = find_cgroup(summary, cg.id)
+    check(len(rows) == 1, "cgroup in %d rows" % len(rows))
+    _, counts, _ = pair_holds(recs, cg.id)
+    check(rows[0]["contended"] == counts["contended"], "contended %d vs ftrace %d (lost %s)" % (
+        rows[0]["contended"], counts["contended"], summary["lost"]))
+    contended = sum(r["contended"] for r in summary["cgroups"])
+    timed = sum(r["wait_ns"]["count"] for r in summary["cgroups"])
+    migrated = summary["lost"]["wait_migrated"]
+    check(timed + migrated == contended, "timed waits %d + wait_migrated %d != contended %d" % (
+        timed, migrated, contended))
+    ft_contended, ft_lost = waits_lost_by_ftrace(recs)
+    check(ft_contended == contended and ft_lost == migrated,
+          "ftrace: %d contended, %d of them moved or cleared; rstatlat %d, wait_migrated %d" % (
+              ft_contended, ft_lost, contended, migrated))
+    return "%d reads x 2: %d contended (ftrace %d), %d timed, wait_migrated %d (%.2f%%); " \
+           "ftrace: %d moved or cleared" % (
+               reads, contended, ft_contended, timed, migrated,
+               100.0 * migrated / max(contended, 1), ft_lost)
 
 
 # A stat file read for some seconds by one thread of its own (ftrace's pid
@@ -763,6 +826,18 @@ def windows(pre, inner, post):
             for i in range(len(pre) + 1) for j in range(len(post) + 1)}
 
 
+def short_by_refused(got, can, refused):
+    """Whether got is one of the counts can less some of the requests whose
+    run of the memcg program the kernel refused (7.x runs tracepoint
+    programs preemptible; a run is refused on a CPU where a preempted one
+    is still inside, lost.program_skipped counts it): each such request
+    takes one asked and at most one forced or skipped."""
+    def fits(c):
+        d = [c[k] - got[k] for k in range(len(DECISIONS))]
+        return 0 <= d[0] <= refused and d[1] >= 0 and d[2] >= 0 and d[1] + d[2] <= d[0]
+    return any(fits(c) for c in can)
+
+
 def memcg_reads(path, seconds):
     """Reads memory.stat until `seconds` have passed, in bursts back to back
     (most find too few updates since the last flush: skipped) and singly
@@ -871,6 +946,7 @@ def memcg_decisions_match_ftrace():
     at.setdefault("armed", 0)
     at.setdefault("exit", len(events))
     summary = json_lines(out)[-1]
+    refused = summary["lost"].get("program_skipped", 0)
     check(summary.get("memcg_decisions") is True, "summary memcg_decisions %r" %
           summary.get("memcg_decisions"))
 
@@ -890,9 +966,9 @@ def memcg_decisions_match_ftrace():
         check("memcg_decisions" in row, "%s: row without memcg_decisions" % name)
         got = tuple(row["memcg_decisions"][k] for k in DECISIONS)
         can = windows(pre, inner, post)
-        # a miss here was seen once in ~20 CI runs (root memcg, 7.x): the
-        # losses and the events' CPUs and times say where to look next time
-        check(got in can, "%s: rstatlat asked/forced/skipped %s; ftrace between the markers %s, "
+        # exact, unless the kernel refused runs (seen once in ~20 CI runs on
+        # 7.x): then short by no more than it refused
+        check(got in can or short_by_refused(got, can, refused), "%s: rstatlat asked/forced/skipped %s; ftrace between the markers %s, "
               "%d events before, %d after, %d outside the bounds (possible: %s); lost %s; "
               "events of it: %s" % (
                   name, got, total(inner), len(pre), len(post), outside, sorted(can)[:6],
@@ -908,10 +984,12 @@ def memcg_decisions_match_ftrace():
         inner[0], reads))
     rgot, rinner, rmargin, routside = compare(1, "root memcg")
     check(rinner[1] >= 1, "no forced (periodic) flush of the root in %.1f s" % window)
-    return "%d reads in %.1f s; test memcg asked/forced/skipped %s = ftrace's; root %s: " \
+    return "%d reads in %.1f s; test memcg asked/forced/skipped %s, ftrace's %s; " \
+           "program_skipped %d; root %s: " \
            "ftrace's %s between the markers + %d of the %d just before / %d just after, " \
            "%d outside rstatlat's life (bounds: %s)" % (
-               reads, window, "/".join(map(str, got)), "/".join(map(str, rgot)),
+               reads, window, "/".join(map(str, got)), "/".join(map(str, inner)), refused,
+               "/".join(map(str, rgot)),
                "/".join(map(str, rinner)), rgot[0] - rinner[0], rmargin[0], rmargin[1],
                routside, ", ".join(e.split("/")[1] for e in bounds) or "none")
 
