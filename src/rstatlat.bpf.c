@@ -1704,8 +1704,7 @@ static __always_inline void flush_hold(void *ctx, struct lock_state *lc, struct 
  * (the failed trylock turns irqs back on); another task's leftover
  * contended event would need two such moves at once, and every hold here
  * clears it. None seen: a task that moved there, counted (wait_migrated).
- * Global, and called for every hold: one path on, not a contended and an
- * uncontended one through the rest of the unlock program for the verifier.
+ * Global: verified once; its caller's two paths meet again at its result.
  */
 __noinline __u64 contended_wait(struct lock_state *lc, struct slot_stage *st, __u64 locked_ts)
 {
@@ -1856,7 +1855,8 @@ static __always_inline bool on_unlock(void *ctx, struct lock_state *lc, struct c
 	/* a new stage: the dear kind of hold, timed apart (own_unlock) */
 	st = stage_taken(lc, slot, &fresh);
 	st->n.count[COUNT_LOCKED]++;
-	wait = contended_wait(lc, st, start);
+	/* the call only where it times something: most holds are not contended */
+	wait = lc->locked_contended ? contended_wait(lc, st, start) : 0;
 	if (threshold_ns && wait >= threshold_ns) {
 		lc->self_rare = 1;
 		slow_emit(ctx, SLOW_WAIT, start, wait, slot, lc->locked_lock_cpu, true);
