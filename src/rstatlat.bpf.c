@@ -299,9 +299,13 @@ struct {
  * Flushes whose task was switched out between holds while another flush
  * began on its CPU, or (timed parts) as it was switched out: by task,
  * until it goes on (rstatlat.h, flush_state). flushes_parked counts them.
+ * Not preallocated (0.3 MiB): a parked flush is rare, and only the rstat
+ * tracepoints' programs (6.10+) park one, where the kernel's hash maps
+ * allocate from per-CPU caches (6.1+), safe under sched_switch's rq lock.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1024);
 	__type(key, __u32);	/* the task's pid */
 	__type(value, struct flush_state);
@@ -318,9 +322,14 @@ struct {
 	__type(value, struct cgroup_gone);
 } cgroups_gone SEC(".maps");
 
-/* count_flushers: the comms' spilled flushes (rstatlat.h, flushers); not created otherwise. */
+/*
+ * count_flushers: the comms' spilled flushes (rstatlat.h, flushers); not
+ * created otherwise. Not preallocated (0.46 MiB for RSL_FLUSHERS): only
+ * the unlock program inserts, as into flush_stacks.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, RSL_FLUSHERS);
 	__type(key, struct flusher_key);
 	__type(value, struct flusher_rec);
@@ -359,9 +368,13 @@ struct {
  * Flush causes: the stacks of sampled flushes at their end, by a hash of
  * their frames, named by userspace (rstatlat.h). Not a stack trace map:
  * one whose bucket another stack holds is lost to it for the whole run.
+ * Not preallocated: a host has a few dozen causes, not RSL_CAUSE_STACKS
+ * (0.27 MiB preallocated); only the unlock program inserts, with the
+ * rstat lock held, never under the scheduler's locks, as slot_ids.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, RSL_CAUSE_STACKS);	/* 1 when causes are off */
 	__type(key, __u64);
 	__type(value, struct cause_stack);
