@@ -48,6 +48,17 @@ def cgroup_mounts():
     return mounts
 
 
+def realtime():
+    """Whether the kernel says it is PREEMPT_RT: /sys/kernel/realtime (the RT
+    patches and 6.12-6.x), else its version string, as 7.x has no such
+    file ("#1 SMP PREEMPT_RT Debian 7.3.4-1~bpo13+1")."""
+    try:
+        with open("/sys/kernel/realtime") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return "PREEMPT_RT" in os.uname().version.split()
+
+
 def unique(prefix="rsl-test"):
     return "%s-%d-%s" % (prefix, os.getpid(), uuid.uuid4().hex[:8])
 

@@ -25,8 +25,8 @@ import hostile_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  INNER_FTRACE, INNER_OURS, compare, json_lines, last_possible_cpu, nest_gap,
-                 mount_tracefs, pair_holds, POLLER, READER, read_stat, reader, reap, run,
-                 unique)
+                 mount_tracefs, pair_holds, POLLER, READER, read_stat, reader, realtime, reap,
+                 run, unique)
 
 MOUNTS = cgroup_mounts()
 TIER = Tier("live", after=reap)
@@ -865,7 +865,7 @@ def exit_codes():
 def probe_table_reads_prototypes_not_versions():
     """--probe on BTF of kernels that are not this one, bind-mounted over
     /sys/kernel/btf/vmlinux in a private mount namespace; on this one,
-    against tracefs and (PREEMPT_RT or not) /sys/kernel/realtime."""
+    against tracefs and what the kernel says of itself (PREEMPT_RT or not, lib.realtime)."""
     hide = 'mount --bind "$1" /sys/kernel/btf/vmlinux && shift 2 && exec "$0" "$@"'
     seen = []
     cases = [
@@ -905,15 +905,10 @@ def probe_table_reads_prototypes_not_versions():
         present = os.path.isdir(os.path.join(tracefs, ev))
         check(line.split()[1] == ("yes" if present else "no"),
               "%s: --probe says %s, tracefs %s" % (ev, line.split()[1], present))
-    # the kernel says it is PREEMPT_RT in /sys/kernel/realtime (6.12+, and the RT patches)
-    try:
-        with open("/sys/kernel/realtime") as f:
-            rt = f.read().strip() == "1"
-    except OSError:
-        rt = False
+    rt = realtime()
     holds = [l for l in real.splitlines() if l.startswith("holds are irqs-off: ")][0]
     check(holds.startswith("holds are irqs-off: no" if rt else "holds are irqs-off: yes"),
-          "--probe: %r, /sys/kernel/realtime says RT %s" % (holds, rt))
+          "--probe: %r, the kernel says PREEMPT_RT %s" % (holds, rt))
     # 6.18 has task storage and BPF atomics: asked of the kernel, found
     check("\nbpf features: yes (task storage, atomic compare-and-exchange" in real,
           "--probe: no 'bpf features: yes' in\n%s" % real)
