@@ -90,6 +90,12 @@ const volatile bool cause_budgeted = false;
 const volatile bool lock_rows = false;
 /* Flushes are added up by comm (rstatlat.h, flushers): the exporter's flusher series. */
 const volatile bool count_flushers = false;
+/*
+ * PREEMPT_RT: a holder of the rstat lock can be preempted, and another
+ * task take another subsystem's lock on its CPU (lost.relocked): each hold
+ * is then paired with its own task's unlock, never timed from another's.
+ */
+const volatile bool holds_preemptible = false;
 
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* advanced by userspace at every read (rstatlat.h) */
@@ -1808,6 +1814,8 @@ static __always_inline void on_locked(struct cgroup *cgrp, int lock_cpu, bool co
 		return;
 	if (lc->locked_ts)
 		count_lost(LOST_RELOCKED);
+	if (holds_preemptible)
+		lc->locked_task = bpf_get_current_task();
 	lc->locked_ts = now;
 	lc->locked_cgrp = (__u64)cgrp;
 	lc->locked_lock_cpu = lock_cpu;
@@ -1832,6 +1840,11 @@ static __always_inline bool on_unlock(void *ctx, struct lock_state *lc, struct c
 	bool fresh;
 	int n;
 
+	if (holds_preemptible && lc->locked_ts && lc->locked_task != bpf_get_current_task()) {
+		/* the open hold is another task's, begun after ours: left to it */
+		count_lost(LOST_UNPAIRED_UNLOCK);
+		return false;
+	}
 	if (lc->locked_cgrp != (__u64)cgrp) {
 		/* e.g. the lock was taken before we attached */
 		count_lost(LOST_UNPAIRED_UNLOCK);

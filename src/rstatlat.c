@@ -531,6 +531,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	bpf_map__set_autocreate(skel->maps.flush_parked, plan->source == SOURCE_TRACEPOINT);
 	/* holds told apart by lock: each task's open lock scopes */
 	skel->rodata->lock_rows = plan->lock_rows;
+	skel->rodata->holds_preemptible = !plan->holds_irqs_off;
 	skel->rodata->arg_type = plan->lock_types ? plan->args.type : -1;
 	bpf_map__set_autocreate(skel->maps.lock_scopes, plan->lock_rows);
 	bpf_map__set_autocreate(skel->maps.cgroups_gone, plan->cgroups_gone);

@@ -528,6 +528,7 @@ struct lock_state {
 	__u32 pad2;
 	struct slot_stage stage[2];	/* by epoch parity */
 	struct memcg_state memcg;	/* the memcg program's, and only its */
+	__u64 locked_task;	/* PREEMPT_RT only: the task of the current hold */
 };
 
 /* A staged system-wide distribution with its count of events. */
