@@ -149,6 +149,7 @@ const struct cli_table rstatlat_cli = {
 	.head = "Usage: rstatlat [OPTIONS] [INTERVAL [COUNT]]\n"
 		"       rstatlat [OPTIONS] [INTERVAL] -- COMMAND [ARGS]\n"
 		"       rstatlat compare [OPTIONS] BEFORE.json AFTER.json (see compare --help)\n"
+		"       rstatlat load WORKLOAD [OPTIONS] (see load --list)\n"
 		"Trace how long the cgroup rstat lock is waited for and held, per flushed\n"
 		"cgroup, from the cgroup_rstat_* tracepoints.\n"
 		"\n",

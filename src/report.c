@@ -284,6 +284,26 @@ uint64_t dist_quantile(const struct dist *d, double q)
 	return v;
 }
 
+uint64_t dist_mode_octave(const struct dist *d)
+{
+	uint64_t best = 0, best_lo = 0, count = 0, lo = 0;
+
+	for (uint32_t i = 0; i < d->n; i++) {
+		uint64_t b_lo = hist_bucket_lower(d->b[i].index);
+		uint64_t o_lo = b_lo < (1ULL << HIST_LOW_SHIFT) ? 0 : 1ULL << hist_msb(b_lo);
+
+		if (o_lo != lo)
+			count = 0;
+		lo = o_lo;
+		count += d->b[i].count;
+		if (count > best) {
+			best = count;
+			best_lo = lo;
+		}
+	}
+	return best_lo;
+}
+
 struct row *report_append_row(struct row **rows, size_t *n, size_t *cap)
 {
 	if (*n == *cap) {

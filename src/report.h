@@ -295,6 +295,12 @@ uint64_t dist_bucket_count(const struct dist *d, unsigned int index);
  * count must equal the sum of the buckets.
  */
 uint64_t dist_quantile(const struct dist *d, double q);
+/*
+ * The mode by powers of two: the lower bound lo of the [lo, 2 lo) ns that
+ * holds most of d's values (0: below 2^HIST_LOW_SHIFT ns, or d empty), as
+ * the 0efc297a commit grouped read latencies. The lowest such on a tie.
+ */
+uint64_t dist_mode_octave(const struct dist *d);
 /* Several quantiles at once. */
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out);
 /* The bucket index holding the rank-th smallest value (1 <= rank <= count). */

@@ -24,6 +24,7 @@
 #include "collect.h"
 #include "command.h"
 #include "compare_cli.h"
+#include "load.h"
 #include "escape.h"
 #include "fmt.h"
 #include "ksym.h"
@@ -1123,6 +1124,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "compare"))
 		return compare_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "load"))
+		return load_main(argc - 1, argv + 1);
 	/*
 	 * A fixed threshold: freeing the megabytes of parsed kernel BTF would
 	 * raise glibc's moving one to their size, and later big blocks (the

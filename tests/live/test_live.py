@@ -21,6 +21,7 @@ from harness import Skip, Tier, check  # noqa: E402
 import command_tests  # noqa: E402
 import export_tests  # noqa: E402
 import flush_tests  # noqa: E402
+import load_tests  # noqa: E402
 import hostile_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
@@ -1190,6 +1191,7 @@ def compare_flags_added_contention():
 export_tests.register(test)
 flush_tests.register(test)
 command_tests.register(test)
+load_tests.register(test)
 hostile_tests.register(test)
 def main():
     if os.geteuid() != 0:

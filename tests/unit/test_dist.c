@@ -463,6 +463,32 @@ static void test_merge_saturates(void)
 	row_free(&b);
 }
 
+/* The mode by powers of two adds up an octave's 16 buckets; a tie keeps the lower. */
+static void test_mode_octave(void)
+{
+	struct dist d = { 0 };
+
+	CHECK(dist_mode_octave(&d) == 0, "empty: 0");
+	/* 600-700 ns in three buckets of [512, 1024) beat one big bucket at 2000 ns */
+	CHECK(!dist_add_value(&d, 600) && !dist_add_value(&d, 650) && !dist_add_value(&d, 700) &&
+	      !dist_add_value(&d, 2000) && !dist_add_value(&d, 2000), "add");
+	CHECK(dist_mode_octave(&d) == 512, "mode %" PRIu64 ", want 512", dist_mode_octave(&d));
+	CHECK(!dist_add_value(&d, 2001), "add");	/* 3 and 3: the lower */
+	CHECK(dist_mode_octave(&d) == 512, "mode %" PRIu64 ", want 512", dist_mode_octave(&d));
+	CHECK(!dist_add_value(&d, 1500) && !dist_add_value(&d, 3000), "add");
+	CHECK(dist_mode_octave(&d) == 1024, "mode %" PRIu64 ", want 1024", dist_mode_octave(&d));
+	CHECK(!dist_add_value(&d, 5), "add");	/* below 16 ns: octave 0 */
+	CHECK(!dist_add_value(&d, 9) && !dist_add_value(&d, 15) && !dist_add_value(&d, 1) &&
+	      !dist_add_value(&d, 2), "add");
+	CHECK(dist_mode_octave(&d) == 0, "mode %" PRIu64 ", want 0 (5 values below 16 ns)",
+	      dist_mode_octave(&d));
+	dist_free(&d);
+	/* a tie: the lower octave */
+	CHECK(!dist_add_value(&d, 100) && !dist_add_value(&d, 300), "add");
+	CHECK(dist_mode_octave(&d) == 64, "tie: mode %" PRIu64 ", want 64", dist_mode_octave(&d));
+	dist_free(&d);
+}
+
 int main(void)
 {
 	rng_seed(0x2545F4914F6CDD1DULL);
@@ -476,5 +502,6 @@ int main(void)
 	RUN_TEST(test_rows());
 	RUN_TEST(test_row_irqoff());
 	RUN_TEST(test_report_free());
+	RUN_TEST(test_mode_octave());
 	return check_done("test_dist");
 }

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Live tests of `rstatlat load`: the workload's own figures add up to the
+flushes rstatlat sees of the cgroups it made, and it leaves nothing behind,
+also when a signal stops it. test_live.py registers these with its tier:
+
+    import load_tests
+    load_tests.register(test)
+"""
+import glob
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from harness import Skip, check
+from lib import BIN, cgroup_mounts, json_lines
+
+MOUNTS = cgroup_mounts()
+
+
+def load_cgroups():
+    """The cgroups runs of rstatlat load made and did not remove, anywhere in v2."""
+    found = []
+    for top, dirs, _ in os.walk(MOUNTS["v2"]):
+        found += [os.path.join(top, d) for d in dirs if d.startswith("rstatlat-load-")]
+    return found
+
+
+def workload_line(stdout):
+    lines = [json.loads(l) for l in stdout.decode().splitlines() if l.startswith("{")]
+    check(len(lines) == 1 and lines[0].get("type") == "workload",
+          "not one workload line: %r" % stdout[-400:])
+    return lines[0]
+
+
+def check_latency(w):
+    lat = w["read_ns"]
+    check(0 < lat["p50"] <= lat["p99"] <= lat["max"] and
+          lat["mode_ge"] < lat["mode_lt"] == max(2 * lat["mode_ge"], 16),
+          "read latency figures out of order: %s" % lat)
+
+
+def made_by(pid, n):
+    """The n cgroups the load pid made, once all have their busy task, and those tasks."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        made = glob.glob(os.path.join(MOUNTS["v2"], "rstatlat-load-%d" % pid, "c[0-9]*"))
+        busy = []
+        for m in made:
+            with open(os.path.join(m, "cgroup.procs")) as f:
+                busy += [int(x) for x in f.read().split()]
+        if len(made) == n and len(busy) == n:
+            return made, busy
+        time.sleep(0.05)
+    check(False, "the load made %s" % made)
+
+
+def register(test):
+    @test
+    def load_hammer_reads_are_flushes():
+        """`rstatlat -j -o F -- rstatlat load hammer`: the load reads each of
+        its cgroups' cpu.stat threads x reads / cgroups times (thread t
+        begins at cgroup t and goes round), and each read is one flush of
+        that cgroup in rstatlat's rows of the load's process (-p); its
+        figures say as many reads, in order; its cgroups are gone after."""
+        if "v2" not in MOUNTS:
+            raise Skip("cgroup v2 is not mounted")
+        threads, reads, cgroups = 3, 2000, 4
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "run.json")
+            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "hammer", "--threads",
+                                str(threads), "--reads", str(reads), "--cgroups", str(cgroups),
+                                "-j"], capture_output=True, timeout=120)
+            check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
+            w = workload_line(r.stdout)
+            with open(out, "rb") as f:
+                summary = json_lines(f.read())[-1]
+        check(w["workload"] == "hammer" and w["reads"] == threads * reads and
+              w["stopped_by"] is None and w["options"] == {
+                  "threads": threads, "reads": reads, "cgroups": cgroups, "file": "cpu.stat"},
+              "figures: %s" % w)
+        check_latency(w)
+        # the load's own flushes (-p): a cgroup's release may add one, by a kworker
+        own = summary["command"]["cgroups"][0]["path"]
+        flushes = {}
+        for row in summary["processes"]:
+            base, _, name = row["cgroup"]["path"].rpartition("/")
+            if row["own_cgroup"] == own and os.path.basename(base).startswith("rstatlat-load-"):
+                check(name not in flushes, "two rows of the load's process for %s" % name)
+                flushes[name] = row["flush_ns"]["count"]
+        want = {"c%d" % i: threads * reads // cgroups for i in range(cgroups)}
+        check(flushes == want, "flushes by cgroup %s, the load read %s" % (flushes, want))
+        left = load_cgroups()
+        check(not left, "left behind: %s" % left)
+        return "%d reads in %.3f s, p50 %d ns; flushes %s" % (
+            w["reads"], w["wall_ns"] / 1e9, w["read_ns"]["p50"], sorted(flushes.values()))
+
+    @test
+    def load_stopped_by_signal_leaves_nothing():
+        """SIGTERM mid-run: the load prints what it did, says so, exits 143,
+        and its cgroups and busy tasks are gone; bad input is one line on
+        stderr and exit 2 (usage) or 3 (cannot run here)."""
+        if "v2" not in MOUNTS:
+            raise Skip("cgroup v2 is not mounted")
+        before = set(load_cgroups())
+        p = subprocess.Popen([BIN, "load", "hammer", "--threads", "2", "--reads", "100000000",
+                              "--cgroups", "5", "-j"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        try:
+            made, busy = made_by(p.pid, 5)
+            time.sleep(0.5)
+            p.send_signal(signal.SIGTERM)
+            stdout, stderr = p.communicate(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        check(p.returncode == 128 + signal.SIGTERM, "rc %d: %s" % (p.returncode, stderr[-300:]))
+        w = workload_line(stdout)
+        check(w["stopped_by"] == "TERM" and 0 < w["reads"] < 2 * 100000000, "figures: %s" % w)
+        check_latency(w)
+        left = set(load_cgroups()) - before
+        check(not left, "left behind: %s" % left)
+        alive = [pid for pid in busy if os.path.exists("/proc/%d" % pid)]
+        check(len(busy) == 5 and not alive, "busy tasks %s, alive after: %s" % (busy, alive))
+        bad = [(["hammer", "--threads", "0"], 2), (["nope"], 2), (["hammer", "--file", "../x"], 2),
+               (["hammer", "--reads", "1", "x"], 2), (["hammer", "--file", "nope.stat"], 3)]
+        for args, code in bad:
+            r = subprocess.run([BIN, "load"] + args, capture_output=True, timeout=30)
+            err = r.stderr.decode()
+            check(r.returncode == code and err.count("\n") == 1 and
+                  err.startswith("rstatlat load: ") and not r.stdout,
+                  "load %s: rc %d, stderr %r, stdout %r" % (args, r.returncode, err, r.stdout))
+        left = set(load_cgroups()) - before
+        check(not left, "left behind by bad input: %s" % left)
+        return "%d reads before SIGTERM, 5 cgroups and %d busy tasks gone; %d bad inputs" % (
+            w["reads"], len(busy), len(bad))
