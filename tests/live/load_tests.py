@@ -21,10 +21,11 @@ MOUNTS = cgroup_mounts()
 
 
 def load_cgroups():
-    """The cgroups runs of rstatlat load made and did not remove, anywhere in v2."""
+    """The cgroups runs of rstatlat load made and did not remove, in v2 and v1 memory."""
     found = []
-    for top, dirs, _ in os.walk(MOUNTS["v2"]):
-        found += [os.path.join(top, d) for d in dirs if d.startswith("rstatlat-load-")]
+    for key in ("v2", "memory"):
+        for top, dirs, _ in os.walk(MOUNTS.get(key, "/nonexistent")):
+            found += [os.path.join(top, d) for d in dirs if d.startswith("rstatlat-load-")]
     return found
 
 
@@ -55,6 +56,15 @@ def made_by(pid, n):
             return made, busy
         time.sleep(0.05)
     check(False, "the load made %s" % made)
+
+
+def vmstat_oom_kills():
+    with open("/proc/vmstat") as f:
+        for line in f:
+            key, value = line.split()
+            if key == "oom_kill":
+                return int(value)
+    raise Skip("no oom_kill in /proc/vmstat")
 
 
 def register(test):
@@ -126,7 +136,11 @@ def register(test):
         alive = [pid for pid in busy if os.path.exists("/proc/%d" % pid)]
         check(len(busy) == 5 and not alive, "busy tasks %s, alive after: %s" % (busy, alive))
         bad = [(["hammer", "--threads", "0"], 2), (["nope"], 2), (["hammer", "--file", "../x"], 2),
-               (["hammer", "--reads", "1", "x"], 2), (["hammer", "--file", "nope.stat"], 3)]
+               (["hammer", "--reads", "1", "x"], 2), (["hammer", "--file", "nope.stat"], 3),
+               (["hammer", "--hogs", "1"], 2), (["stat-reader", "--reads", "1"], 2),
+               (["stat-reader", "--memory-max", "1M"], 2),
+               (["stat-reader", "--memory-max", "64X"], 2), (["stat-reader", "-d", "0"], 2),
+               ([], 2)]
         for args, code in bad:
             r = subprocess.run([BIN, "load"] + args, capture_output=True, timeout=30)
             err = r.stderr.decode()
@@ -137,3 +151,48 @@ def register(test):
         check(not left, "left behind by bad input: %s" % left)
         return "%d reads before SIGTERM, 5 cgroups and %d busy tasks gone; %d bad inputs" % (
             w["reads"], len(busy), len(bad))
+
+    @test
+    def load_stat_reader_hogs_oom_in_their_memcg():
+        """`rstatlat -p -j -o F -- rstatlat load stat-reader --hogs 2`: the
+        hogs OOM-loop in the load's memcg and nowhere else (the host's
+        oom_kill count in /proc/vmstat moves by the memcg's own), each kill
+        is a hog started again, but for those at the end (kills <= hogs started
+        <= 2 + kills),
+        and each memory.stat read is one memcg flush request (asked) in the
+        rows of the load's own process (comm rstatlat; the hogs are
+        rstatlat-hog); the memcg is gone after."""
+        threads, seconds, hogs = 2, 2, 2
+        before = vmstat_oom_kills()
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "run.json")
+            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "stat-reader",
+                                "--threads", str(threads), "-d", str(seconds), "--hogs",
+                                str(hogs), "-j"], capture_output=True, timeout=120)
+            check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
+            w = workload_line(r.stdout)
+            with open(out, "rb") as f:
+                summary = json_lines(f.read())[-1]
+        host = vmstat_oom_kills() - before
+        check(w["workload"] == "stat-reader" and w["reads"] > 0 and w["stopped_by"] is None and
+              w["options"]["hogs"] == hogs and w["options"]["file"] == "memory.stat",
+              "figures: %s" % w)
+        check_latency(w)
+        kills, started = w["oom_kills"], w["hogs_started"]
+        check(0 < kills <= started <= hogs + kills and host == kills,
+              "%d OOM kills in the memcg, %d on the host, %d hogs started" % (
+                  kills, host, started))
+        if not summary.get("memcg_decisions"):
+            raise Skip("no memcg:memcg_flush_stats here: %d reads, %d OOM kills" % (
+                w["reads"], kills))
+        own = summary["command"]["cgroups"][0]["path"]
+        # the hogs (rstatlat-hog) ask too, in reclaim and OOM kills
+        asked = [row["memcg_decisions"]["asked"] for row in summary["processes"]
+                 if row["own_cgroup"] == own and row["comm"] == "rstatlat" and
+                 os.path.basename(row["cgroup"]["path"]).startswith("rstatlat-load-")]
+        check(asked == [w["reads"]], "asked by the load's process %s, it read %d times" % (
+            asked, w["reads"]))
+        left = load_cgroups()
+        check(not left, "left behind: %s" % left)
+        return "%d reads of %s's memory.stat, p50 %d ns; %d OOM kills (host %d), %d hogs " \
+            "started" % (w["reads"], w["hierarchy"], w["read_ns"]["p50"], kills, host, started)

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cgroups rstatlat load makes and the tasks it keeps in them: a busy
+ * task in each of hammer's cgroups, so that every read has updates to
+ * flush; stat-reader's memcg, its limit set before any hog starts so that
+ * only it ever OOMs, and its hogs, each moved in before it allocates
+ * (it waits on a pipe until then) and restarted as the OOM killer takes
+ * them. Every task is killed and every cgroup removed at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "cgroup.h"
+#include "command.h"
+#include "load_int.h"
+
+/* A busy task runs BUSY_RUN_US every BUSY_PERIOD_US (1% of a CPU). */
+#define BUSY_RUN_US	100
+#define BUSY_PERIOD_US	10000
+/* A hog charges HOG_CHUNK at a time, HOG_PAUSE_US apart: 1 GiB/s at most. */
+#define HOG_CHUNK	(1 << 20)
+#define HOG_PAUSE_US	1000
+#define RMDIR_TRIES	250	/* 5 s at 20 ms: a killed task leaves its cgroup once reaped */
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 32];
+	ssize_t n = (ssize_t)strlen(text);
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, (size_t)n) != n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int join(const char *dir, pid_t pid)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%d", (int)pid);
+	return write_text(dir, "cgroup.procs", text);
+}
+
+/* Whether a hierarchy's directory enables a controller for its children. */
+static bool enables(const char *dir, const char *controller)
+{
+	char path[PATH_MAX + 32], line[512], *tok, *save;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \n", &save); tok && !found; tok = strtok_r(NULL, " \n", &save))
+			found = !strcmp(tok, controller);
+	fclose(f);
+	return found;
+}
+
+/* The child's side of a fork: named (the OOM killer's log, -p rows), dies with the load. */
+static void child_setup(pid_t parent, const char *comm)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_NAME, comm);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+}
+
+static void busy_task(void)
+{
+	for (;;) {
+		uint64_t until = load_now_ns() + BUSY_RUN_US * 1000ULL;
+
+		while (load_now_ns() < until)
+			;
+		sleep_us(BUSY_PERIOD_US - BUSY_RUN_US);
+	}
+}
+
+/* Charges memory until the OOM killer takes it; begins once it is in its memcg (a byte comes). */
+static void hog_task(int go_fd)
+{
+	ssize_t n;
+	char byte;
+
+	while ((n = read(go_fd, &byte, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(0);	/* not moved: it must not charge anywhere else */
+	for (;;) {
+		char *p = mmap(NULL, HOG_CHUNK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED) {
+			sleep_us(HOG_PAUSE_US);
+			continue;
+		}
+		for (size_t i = 0; i < HOG_CHUNK; i += 4096)
+			p[i] = 1;
+		sleep_us(HOG_PAUSE_US);
+	}
+}
+
+/* Forks a task into dir: busy, or a hog released once it is in. Returns its pid, or -errno. */
+static pid_t start_task(const char *dir, bool hog)
+{
+	pid_t parent = getpid(), pid;
+	int go[2] = { -1, -1 }, err;
+
+	if (hog && pipe2(go, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(go[0]);
+		close(go[1]);
+		return err;
+	}
+	if (!pid) {
+		child_setup(parent, hog ? "rstatlat-hog" : "rstatlat-busy");
+		if (hog) {
+			close(go[1]);
+			hog_task(go[0]);
+		}
+		busy_task();
+	}
+	err = join(dir, pid);
+	if (hog && !err && write(go[1], "g", 1) != 1)
+		err = -errno;
+	if (err) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (hog) {
+		close(go[0]);
+		close(go[1]);
+	}
+	return err ? err : pid;
+}
+
+static int table_load(struct cg_table *t, char *why, size_t wlen)
+{
+	if (!cg_table_load(t, "/proc/cgroups", "/proc/self/mountinfo", "/proc/self/cgroup"))
+		return 0;
+	snprintf(why, wlen, "cannot read the cgroup hierarchies (/proc/self/mountinfo)");
+	return -1;
+}
+
+/* Where hammer's cgroups go: the command's cgroup when it is v2's, else v2's root. */
+static int v2_dir(char *dir, size_t len, bool below_command, char *why, size_t wlen)
+{
+	const char *command_dir = getenv(COMMAND_CGROUP_ENV);
+	struct cg_table t = { 0 };
+	const struct cg_hier *v2;
+	int err = 0;
+
+	if (table_load(&t, why, wlen))
+		return -1;
+	v2 = cg_hier_find(&t, 0);
+	if (!v2 || !v2->mounted) {
+		snprintf(why, wlen, "cgroup v2 is not mounted here");
+		err = -1;
+	} else if (below_command && command_dir &&
+		   !strncmp(command_dir, v2->mount, strlen(v2->mount))) {
+		snprintf(dir, len, "%s", command_dir);
+	} else {
+		snprintf(dir, len, "%s", v2->mount);
+	}
+	cg_table_free(&t);
+	return err;
+}
+
+/* The memory controller's home: v2's root where it enables memory, else v1's memory mount. */
+static int memory_dir(char *dir, size_t len, bool *v2, char *why, size_t wlen)
+{
+	struct cg_table t = { 0 };
+	const struct cg_hier *h;
+	int err = 0;
+
+	if (table_load(&t, why, wlen))
+		return -1;
+	h = cg_hier_find(&t, 0);
+	*v2 = h && h->mounted && enables(h->mount, "memory");
+	if (!*v2)
+		h = cg_hier_with(&t, "memory");
+	if (!h || !h->mounted) {
+		snprintf(why, wlen, "no memory controller here (neither v2's root nor a v1 mount)");
+		err = -1;
+	} else {
+		snprintf(dir, len, "%s", h->mount);
+	}
+	cg_table_free(&t);
+	return err;
+}
+
+static int make_base(struct load_cgroups *c, const char *parent, char *why, size_t len)
+{
+	if ((size_t)snprintf(c->base, sizeof(c->base), "%s/rstatlat-load-%d", parent,
+			     (int)getpid()) >= sizeof(c->base)) {
+		snprintf(why, len, "the cgroup directory %s is too long", parent);
+		return -1;
+	}
+	if (mkdir(c->base, 0755)) {
+		snprintf(why, len, "cannot make a cgroup in %s: %s", parent, strerror(errno));
+		return -1;
+	}
+	c->base_made = true;
+	return 0;
+}
+
+int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len)
+{
+	char parent[PATH_MAX];
+
+	c->dir = calloc((size_t)n, sizeof(*c->dir));
+	c->busy = calloc((size_t)n, sizeof(*c->busy));
+	if (!c->dir || !c->busy) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	c->v2 = true;
+	if (v2_dir(parent, sizeof(parent), true, why, len) || make_base(c, parent, why, len))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if ((size_t)snprintf(c->dir[i], sizeof(c->dir[i]), "%s/c%d", c->base, i) >=
+		    sizeof(c->dir[i])) {
+			snprintf(why, len, "the cgroup directory %s is too long", c->base);
+			return -1;
+		}
+		if (mkdir(c->dir[i], 0755)) {
+			snprintf(why, len, "cannot make %s: %s", c->dir[i], strerror(errno));
+			return -1;
+		}
+		c->n = i + 1;
+		c->busy[i] = start_task(c->dir[i], false);
+		if (c->busy[i] < 0) {
+			snprintf(why, len, "cannot start a task in %s: %s", c->dir[i],
+				 strerror((int)-c->busy[i]));
+			c->busy[i] = 0;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int set_limit(const struct load_cgroups *c, uint64_t limit)
+{
+	char text[24];
+	int err;
+
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)limit);
+	if (c->v2) {
+		err = write_text(c->base, "memory.max", text);
+		/* no swap to escape to (the file is absent without swap accounting) */
+		if (!err)
+			write_text(c->base, "memory.swap.max", "0");
+		return err;
+	}
+	err = write_text(c->base, "memory.limit_in_bytes", text);
+	if (!err)
+		write_text(c->base, "memory.memsw.limit_in_bytes", text);
+	return err;
+}
+
+int load_memcg(struct load_cgroups *c, uint64_t limit, char *why, size_t len)
+{
+	char parent[PATH_MAX];
+	int err;
+
+	c->dir = calloc(1, sizeof(*c->dir));
+	c->busy = calloc(1, sizeof(*c->busy));
+	if (!c->dir || !c->busy) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	if (memory_dir(parent, sizeof(parent), &c->v2, why, len) || make_base(c, parent, why, len))
+		return -1;
+	snprintf(c->dir[0], sizeof(c->dir[0]), "%s", c->base);
+	c->n = 1;
+	err = set_limit(c, limit);
+	if (err) {
+		snprintf(why, len, "cannot set the memory limit of %s: %s", c->base, strerror(-err));
+		return -1;
+	}
+	c->oom_kills_before = load_oom_kills(c);
+	return 0;
+}
+
+int load_hogs_start(struct load_cgroups *c, int nhogs, char *why, size_t len)
+{
+	c->hogs = calloc((size_t)nhogs, sizeof(*c->hogs));
+	if (nhogs && !c->hogs) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < nhogs; i++) {
+		c->hogs[i] = start_task(c->base, true);
+		if (c->hogs[i] < 0) {
+			snprintf(why, len, "cannot start a hog in %s: %s", c->base,
+				 strerror((int)-c->hogs[i]));
+			c->hogs[i] = 0;
+			return -1;
+		}
+		c->nhogs = i + 1;
+		c->hogs_started++;
+	}
+	return 0;
+}
+
+void load_hogs_tend(struct load_cgroups *c, bool stopping)
+{
+	for (int i = 0; i < c->nhogs; i++) {
+		if (c->hogs[i] <= 0 || waitpid(c->hogs[i], NULL, WNOHANG) != c->hogs[i])
+			continue;
+		c->hogs[i] = stopping ? 0 : start_task(c->base, true);
+		if (c->hogs[i] > 0)
+			c->hogs_started++;
+		else
+			c->hogs[i] = 0;	/* counted in hogs_started: fewer run from here */
+	}
+}
+
+uint64_t load_oom_kills(const struct load_cgroups *c)
+{
+	char path[PATH_MAX + 32], key[64];
+	unsigned long long v, kills = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", c->base, c->v2 ? "memory.events" : "memory.oom_control");
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		if (!strcmp(key, "oom_kill"))
+			kills = v;
+	fclose(f);
+	return kills;
+}
+
+/* Removes an empty cgroup: a killed task leaves it only once reaped, so EBUSY is retried. */
+static bool remove_dir(const char *dir)
+{
+	for (int tries = 0; tries < RMDIR_TRIES; tries++) {
+		if (!rmdir(dir) || errno == ENOENT)
+			return true;
+		if (errno != EBUSY)
+			return false;
+		sleep_us(20000);
+	}
+	return false;
+}
+
+static void kill_all(pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	for (int i = 0; i < n; i++) {
+		while (pids[i] > 0 && waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+		pids[i] = 0;
+	}
+}
+
+int load_cgroups_remove(struct load_cgroups *c)
+{
+	int left = 0;
+
+	if (c->busy)
+		kill_all(c->busy, c->n);
+	if (c->hogs)
+		kill_all(c->hogs, c->nhogs);
+	for (int i = c->n - 1; i >= 0; i--)
+		if (strcmp(c->dir[i], c->base))
+			left += !remove_dir(c->dir[i]);
+	c->n = 0;
+	if (c->base_made)
+		left += !remove_dir(c->base);
+	c->base_made = false;
+	return left ? -1 : 0;
+}

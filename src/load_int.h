@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rstatlat load's parts: the cgroups a workload makes and the tasks in
+ * them (load_cg.c), the reader threads and their figures (load_read.c),
+ * and the CLI and views (load.c).
+ */
+#ifndef RSTATLAT_LOAD_INT_H
+#define RSTATLAT_LOAD_INT_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "report.h"
+
+#define LOAD_EXIT_READ	1
+#define LOAD_EXIT_USAGE	2
+#define LOAD_EXIT_ENV	3
+
+/* The cgroups a workload made, and the tasks it keeps in them. */
+struct load_cgroups {
+	char base[PATH_MAX];	/* rstatlat-load-PID */
+	char (*dir)[PATH_MAX];	/* the cgroups read: base/cN, or base itself (a memcg) */
+	pid_t *busy;		/* hammer: one busy task a cgroup */
+	int n;
+	bool base_made;
+	bool v2;		/* which hierarchy base is in */
+	/* stat-reader: hogs charging memory in base until OOM-killed, restarted */
+	pid_t *hogs;
+	int nhogs;
+	uint64_t oom_kills_before;
+	long hogs_started;
+};
+
+/* What the readers do: each read of one of dirs' file. */
+struct read_job {
+	const char *file;
+	struct load_cgroups *cg;
+	long reads;		/* per thread; 0: until until_ns */
+	uint64_t until_ns;
+};
+
+/* The figures of a run. */
+struct load_figures {
+	long reads;
+	uint64_t wall_ns, max_ns;
+	struct dist lat;	/* each read's latency, in hist.h's buckets */
+	int signal;		/* the one that stopped it early, else 0 */
+};
+
+void load_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+uint64_t load_now_ns(void);
+
+/* hammer: n cgroups below the v2 mount (or the command's v2 cgroup), a busy task in each. */
+int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len);
+/*
+ * stat-reader: one memcg with a memory limit (v2 where memory is enabled at
+ * its root, else v1's memory hierarchy), and nhogs hogs in it.
+ */
+int load_memcg(struct load_cgroups *c, uint64_t limit, char *why, size_t len);
+int load_hogs_start(struct load_cgroups *c, int nhogs, char *why, size_t len);
+/* Reaps the hogs that died and starts others (unless stopping). */
+void load_hogs_tend(struct load_cgroups *c, bool stopping);
+/* OOM kills in the memcg since it was made. */
+uint64_t load_oom_kills(const struct load_cgroups *c);
+/* Kills what the workload started and removes its cgroups. Idempotent; -1 if one stays. */
+int load_cgroups_remove(struct load_cgroups *c);
+
+/*
+ * Runs threads readers of job, taking signals (and tending job's hogs) on
+ * the calling thread meanwhile. Returns 0, or an errno with *opening
+ * telling an open's failure from a read's.
+ */
+int load_read(const struct read_job *job, int threads, const sigset_t *signals,
+	      struct load_figures *f, bool *opening);
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstatlat load's readers: threads that re-read a stat file of the
+ * workload's cgroups, each read timed with the monotonic clock into
+ * hist.h's buckets. They begin together (a barrier) and stop at their
+ * count, their deadline or a signal; signals are taken by the calling
+ * thread alone (sigtimedwait, the readers only see a flag), which also
+ * restarts the hogs the OOM killer took.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "load_int.h"
+
+#define READ_BUF	(64 << 10)	/* memory.stat of a big memcg is ~6 KiB */
+#define TEND_MS		10		/* how often hogs are reaped and signals looked at */
+
+struct reader {
+	pthread_t thread;
+	int index;
+	const struct read_job *job;
+	long done;
+	int err;		/* errno of a failed open or read, 0 if none */
+	bool open_failed;	/* ... and which */
+	uint64_t hist[HIST_BUCKETS];
+	uint64_t max_ns;
+	uint64_t start_ns, end_ns;	/* its reads began and ended */
+};
+
+static atomic_bool stop;
+static atomic_int readers_left;
+static pthread_barrier_t go;
+
+static int open_all(const struct read_job *job, int *fds)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+
+	for (int i = 0; i < job->cg->n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", job->cg->dir[i], job->file);
+		fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static bool more(const struct reader *r, long k)
+{
+	if (r->err || atomic_load_explicit(&stop, memory_order_relaxed))
+		return false;
+	return r->job->reads ? k < r->job->reads : load_now_ns() < r->job->until_ns;
+}
+
+/* Reads its share: thread t starts at cgroup t and goes round them. */
+static void read_loop(struct reader *r, const int *fds, char *buf)
+{
+	int n = r->job->cg->n;
+
+	for (long k = 0; more(r, k); k++) {
+		uint64_t t0 = load_now_ns(), took;
+
+		if (pread(fds[(r->index + k) % n], buf, READ_BUF, 0) < 0) {
+			r->err = errno;
+			break;
+		}
+		took = load_now_ns() - t0;
+		r->hist[hist_bucket(took)]++;
+		if (took > r->max_ns)
+			r->max_ns = took;
+		r->done++;
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	int n = r->job->cg->n, *fds = malloc((size_t)n * sizeof(int));
+	char *buf = malloc(READ_BUF);
+
+	for (int i = 0; fds && i < n; i++)
+		fds[i] = -1;
+	r->err = !fds || !buf ? ENOMEM : -open_all(r->job, fds);
+	r->open_failed = r->err != 0;
+	pthread_barrier_wait(&go);
+	r->start_ns = load_now_ns();
+	read_loop(r, fds, buf);
+	r->end_ns = load_now_ns();
+	for (int i = 0; fds && i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	free(buf);
+	atomic_fetch_sub(&readers_left, 1);
+	return NULL;
+}
+
+/* Waits for the readers, taking signals meanwhile; returns the one that stopped them, or 0. */
+static int wait_readers(const sigset_t *signals, struct load_cgroups *tend)
+{
+	struct timespec tick = { 0, TEND_MS * 1000000L };
+	int sig = 0, got;
+
+	while (atomic_load(&readers_left) > 0) {
+		got = sigtimedwait(signals, NULL, &tick);
+		if (got > 0 && !sig) {
+			sig = got;
+			atomic_store(&stop, true);
+		}
+		if (tend->nhogs)
+			load_hogs_tend(tend, sig != 0);
+	}
+	return sig;
+}
+
+/* Folds the readers' figures; returns the first failure's errno (*opening: at open), or 0. */
+static int fold(struct reader *r, int n, struct load_figures *f, bool *opening)
+{
+	uint64_t start = UINT64_MAX, end = 0;
+	int err = 0;
+
+	for (int i = 0; i < n; i++) {
+		f->reads += r[i].done;
+		start = r[i].start_ns < start ? r[i].start_ns : start;
+		end = r[i].end_ns > end ? r[i].end_ns : end;
+		if (r[i].max_ns > f->max_ns)
+			f->max_ns = r[i].max_ns;
+		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
+			if (r[i].hist[b] && dist_add(&f->lat, b, r[i].hist[b]))
+				load_die(LOAD_EXIT_ENV, "out of memory");
+		if (r[i].err && !err) {
+			err = r[i].err;
+			*opening = r[i].open_failed;
+		}
+	}
+	f->wall_ns = end > start ? end - start : 0;
+	f->lat.max = f->max_ns;	/* a quantile is its bucket's midpoint, never above it */
+	return err;
+}
+
+int load_read(const struct read_job *job, int threads, const sigset_t *signals,
+	      struct load_figures *f, bool *opening)
+{
+	struct reader *r = calloc((size_t)threads, sizeof(*r));
+	int err;
+
+	if (!r)
+		return ENOMEM;
+	pthread_barrier_init(&go, NULL, (unsigned int)threads + 1);
+	atomic_store(&readers_left, threads);
+	for (int i = 0; i < threads; i++) {
+		r[i] = (struct reader){ .index = i, .job = job };
+		err = pthread_create(&r[i].thread, NULL, reader_main, &r[i]);
+		if (err) {
+			/* the barrier would wait for it forever */
+			load_cgroups_remove(job->cg);
+			load_die(LOAD_EXIT_ENV, "cannot start thread %d: %s", i, strerror(err));
+		}
+	}
+	pthread_barrier_wait(&go);
+	f->signal = wait_readers(signals, job->cg);
+	for (int i = 0; i < threads; i++)
+		pthread_join(r[i].thread, NULL);
+	err = fold(r, threads, f, opening);
+	pthread_barrier_destroy(&go);
+	free(r);
+	return err;
+}
