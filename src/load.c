@@ -36,7 +36,9 @@ struct load_opts {
 	uint64_t duration_ns;	/* stat-reader */
 	int hogs;		/* stat-reader */
 	uint64_t memory_max;	/* stat-reader */
-	const char *file;
+	uint64_t interval_ns;	/* poller */
+	const char *files[LOAD_FILES_MAX];
+	int nfiles;		/* given; the workload's default when 0 */
 	bool json;
 };
 
@@ -95,14 +97,28 @@ static uint64_t parse_size(const char *what, const char *s)
 	return (uint64_t)v << shift;
 }
 
-static void check_file(const char *file)
+/* A --file: the first one given replaces the workload's defaults. */
+static void add_file(struct load_opts *o, const char *file, int max)
 {
 	if (!*file || strchr(file, '/') || !strcmp(file, ".") || !strcmp(file, ".."))
 		load_die(LOAD_EXIT_USAGE, "invalid --file '%s': a file name in a cgroup's directory",
 			 file);
+	if (o->nfiles == max)
+		load_die(LOAD_EXIT_USAGE, "%s reads at most %d --file", o->workload, max);
+	o->files[o->nfiles++] = file;
 }
 
-enum { OPT_THREADS = 256, OPT_READS, OPT_CGROUPS, OPT_HOGS, OPT_MEMORY_MAX, OPT_FILE };
+static uint64_t parse_interval(const char *s)
+{
+	uint64_t ns;
+
+	if (parse_duration(s, 1000000000ULL, &ns) || ns < 100000 || ns > 10000000000ULL)
+		load_die(LOAD_EXIT_USAGE, "invalid --interval '%s': expected 100us to 10s", s);
+	return ns;
+}
+
+enum { OPT_THREADS = 256, OPT_READS, OPT_CGROUPS, OPT_HOGS, OPT_MEMORY_MAX, OPT_FILE,
+       OPT_INTERVAL };
 
 static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -111,6 +127,7 @@ static const struct option long_opts[] = {
 	{ "hogs", required_argument, NULL, OPT_HOGS },
 	{ "memory-max", required_argument, NULL, OPT_MEMORY_MAX },
 	{ "file", required_argument, NULL, OPT_FILE },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -130,8 +147,12 @@ static bool word_in(const char *list, const char *word)
 
 /* The options a workload takes (allowed) and parses; any other is refused by name. */
 static void parse(int argc, char **argv, struct load_opts *o, const char *allowed,
-		  void (*usage)(FILE *))
+		  int files_max, void (*usage)(FILE *))
 {
+	int defaults = 0;
+
+	while (defaults < LOAD_FILES_MAX && o->files[defaults])
+		defaults++;
 	int c, index = 0;
 
 	optind = 1;
@@ -146,7 +167,8 @@ static void parse(int argc, char **argv, struct load_opts *o, const char *allowe
 		case OPT_CGROUPS: o->cgroups = (int)parse_count("--cgroups", optarg, 1, CGROUPS_MAX); break;
 		case OPT_HOGS: o->hogs = (int)parse_count("--hogs", optarg, 0, HOGS_MAX); break;
 		case OPT_MEMORY_MAX: o->memory_max = parse_size("--memory-max", optarg); break;
-		case OPT_FILE: o->file = optarg; break;
+		case OPT_FILE: add_file(o, optarg, files_max); break;
+		case OPT_INTERVAL: o->interval_ns = parse_interval(optarg); break;
 		case 'd':
 			if (parse_duration(optarg, 1000000000ULL, &o->duration_ns) ||
 			    !o->duration_ns || o->duration_ns > SECONDS_MAX * 1000000000ULL)
@@ -160,35 +182,61 @@ static void parse(int argc, char **argv, struct load_opts *o, const char *allowe
 	}
 	if (optind < argc)
 		load_die(LOAD_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-	check_file(o->file);
+	if (!o->nfiles)
+		o->nfiles = defaults;
 }
 
 /* ---- views ---- */
+
+static void json_files(const struct load_opts *o)
+{
+	printf("\"files\":[");
+	for (int i = 0; i < o->nfiles; i++) {
+		printf(i ? "," : "");
+		json_write_string(stdout, o->files[i]);
+	}
+	printf("]");
+}
+
+static void json_dist(const char *key, const struct dist *d, bool mode)
+{
+	uint64_t lo = dist_mode_octave(d);
+
+	printf("\"%s\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu", key,
+	       (unsigned long long)dist_quantile(d, 0.5), (unsigned long long)dist_quantile(d, 0.99),
+	       (unsigned long long)d->max);
+	if (mode)
+		printf(",\"mode_ge\":%llu,\"mode_lt\":%llu", (unsigned long long)lo,
+		       (unsigned long long)(lo ? 2 * lo : 1ULL << HIST_LOW_SHIFT));
+	printf("},");
+}
 
 static void print_json(const struct load_opts *o, const struct load_figures *f,
 		       const struct load_ran *ran)
 {
 	double secs = (double)f->wall_ns / 1e9;
-	uint64_t mode = dist_mode_octave(&f->lat);
 
-	printf("{\"type\":\"workload\",\"workload\":\"%s\",\"options\":{\"threads\":%d,",
-	       o->workload, o->threads);
+	printf("{\"type\":\"workload\",\"workload\":\"%s\",\"options\":{", o->workload);
 	if (o->reads)
-		printf("\"reads\":%ld,\"cgroups\":%d,", o->reads, o->cgroups);
+		printf("\"threads\":%d,\"reads\":%ld,\"cgroups\":%d,", o->threads, o->reads,
+		       o->cgroups);
+	else if (o->interval_ns)
+		printf("\"cgroups\":%d,\"interval_ns\":%llu,\"duration_ns\":%llu,", o->cgroups,
+		       (unsigned long long)o->interval_ns, (unsigned long long)o->duration_ns);
 	else
-		printf("\"duration_ns\":%llu,\"hogs\":%d,\"memory_max\":%llu,",
-		       (unsigned long long)o->duration_ns, o->hogs,
+		printf("\"threads\":%d,\"duration_ns\":%llu,\"hogs\":%d,\"memory_max\":%llu,",
+		       o->threads, (unsigned long long)o->duration_ns, o->hogs,
 		       (unsigned long long)o->memory_max);
-	printf("\"file\":");
-	json_write_string(stdout, o->file);
-	printf("},\"hierarchy\":\"%s\",\"reads\":%ld,\"wall_ns\":%llu,\"reads_per_s\":%.1f,"
-	       "\"read_ns\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu,\"mode_ge\":%llu,"
-	       "\"mode_lt\":%llu},", ran->cg->v2 ? "v2" : "memory", f->reads,
-	       (unsigned long long)f->wall_ns, secs > 0 ? f->reads / secs : 0.0,
-	       (unsigned long long)dist_quantile(&f->lat, 0.5),
-	       (unsigned long long)dist_quantile(&f->lat, 0.99), (unsigned long long)f->max_ns,
-	       (unsigned long long)mode, (unsigned long long)(mode ? 2 * mode : 1ULL << HIST_LOW_SHIFT));
-	if (!o->reads)
+	json_files(o);
+	printf("},\"hierarchy\":\"%s\",\"reads\":%ld,\"wall_ns\":%llu,\"reads_per_s\":%.1f,",
+	       ran->cg->v2 ? "v2" : "memory", f->reads, (unsigned long long)f->wall_ns,
+	       secs > 0 ? f->reads / secs : 0.0);
+	json_dist("read_ns", &f->lat, true);
+	if (o->interval_ns) {
+		printf("\"rounds\":%ld,\"rounds_late\":%ld,", f->rounds, f->rounds_late);
+		json_dist("round_ns", &f->round, false);
+	}
+	if (o->hogs)
 		printf("\"hogs_started\":%ld,\"oom_kills\":%llu,", ran->cg->hogs_started,
 		       (unsigned long long)ran->oom_kills);
 	if (f->signal)
@@ -197,30 +245,56 @@ static void print_json(const struct load_opts *o, const struct load_figures *f,
 		printf("\"stopped_by\":null}\n");
 }
 
+static void text_files(const struct load_opts *o)
+{
+	for (int i = 0; i < o->nfiles; i++) {
+		printf(i ? ", " : "");
+		json_write_string(stdout, o->files[i]);
+	}
+}
+
+static void text_dist(const char *what, const struct dist *d, bool mode)
+{
+	uint64_t lo = dist_mode_octave(d);
+	char a[32], b[32], c[32], e[32], g[32];
+
+	printf("%s: p50 %s p99 %s max %s", what, fmt_duration(a, sizeof(a), dist_quantile(d, 0.5)),
+	       fmt_duration(b, sizeof(b), dist_quantile(d, 0.99)), fmt_duration(c, sizeof(c), d->max));
+	if (mode)
+		printf(", mode %s-%s", fmt_duration(e, sizeof(e), lo),
+		       fmt_duration(g, sizeof(g), lo ? 2 * lo : 1ULL << HIST_LOW_SHIFT));
+}
+
 static void print_text(const struct load_opts *o, const struct load_figures *f,
 		       const struct load_ran *ran)
 {
 	double secs = (double)f->wall_ns / 1e9;
-	uint64_t mode = dist_mode_octave(&f->lat);
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32];
 
+	printf("%s: ", o->workload);
 	if (o->reads)
-		printf("%s: %d threads x %ld reads of ", o->workload, o->threads, o->reads);
+		printf("%d threads x %ld reads of ", o->threads, o->reads);
+	else if (o->interval_ns)
+		printf("%d cgroups polled every %s (", o->cgroups,
+		       fmt_duration(a, sizeof(a), o->interval_ns));
 	else
-		printf("%s: %d threads reading ", o->workload, o->threads);
-	json_write_string(stdout, o->file);
+		printf("%d threads reading ", o->threads);
+	text_files(o);
 	if (o->reads)
 		printf(" in %d cgroups", o->cgroups);
+	else if (o->interval_ns)
+		printf(")");
 	else
 		printf(" of a memcg (%s) with %d hogs", ran->cg->v2 ? "v2" : "v1", o->hogs);
 	printf(": %ld reads in %.2f s (%.0f/s)%s\n", f->reads, secs,
 	       secs > 0 ? f->reads / secs : 0.0, f->signal ? ", stopped early" : "");
-	printf("read latency: p50 %s p99 %s max %s, mode %s-%s\n",
-	       fmt_duration(a, sizeof(a), dist_quantile(&f->lat, 0.5)),
-	       fmt_duration(b, sizeof(b), dist_quantile(&f->lat, 0.99)),
-	       fmt_duration(c, sizeof(c), f->max_ns), fmt_duration(d, sizeof(d), mode),
-	       fmt_duration(e, sizeof(e), mode ? 2 * mode : 1ULL << HIST_LOW_SHIFT));
-	if (!o->reads)
+	text_dist("read latency", &f->lat, true);
+	printf("\n");
+	if (o->interval_ns) {
+		text_dist("round latency", &f->round, false);
+		printf(", %ld rounds, %ld longer than the interval\n", f->rounds, f->rounds_late);
+	}
+	if (o->hogs)
 		printf("hogs: %ld started, %llu OOM kills\n", ran->cg->hogs_started,
 		       (unsigned long long)ran->oom_kills);
 }
@@ -234,7 +308,8 @@ static int run(const struct load_opts *o, make_fn make)
 {
 	struct load_cgroups cg = { 0 };
 	struct load_figures f = { 0 };
-	struct read_job job = { .file = o->file, .cg = &cg, .reads = o->reads };
+	struct read_job job = { .nfiles = o->nfiles, .cg = &cg, .reads = o->reads,
+				.interval_ns = o->interval_ns };
 	struct load_ran ran = { .cg = &cg };
 	char why[PATH_MAX + 128];
 	bool opening = false;
@@ -243,6 +318,7 @@ static int run(const struct load_opts *o, make_fn make)
 
 	if (geteuid())
 		load_die(LOAD_EXIT_ENV, "needs root: it makes cgroups");
+	memcpy(job.files, o->files, sizeof(job.files));
 	/* every thread (and each task until it resets it) blocks them: the readers' caller takes them */
 	sigemptyset(&signals);
 	sigaddset(&signals, SIGINT);
@@ -259,16 +335,17 @@ static int run(const struct load_opts *o, make_fn make)
 	if (load_cgroups_remove(&cg))
 		fprintf(stderr, "rstatlat load: could not remove all of %s\n", cg.base);
 	if (err && opening)
-		load_die(LOAD_EXIT_ENV, "cannot open %s of the cgroups made: %s", o->file,
+		load_die(LOAD_EXIT_ENV, "cannot open a --file of the cgroups made: %s",
 			 strerror(err));
 	if (err)
-		load_die(LOAD_EXIT_READ, "reading %s: %s", o->file, strerror(err));
+		load_die(LOAD_EXIT_READ, "reading: %s", strerror(err));
 	if (o->json)
 		print_json(o, &f, &ran);
 	else
 		print_text(o, &f, &ran);
 	code = f.signal ? 128 + f.signal : 0;
 	dist_free(&f.lat);
+	dist_free(&f.round);
 	return code;
 }
 
@@ -296,9 +373,9 @@ static int hammer_make(struct load_cgroups *c, const struct load_opts *o, char *
 static int hammer_main(int argc, char **argv)
 {
 	struct load_opts o = { .workload = "hammer", .threads = 10, .reads = 10000, .cgroups = 1,
-			       .file = "cpu.stat" };
+			       .files = { "cpu.stat" } };
 
-	parse(argc, argv, &o, "threads reads cgroups file", hammer_usage);
+	parse(argc, argv, &o, "threads reads cgroups file", 1, hammer_usage);
 	return run(&o, hammer_make);
 }
 
@@ -331,10 +408,49 @@ static int stat_reader_main(int argc, char **argv)
 {
 	struct load_opts o = { .workload = "stat-reader", .threads = 400,
 			       .duration_ns = 10000000000ULL, .memory_max = 64ULL << 20,
-			       .file = "memory.stat" };
+			       .files = { "memory.stat" } };
 
-	parse(argc, argv, &o, "threads duration hogs memory-max file", stat_reader_usage);
+	parse(argc, argv, &o, "threads duration hogs memory-max file", 1, stat_reader_usage);
 	return run(&o, stat_reader_make);
+}
+
+static void poller_usage(FILE *f)
+{
+	fprintf(f, "Usage: rstatlat load poller [--cgroups K] [--interval T] [-d SECS] "
+		"[--file NAME]... [-j]\n"
+		"An agent of the cadvisor kind: K containers with tasks that run and charge\n"
+		"memory, each polled every interval (cpu.stat and memory.stat), as in the\n"
+		"thread on 100 containers polled every 1 ms on 128 cores.\n"
+		"  --cgroups K       containers made (1-%d, default 100)\n"
+		"  --interval T      a round of every container's files each T (100us-10s,\n"
+		"                    default 1ms); a round that takes longer is late\n"
+		"  -d, --duration T  how long it polls (default 10 s, at most a day)\n"
+		"  --file NAME       a file polled, up to %d (default cpu.stat, memory.stat)\n"
+		"  -j, --json        the figures as one JSON line\n",
+		CGROUPS_MAX, LOAD_FILES_MAX);
+}
+
+static bool wants_memory(const struct load_opts *o)
+{
+	for (int i = 0; i < o->nfiles; i++)
+		if (!strncmp(o->files[i], "memory.", 7))
+			return true;
+	return false;
+}
+
+static int poller_make(struct load_cgroups *c, const struct load_opts *o, char *why, size_t len)
+{
+	return load_containers(c, o->cgroups, wants_memory(o), why, len);
+}
+
+static int poller_main(int argc, char **argv)
+{
+	struct load_opts o = { .workload = "poller", .threads = 1, .cgroups = 100,
+			       .interval_ns = 1000000, .duration_ns = 10000000000ULL,
+			       .files = { "cpu.stat", "memory.stat" } };
+
+	parse(argc, argv, &o, "cgroups interval duration file", LOAD_FILES_MAX, poller_usage);
+	return run(&o, poller_make);
 }
 
 static const struct workload {
@@ -345,6 +461,9 @@ static const struct workload {
 	{ "stat-reader", stat_reader_main,
 	  "threads reading a memcg's memory.stat while hogs OOM-loop in it: Linux 0efc297a "
 	  "(400 threads, 10 s, 400 hogs)" },
+	{ "poller", poller_main,
+	  "an agent polling containers' cpu.stat and memory.stat: cadvisor, 100 containers "
+	  "every 1 ms on 128 cores" },
 	{ "hammer", hammer_main,
 	  "threads re-reading cpu.stat: the lock-outside-the-loop patch (NUM_THREADS=10 "
 	  "NUM_ITER=10000)" },

@@ -29,6 +29,8 @@
 /* A hog charges HOG_CHUNK at a time, HOG_PAUSE_US apart: 1 GiB/s at most. */
 #define HOG_CHUNK	(1 << 20)
 #define HOG_PAUSE_US	1000
+/* A container's task also charges and frees this much each period. */
+#define CONTAINER_CHURN	(256 << 10)
 #define RMDIR_TRIES	250	/* 5 s at 20 ms: a killed task leaves its cgroup once reaped */
 
 static void sleep_us(long us)
@@ -105,16 +107,27 @@ static void busy_task(void)
 	}
 }
 
-/* Charges memory until the OOM killer takes it; begins once it is in its memcg (a byte comes). */
-static void hog_task(int go_fd)
+/* A container's task: busy as busy_task, and charging and freeing CONTAINER_CHURN each period. */
+static void container_task(void)
 {
-	ssize_t n;
-	char byte;
+	for (;;) {
+		uint64_t until = load_now_ns() + BUSY_RUN_US * 1000ULL;
+		char *p = mmap(NULL, CONTAINER_CHURN, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	while ((n = read(go_fd, &byte, 1)) < 0 && errno == EINTR)
-		;
-	if (n != 1)
-		_exit(0);	/* not moved: it must not charge anywhere else */
+		for (size_t i = 0; p != MAP_FAILED && i < CONTAINER_CHURN; i += 4096)
+			p[i] = 1;
+		if (p != MAP_FAILED)
+			munmap(p, CONTAINER_CHURN);
+		while (load_now_ns() < until)
+			;
+		sleep_us(BUSY_PERIOD_US - BUSY_RUN_US);
+	}
+}
+
+/* Charges memory until the OOM killer takes it. */
+static void hog_task(void)
+{
 	for (;;) {
 		char *p = mmap(NULL, HOG_CHUNK, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -129,13 +142,37 @@ static void hog_task(int go_fd)
 	}
 }
 
-/* Forks a task into dir: busy, or a hog released once it is in. Returns its pid, or -errno. */
-static pid_t start_task(const char *dir, bool hog)
+enum task_kind { TASK_BUSY, TASK_CONTAINER, TASK_HOG };
+
+static const char *const task_comm[] = {
+	[TASK_BUSY] = "rstatlat-busy", [TASK_CONTAINER] = "rstatlat-box", [TASK_HOG] = "rstatlat-hog",
+};
+
+/* The child: waits until it is in its cgroups (a byte comes), then does its kind's work. */
+static void task_main(int go_fd, enum task_kind kind)
+{
+	ssize_t n;
+	char byte;
+
+	while ((n = read(go_fd, &byte, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(0);	/* not moved: it must not charge anywhere else */
+	close(go_fd);
+	if (kind == TASK_HOG)
+		hog_task();
+	if (kind == TASK_CONTAINER)
+		container_task();
+	busy_task();
+}
+
+/* Forks a task into dir (and dir2 when given). Returns its pid, or -errno. */
+static pid_t start_task(const char *dir, const char *dir2, enum task_kind kind)
 {
 	pid_t parent = getpid(), pid;
-	int go[2] = { -1, -1 }, err;
+	int go[2], err;
 
-	if (hog && pipe2(go, O_CLOEXEC))
+	if (pipe2(go, O_CLOEXEC))
 		return -errno;
 	pid = fork();
 	if (pid < 0) {
@@ -145,24 +182,21 @@ static pid_t start_task(const char *dir, bool hog)
 		return err;
 	}
 	if (!pid) {
-		child_setup(parent, hog ? "rstatlat-hog" : "rstatlat-busy");
-		if (hog) {
-			close(go[1]);
-			hog_task(go[0]);
-		}
-		busy_task();
+		child_setup(parent, task_comm[kind]);
+		close(go[1]);
+		task_main(go[0], kind);
 	}
 	err = join(dir, pid);
-	if (hog && !err && write(go[1], "g", 1) != 1)
+	if (!err && dir2)
+		err = join(dir2, pid);
+	if (!err && write(go[1], "g", 1) != 1)
 		err = -errno;
 	if (err) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
-	if (hog) {
-		close(go[0]);
-		close(go[1]);
-	}
+	close(go[0]);
+	close(go[1]);
 	return err ? err : pid;
 }
 
@@ -236,6 +270,19 @@ static int make_base(struct load_cgroups *c, const char *parent, char *why, size
 	return 0;
 }
 
+static int make_dir(char *dir, size_t size, const char *base, int i, char *why, size_t len)
+{
+	if ((size_t)snprintf(dir, size, "%s/c%d", base, i) >= size) {
+		snprintf(why, len, "the cgroup directory %s is too long", base);
+		return -1;
+	}
+	if (mkdir(dir, 0755)) {
+		snprintf(why, len, "cannot make %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len)
 {
 	char parent[PATH_MAX];
@@ -250,17 +297,10 @@ int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len)
 	if (v2_dir(parent, sizeof(parent), true, why, len) || make_base(c, parent, why, len))
 		return -1;
 	for (int i = 0; i < n; i++) {
-		if ((size_t)snprintf(c->dir[i], sizeof(c->dir[i]), "%s/c%d", c->base, i) >=
-		    sizeof(c->dir[i])) {
-			snprintf(why, len, "the cgroup directory %s is too long", c->base);
+		if (make_dir(c->dir[i], sizeof(c->dir[i]), c->base, i, why, len))
 			return -1;
-		}
-		if (mkdir(c->dir[i], 0755)) {
-			snprintf(why, len, "cannot make %s: %s", c->dir[i], strerror(errno));
-			return -1;
-		}
 		c->n = i + 1;
-		c->busy[i] = start_task(c->dir[i], false);
+		c->busy[i] = start_task(c->dir[i], NULL, TASK_BUSY);
 		if (c->busy[i] < 0) {
 			snprintf(why, len, "cannot start a task in %s: %s", c->dir[i],
 				 strerror((int)-c->busy[i]));
@@ -269,6 +309,74 @@ int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* Where the containers' memcgs go: below base in v2 (memory enabled there), or v1 twins. */
+static int container_memory(struct load_cgroups *c, bool *v2, char *why, size_t len)
+{
+	char parent[PATH_MAX];
+
+	if (memory_dir(parent, sizeof(parent), v2, why, len))
+		return -1;
+	if (*v2)
+		return 0;
+	if ((size_t)snprintf(c->mem_base, sizeof(c->mem_base), "%s/rstatlat-load-%d", parent,
+			     (int)getpid()) >= sizeof(c->mem_base) || mkdir(c->mem_base, 0755)) {
+		snprintf(why, len, "cannot make a cgroup in %s", parent);
+		return -1;
+	}
+	c->mem_base_made = true;
+	return 0;
+}
+
+int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_t len)
+{
+	char parent[PATH_MAX];
+	bool mem_v2 = false;
+	int err;
+
+	c->dir = calloc((size_t)n, sizeof(*c->dir));
+	c->busy = calloc((size_t)n, sizeof(*c->busy));
+	c->mem_dir = memory ? calloc((size_t)n, sizeof(*c->mem_dir)) : NULL;
+	if (!c->dir || !c->busy || (memory && !c->mem_dir)) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	c->v2 = true;
+	if (memory && container_memory(c, &mem_v2, why, len))
+		return -1;
+	/* a cgroup with processes (the command's) cannot enable memory below it: v2's root */
+	if (v2_dir(parent, sizeof(parent), !mem_v2, why, len) || make_base(c, parent, why, len))
+		return -1;
+	err = mem_v2 ? write_text(c->base, "cgroup.subtree_control", "+memory") : 0;
+	if (err) {
+		snprintf(why, len, "cannot enable memory in %s: %s", c->base, strerror(-err));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (make_dir(c->dir[i], sizeof(c->dir[i]), c->base, i, why, len))
+			return -1;
+		c->n = i + 1;
+		if (memory && !mem_v2 &&
+		    make_dir(c->mem_dir[i], sizeof(c->mem_dir[i]), c->mem_base, i, why, len))
+			return -1;
+		if (memory && mem_v2)
+			snprintf(c->mem_dir[i], sizeof(c->mem_dir[i]), "%s", c->dir[i]);
+		c->busy[i] = start_task(c->dir[i], memory && !mem_v2 ? c->mem_dir[i] : NULL,
+					TASK_CONTAINER);
+		if (c->busy[i] < 0) {
+			snprintf(why, len, "cannot start a task in %s: %s", c->dir[i],
+				 strerror((int)-c->busy[i]));
+			c->busy[i] = 0;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+const char *load_dir_of(const struct load_cgroups *c, int i, const char *file)
+{
+	return c->mem_dir && !strncmp(file, "memory.", 7) ? c->mem_dir[i] : c->dir[i];
 }
 
 static int set_limit(const struct load_cgroups *c, uint64_t limit)
@@ -322,7 +430,7 @@ int load_hogs_start(struct load_cgroups *c, int nhogs, char *why, size_t len)
 		return -1;
 	}
 	for (int i = 0; i < nhogs; i++) {
-		c->hogs[i] = start_task(c->base, true);
+		c->hogs[i] = start_task(c->base, NULL, TASK_HOG);
 		if (c->hogs[i] < 0) {
 			snprintf(why, len, "cannot start a hog in %s: %s", c->base,
 				 strerror((int)-c->hogs[i]));
@@ -340,7 +448,7 @@ void load_hogs_tend(struct load_cgroups *c, bool stopping)
 	for (int i = 0; i < c->nhogs; i++) {
 		if (c->hogs[i] <= 0 || waitpid(c->hogs[i], NULL, WNOHANG) != c->hogs[i])
 			continue;
-		c->hogs[i] = stopping ? 0 : start_task(c->base, true);
+		c->hogs[i] = stopping ? 0 : start_task(c->base, NULL, TASK_HOG);
 		if (c->hogs[i] > 0)
 			c->hogs_started++;
 		else
@@ -398,12 +506,17 @@ int load_cgroups_remove(struct load_cgroups *c)
 		kill_all(c->busy, c->n);
 	if (c->hogs)
 		kill_all(c->hogs, c->nhogs);
-	for (int i = c->n - 1; i >= 0; i--)
+	for (int i = c->n - 1; i >= 0; i--) {
 		if (strcmp(c->dir[i], c->base))
 			left += !remove_dir(c->dir[i]);
+		if (c->mem_base_made && c->mem_dir[i][0])
+			left += !remove_dir(c->mem_dir[i]);
+	}
 	c->n = 0;
 	if (c->base_made)
 		left += !remove_dir(c->base);
-	c->base_made = false;
+	if (c->mem_base_made)
+		left += !remove_dir(c->mem_base);
+	c->base_made = c->mem_base_made = false;
 	return left ? -1 : 0;
 }

@@ -26,6 +26,10 @@ struct load_cgroups {
 	int n;
 	bool base_made;
 	bool v2;		/* which hierarchy base is in */
+	/* poller with memory files where v2 has no memory controller: v1 twins */
+	char mem_base[PATH_MAX];
+	char (*mem_dir)[PATH_MAX];	/* where memory.* is read: the twins, or dir */
+	bool mem_base_made;
 	/* stat-reader: hogs charging memory in base until OOM-killed, restarted */
 	pid_t *hogs;
 	int nhogs;
@@ -33,12 +37,16 @@ struct load_cgroups {
 	long hogs_started;
 };
 
-/* What the readers do: each read of one of dirs' file. */
+#define LOAD_FILES_MAX 4
+
+/* What the readers do: each read one of files of one of cg's cgroups. */
 struct read_job {
-	const char *file;
+	const char *files[LOAD_FILES_MAX];
+	int nfiles;
 	struct load_cgroups *cg;
 	long reads;		/* per thread; 0: until until_ns */
 	uint64_t until_ns;
+	uint64_t interval_ns;	/* poller: every file of every cgroup once an interval (a round) */
 };
 
 /* The figures of a run. */
@@ -46,6 +54,8 @@ struct load_figures {
 	long reads;
 	uint64_t wall_ns, max_ns;
 	struct dist lat;	/* each read's latency, in hist.h's buckets */
+	long rounds, rounds_late;	/* poller: rounds, and those longer than the interval */
+	struct dist round;	/* ... each round's latency */
 	int signal;		/* the one that stopped it early, else 0 */
 };
 
@@ -54,6 +64,14 @@ uint64_t load_now_ns(void);
 
 /* hammer: n cgroups below the v2 mount (or the command's v2 cgroup), a busy task in each. */
 int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len);
+/*
+ * poller: n containers, each a v2 cgroup (and, with memory, a memcg: v2's
+ * own where its root enables memory, else a v1 twin) with a task that runs
+ * and charges a little now and then.
+ */
+int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_t len);
+/* The directory of cgroup i where file is read. */
+const char *load_dir_of(const struct load_cgroups *c, int i, const char *file);
 /*
  * stat-reader: one memcg with a memory limit (v2 where memory is enabled at
  * its root, else v1's memory hierarchy), and nhogs hogs in it.

@@ -30,6 +30,9 @@ struct reader {
 	bool open_failed;	/* ... and which */
 	uint64_t hist[HIST_BUCKETS];
 	uint64_t max_ns;
+	uint64_t round_hist[HIST_BUCKETS];	/* poller */
+	long rounds, rounds_late;
+	uint64_t round_max_ns;
 	uint64_t start_ns, end_ns;	/* its reads began and ended */
 };
 
@@ -42,10 +45,13 @@ static int open_all(const struct read_job *job, int *fds)
 	char path[PATH_MAX + NAME_MAX + 2];
 
 	for (int i = 0; i < job->cg->n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", job->cg->dir[i], job->file);
-		fds[i] = open(path, O_RDONLY | O_CLOEXEC);
-		if (fds[i] < 0)
-			return -errno;
+		for (int f = 0; f < job->nfiles; f++) {
+			snprintf(path, sizeof(path), "%s/%s", load_dir_of(job->cg, i, job->files[f]),
+				 job->files[f]);
+			fds[i * job->nfiles + f] = open(path, O_RDONLY | O_CLOEXEC);
+			if (fds[i * job->nfiles + f] < 0)
+				return -errno;
+		}
 	}
 	return 0;
 }
@@ -57,30 +63,59 @@ static bool more(const struct reader *r, long k)
 	return r->job->reads ? k < r->job->reads : load_now_ns() < r->job->until_ns;
 }
 
-/* Reads its share: thread t starts at cgroup t and goes round them. */
-static void read_loop(struct reader *r, const int *fds, char *buf)
+/* One timed read; false when it failed (r->err). */
+static bool read_one(struct reader *r, int fd, char *buf)
 {
-	int n = r->job->cg->n;
+	uint64_t t0 = load_now_ns(), took;
+
+	if (pread(fd, buf, READ_BUF, 0) < 0) {
+		r->err = errno;
+		return false;
+	}
+	took = load_now_ns() - t0;
+	r->hist[hist_bucket(took)]++;
+	if (took > r->max_ns)
+		r->max_ns = took;
+	r->done++;
+	return true;
+}
+
+/* Reads its share: thread t starts at file t and goes round them. */
+static void read_loop(struct reader *r, const int *fds, int nfds, char *buf)
+{
+	for (long k = 0; more(r, k) && read_one(r, fds[(r->index + k) % nfds], buf); k++)
+		;
+}
+
+/* A round every interval, from the start: a late one is not caught up on in a burst. */
+static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
+{
+	uint64_t interval = r->job->interval_ns, next = load_now_ns();
 
 	for (long k = 0; more(r, k); k++) {
 		uint64_t t0 = load_now_ns(), took;
+		struct timespec at;
 
-		if (pread(fds[(r->index + k) % n], buf, READ_BUF, 0) < 0) {
-			r->err = errno;
-			break;
-		}
+		for (int i = 0; i < nfds; i++)
+			if (!read_one(r, fds[i], buf))
+				return;
 		took = load_now_ns() - t0;
-		r->hist[hist_bucket(took)]++;
-		if (took > r->max_ns)
-			r->max_ns = took;
-		r->done++;
+		r->round_hist[hist_bucket(took)]++;
+		if (took > r->round_max_ns)
+			r->round_max_ns = took;
+		r->rounds++;
+		r->rounds_late += took > interval;
+		next = next + interval > t0 + took ? next + interval : t0 + took;
+		at = (struct timespec){ (time_t)(next / 1000000000ULL), (long)(next % 1000000000ULL) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+			;
 	}
 }
 
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	int n = r->job->cg->n, *fds = malloc((size_t)n * sizeof(int));
+	int n = r->job->cg->n * r->job->nfiles, *fds = malloc((size_t)n * sizeof(int));
 	char *buf = malloc(READ_BUF);
 
 	for (int i = 0; fds && i < n; i++)
@@ -89,7 +124,10 @@ static void *reader_main(void *arg)
 	r->open_failed = r->err != 0;
 	pthread_barrier_wait(&go);
 	r->start_ns = load_now_ns();
-	read_loop(r, fds, buf);
+	if (!r->err && r->job->interval_ns)
+		round_loop(r, fds, n, buf);
+	else if (!r->err)
+		read_loop(r, fds, n, buf);
 	r->end_ns = load_now_ns();
 	for (int i = 0; fds && i < n; i++)
 		if (fds[i] >= 0)
@@ -130,8 +168,13 @@ static int fold(struct reader *r, int n, struct load_figures *f, bool *opening)
 		end = r[i].end_ns > end ? r[i].end_ns : end;
 		if (r[i].max_ns > f->max_ns)
 			f->max_ns = r[i].max_ns;
+		f->rounds += r[i].rounds;
+		if (r[i].round_max_ns > f->round.max)
+			f->round.max = r[i].round_max_ns;
+		f->rounds_late += r[i].rounds_late;
 		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
-			if (r[i].hist[b] && dist_add(&f->lat, b, r[i].hist[b]))
+			if (dist_add(&f->lat, b, r[i].hist[b]) ||
+			    dist_add(&f->round, b, r[i].round_hist[b]))
 				load_die(LOAD_EXIT_ENV, "out of memory");
 		if (r[i].err && !err) {
 			err = r[i].err;

@@ -80,16 +80,17 @@ def register(test):
         threads, reads, cgroups = 3, 2000, 4
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "run.json")
-            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "hammer", "--threads",
-                                str(threads), "--reads", str(reads), "--cgroups", str(cgroups),
-                                "-j"], capture_output=True, timeout=120)
+            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "hammer",
+                                "--threads", str(threads), "--reads", str(reads), "--cgroups",
+                                str(cgroups), "-j"], capture_output=True, timeout=120)
             check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
             w = workload_line(r.stdout)
             with open(out, "rb") as f:
                 summary = json_lines(f.read())[-1]
         check(w["workload"] == "hammer" and w["reads"] == threads * reads and
               w["stopped_by"] is None and w["options"] == {
-                  "threads": threads, "reads": reads, "cgroups": cgroups, "file": "cpu.stat"},
+                  "threads": threads, "reads": reads, "cgroups": cgroups,
+                  "files": ["cpu.stat"]},
               "figures: %s" % w)
         check_latency(w)
         # the load's own flushes (-p): a cgroup's release may add one, by a kworker
@@ -175,7 +176,7 @@ def register(test):
                 summary = json_lines(f.read())[-1]
         host = vmstat_oom_kills() - before
         check(w["workload"] == "stat-reader" and w["reads"] > 0 and w["stopped_by"] is None and
-              w["options"]["hogs"] == hogs and w["options"]["file"] == "memory.stat",
+              w["options"]["hogs"] == hogs and w["options"]["files"] == ["memory.stat"],
               "figures: %s" % w)
         check_latency(w)
         kills, started = w["oom_kills"], w["hogs_started"]
@@ -196,3 +197,55 @@ def register(test):
         check(not left, "left behind: %s" % left)
         return "%d reads of %s's memory.stat, p50 %d ns; %d OOM kills (host %d), %d hogs " \
             "started" % (w["reads"], w["hierarchy"], w["read_ns"]["p50"], kills, host, started)
+
+    @test
+    def load_poller_rounds_are_flushes():
+        """`rstatlat -p -j -o F -- rstatlat load poller --cgroups 5`: each
+        round reads every container's cpu.stat and memory.stat once, so
+        the load's process (comm rstatlat; the containers' tasks are
+        rstatlat-box) flushes each container's cpu.stat exactly once a round
+        and asks for each memcg's flush exactly once a round (memory.stat:
+        v1 twins on a hybrid host); reads = rounds x 5 x 2; all gone after."""
+        cgroups = 5
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "run.json")
+            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "poller",
+                                "--cgroups", str(cgroups), "--interval", "10ms", "-d", "2", "-j"],
+                               capture_output=True, timeout=120)
+            check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
+            w = workload_line(r.stdout)
+            with open(out, "rb") as f:
+                summary = json_lines(f.read())[-1]
+        rounds = w["rounds"]
+        check(w["workload"] == "poller" and rounds > 0 and w["reads"] == rounds * cgroups * 2 and
+              0 <= w["rounds_late"] <= rounds and w["stopped_by"] is None and
+              w["options"]["files"] == ["cpu.stat", "memory.stat"], "figures: %s" % w)
+        check_latency(w)
+        check(0 < w["round_ns"]["p50"] <= w["round_ns"]["p99"] <= w["round_ns"]["max"],
+              "round latency out of order: %s" % w["round_ns"])
+        own = summary["command"]["cgroups"][0]["path"]
+        flushes, asked = {}, {}
+        for row in summary["processes"]:
+            path = row["cgroup"]["path"]
+            if row["own_cgroup"] != own or row["comm"] != "rstatlat" or \
+                    "/rstatlat-load-" not in path:
+                continue
+            name = path.rpartition("/")[2]
+            if row.get("memcg_decisions", {}).get("asked"):
+                asked[name] = row["memcg_decisions"]["asked"]
+            if not path.startswith("memory:"):
+                flushes[name] = row["flush_ns"]["count"]
+        want = {"c%d" % i: rounds for i in range(cgroups)}
+        twins = any(r["cgroup"]["path"].startswith("memory:/rstatlat-load-")
+                    for r in summary["processes"])
+        # with v2's own memcgs one row adds up both files' flushes
+        check(flushes == want if twins else
+              all(flushes.get(c, 0) >= rounds for c in want),
+              "cpu.stat flushes by container %s, %d rounds" % (flushes, rounds))
+        if summary.get("memcg_decisions"):
+            check(asked == want, "memcg flush requests by container %s, %d rounds" % (
+                asked, rounds))
+        left = load_cgroups()
+        check(not left, "left behind: %s" % left)
+        return "%d rounds of %d containers, %d late, round p50 %d ns; flushes and asks %d each" \
+            % (rounds, cgroups, w["rounds_late"], w["round_ns"]["p50"], rounds)
