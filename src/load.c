@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include "escape.h"
 #include "fmt.h"
 #include "load.h"
@@ -47,6 +48,18 @@ struct load_ran {
 	const struct load_cgroups *cg;
 	uint64_t oom_kills;
 };
+
+void load_warn(const char *fmt, ...)
+{
+	char msg[1024], safe[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	term_escape(safe, sizeof(safe), msg);
+	fprintf(stderr, "rstatlat load: %s\n", safe);
+}
 
 void load_die(int code, const char *fmt, ...)
 {
@@ -156,6 +169,7 @@ static void parse(int argc, char **argv, struct load_opts *o, const char *allowe
 	int c, index = 0;
 
 	optind = 1;
+	opterr = 0;	/* one line, ours */
 	while ((c = getopt_long(argc, argv, "+d:jh", long_opts, &index)) != -1) {
 		const char *name = c == 'd' ? "duration" : c >= OPT_THREADS ? long_opts[index].name : "";
 
@@ -177,7 +191,9 @@ static void parse(int argc, char **argv, struct load_opts *o, const char *allowe
 			break;
 		case 'j': o->json = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: load_die(LOAD_EXIT_USAGE, "try 'rstatlat load %s --help'", o->workload);
+		default: load_die(LOAD_EXIT_USAGE, "%s: unknown option or missing value '%s' (try "
+				  "'rstatlat load %s --help')", o->workload, argv[optind - 1],
+				  o->workload);
 		}
 	}
 	if (optind < argc)
@@ -187,6 +203,11 @@ static void parse(int argc, char **argv, struct load_opts *o, const char *allowe
 }
 
 /* ---- views ---- */
+
+static bool is_stat_reader(const struct load_opts *o)
+{
+	return !o->reads && !o->interval_ns;
+}
 
 static void json_files(const struct load_opts *o)
 {
@@ -236,7 +257,7 @@ static void print_json(const struct load_opts *o, const struct load_figures *f,
 		printf("\"rounds\":%ld,\"rounds_late\":%ld,", f->rounds, f->rounds_late);
 		json_dist("round_ns", &f->round, false);
 	}
-	if (o->hogs)
+	if (is_stat_reader(o))
 		printf("\"hogs_started\":%ld,\"oom_kills\":%llu,", ran->cg->hogs_started,
 		       (unsigned long long)ran->oom_kills);
 	if (f->signal)
@@ -294,7 +315,7 @@ static void print_text(const struct load_opts *o, const struct load_figures *f,
 		text_dist("round latency", &f->round, false);
 		printf(", %ld rounds, %ld longer than the interval\n", f->rounds, f->rounds_late);
 	}
-	if (o->hogs)
+	if (is_stat_reader(o))
 		printf("hogs: %ld started, %llu OOM kills\n", ran->cg->hogs_started,
 		       (unsigned long long)ran->oom_kills);
 }
@@ -303,21 +324,49 @@ static void print_text(const struct load_opts *o, const struct load_figures *f,
 
 typedef int (*make_fn)(struct load_cgroups *c, const struct load_opts *o, char *why, size_t len);
 
+/* Raises the open-file limit to what the readers need (each keeps its own fd a file). */
+static void files_needed(const struct load_opts *o)
+{
+	uint64_t need = (uint64_t)o->threads * (uint64_t)o->cgroups * (uint64_t)o->nfiles + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < need && rl.rlim_max >= need) {
+		rl.rlim_cur = need;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < need)
+		load_die(LOAD_EXIT_ENV, "needs %llu open files (threads x cgroups x files), the limit "
+			 "is %llu", (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+}
+
+/* A signal that came after the reads: the run was complete, and is ended as asked. */
+static int late_signal(const sigset_t *signals)
+{
+	struct timespec none = { 0, 0 };
+	int sig = sigtimedwait(signals, NULL, &none);
+
+	return sig > 0 ? sig : 0;
+}
+
 /* Makes its cgroups, reads, removes them, prints; returns the exit code. */
 static int run(const struct load_opts *o, make_fn make)
 {
 	struct load_cgroups cg = { 0 };
 	struct load_figures f = { 0 };
 	struct read_job job = { .nfiles = o->nfiles, .cg = &cg, .reads = o->reads,
-				.interval_ns = o->interval_ns };
+				.duration_ns = o->duration_ns, .interval_ns = o->interval_ns };
 	struct load_ran ran = { .cg = &cg };
 	char why[PATH_MAX + 128];
-	bool opening = false;
+	bool opening = false, left;
 	sigset_t signals;
-	int err, code;
+	int err, code, late;
 
 	if (geteuid())
 		load_die(LOAD_EXIT_ENV, "needs root: it makes cgroups");
+	files_needed(o);
 	memcpy(job.files, o->files, sizeof(job.files));
 	/* every thread (and each task until it resets it) blocks them: the readers' caller takes them */
 	sigemptyset(&signals);
@@ -329,11 +378,13 @@ static int run(const struct load_opts *o, make_fn make)
 		load_cgroups_remove(&cg);
 		load_die(LOAD_EXIT_ENV, "%s", why);
 	}
-	job.until_ns = o->reads ? 0 : load_now_ns() + o->duration_ns;
 	err = load_read(&job, o->threads, &signals, &f, &opening);
+	/* the hogs killed first: none is taken by the OOM killer after its count is read */
+	load_tasks_kill(&cg);
 	ran.oom_kills = load_oom_kills(&cg) - cg.oom_kills_before;
-	if (load_cgroups_remove(&cg))
-		fprintf(stderr, "rstatlat load: could not remove all of %s\n", cg.base);
+	left = load_cgroups_remove(&cg) != 0;
+	if (left)
+		load_warn("could not remove all of %s", cg.base);
 	if (err && opening)
 		load_die(LOAD_EXIT_ENV, "cannot open a --file of the cgroups made: %s",
 			 strerror(err));
@@ -343,7 +394,8 @@ static int run(const struct load_opts *o, make_fn make)
 		print_json(o, &f, &ran);
 	else
 		print_text(o, &f, &ran);
-	code = f.signal ? 128 + f.signal : 0;
+	late = f.signal ? 0 : late_signal(&signals);
+	code = f.signal ? 128 + f.signal : late ? 128 + late : left ? LOAD_EXIT_READ : 0;
 	dist_free(&f.lat);
 	dist_free(&f.round);
 	return code;
@@ -381,7 +433,7 @@ static int hammer_main(int argc, char **argv)
 
 static void stat_reader_usage(FILE *f)
 {
-	fprintf(f, "Usage: rstatlat load stat-reader [--threads N] [-d SECS] [--hogs M] "
+	fprintf(f, "Usage: rstatlat load stat-reader [--threads N] [-d T] [--hogs M] "
 		"[--memory-max SIZE] [--file NAME] [-j]\n"
 		"Threads re-reading memory.stat of a test memcg while hogs in it charge memory\n"
 		"until OOM-killed and are restarted, as the 0efc297a commit measured (400\n"
@@ -390,7 +442,7 @@ static void stat_reader_usage(FILE *f)
 		"  -d, --duration T  how long they read (default 10 s, at most a day)\n"
 		"  --hogs M          hog processes in the memcg (0-%d, default 0)\n"
 		"  --memory-max SIZE the memcg's limit, set before any hog starts (8M-1024G,\n"
-		"                    default 64M: OOM kills several times a second)\n"
+		"                    default 64M: with hogs, OOM kills several times a second)\n"
 		"  --file NAME       the stat file read (default memory.stat)\n"
 		"  -j, --json        the figures as one JSON line\n",
 		THREADS_MAX, HOGS_MAX);
@@ -416,7 +468,7 @@ static int stat_reader_main(int argc, char **argv)
 
 static void poller_usage(FILE *f)
 {
-	fprintf(f, "Usage: rstatlat load poller [--cgroups K] [--interval T] [-d SECS] "
+	fprintf(f, "Usage: rstatlat load poller [--cgroups K] [--interval T] [-d T] "
 		"[--file NAME]... [-j]\n"
 		"An agent of the cadvisor kind: K containers with tasks that run and charge\n"
 		"memory, each polled every interval (cpu.stat and memory.stat), as in the\n"

@@ -83,11 +83,15 @@ static bool enables(const char *dir, const char *controller)
 	return found;
 }
 
-/* The child's side of a fork: named (the OOM killer's log, -p rows), dies with the load. */
+/* The child's side of a fork: named (the OOM killer's log, -p rows), dies with the load alone. */
 static void child_setup(pid_t parent, const char *comm)
 {
 	sigset_t none;
 
+	/* the terminal's ^C reaches the process group: the load alone stops, and kills them */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_NAME, comm);
@@ -353,6 +357,7 @@ int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_
 		snprintf(why, len, "cannot enable memory in %s: %s", c->base, strerror(-err));
 		return -1;
 	}
+	c->v2 = !memory || mem_v2;	/* the hierarchy reported: where memory.* is read */
 	for (int i = 0; i < n; i++) {
 		if (make_dir(c->dir[i], sizeof(c->dir[i]), c->base, i, why, len))
 			return -1;
@@ -379,23 +384,24 @@ const char *load_dir_of(const struct load_cgroups *c, int i, const char *file)
 	return c->mem_dir && !strncmp(file, "memory.", 7) ? c->mem_dir[i] : c->dir[i];
 }
 
+/* Not an errno: the swap the hogs could reach cannot be limited. */
+#define ENOSWAP 4095
+
 static int set_limit(const struct load_cgroups *c, uint64_t limit)
 {
 	char text[24];
-	int err;
+	int err, swap;
 
 	snprintf(text, sizeof(text), "%llu", (unsigned long long)limit);
 	if (c->v2) {
 		err = write_text(c->base, "memory.max", text);
-		/* no swap to escape to (the file is absent without swap accounting) */
-		if (!err)
-			write_text(c->base, "memory.swap.max", "0");
-		return err;
+		swap = write_text(c->base, "memory.swap.max", "0");
+	} else {
+		err = write_text(c->base, "memory.limit_in_bytes", text);
+		swap = write_text(c->base, "memory.memsw.limit_in_bytes", text);
 	}
-	err = write_text(c->base, "memory.limit_in_bytes", text);
-	if (!err)
-		write_text(c->base, "memory.memsw.limit_in_bytes", text);
-	return err;
+	/* no swap to escape to: without swap accounting there is none to limit, and none must be on */
+	return err ? err : swap && load_swap_on() ? -ENOSWAP : 0;
 }
 
 int load_memcg(struct load_cgroups *c, uint64_t limit, char *why, size_t len)
@@ -414,6 +420,11 @@ int load_memcg(struct load_cgroups *c, uint64_t limit, char *why, size_t len)
 	snprintf(c->dir[0], sizeof(c->dir[0]), "%s", c->base);
 	c->n = 1;
 	err = set_limit(c, limit);
+	if (err == -ENOSWAP) {
+		snprintf(why, len, "swap is on and the swap of %s cannot be limited (swap accounting "
+			 "is off): hogs would swap rather than OOM", c->base);
+		return -1;
+	}
 	if (err) {
 		snprintf(why, len, "cannot set the memory limit of %s: %s", c->base, strerror(-err));
 		return -1;
@@ -498,14 +509,33 @@ static void kill_all(pid_t *pids, int n)
 	}
 }
 
-int load_cgroups_remove(struct load_cgroups *c)
+void load_tasks_kill(struct load_cgroups *c)
 {
-	int left = 0;
-
 	if (c->busy)
 		kill_all(c->busy, c->n);
 	if (c->hogs)
 		kill_all(c->hogs, c->nhogs);
+}
+
+bool load_swap_on(void)
+{
+	char line[512];
+	int lines = 0;
+	FILE *f = fopen("/proc/swaps", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	fclose(f);
+	return lines > 1;	/* a header, then one line a swap area */
+}
+
+int load_cgroups_remove(struct load_cgroups *c)
+{
+	int left = 0;
+
+	load_tasks_kill(c);
 	for (int i = c->n - 1; i >= 0; i--) {
 		if (strcmp(c->dir[i], c->base))
 			left += !remove_dir(c->dir[i]);

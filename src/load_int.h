@@ -44,8 +44,8 @@ struct read_job {
 	const char *files[LOAD_FILES_MAX];
 	int nfiles;
 	struct load_cgroups *cg;
-	long reads;		/* per thread; 0: until until_ns */
-	uint64_t until_ns;
+	long reads;		/* per thread; 0: for duration_ns from the readers' start */
+	uint64_t duration_ns;
 	uint64_t interval_ns;	/* poller: every file of every cgroup once an interval (a round) */
 };
 
@@ -60,6 +60,8 @@ struct load_figures {
 };
 
 void load_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* One line on stderr, escaped, and on. */
+void load_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t load_now_ns(void);
 
 /* hammer: n cgroups below the v2 mount (or the command's v2 cgroup), a busy task in each. */
@@ -82,8 +84,12 @@ int load_hogs_start(struct load_cgroups *c, int nhogs, char *why, size_t len);
 void load_hogs_tend(struct load_cgroups *c, bool stopping);
 /* OOM kills in the memcg since it was made. */
 uint64_t load_oom_kills(const struct load_cgroups *c);
+/* Kills (and reaps) the tasks the workload started: no hog is killed by OOM after it. */
+void load_tasks_kill(struct load_cgroups *c);
 /* Kills what the workload started and removes its cgroups. Idempotent; -1 if one stays. */
 int load_cgroups_remove(struct load_cgroups *c);
+/* Whether the host has swap on (/proc/swaps): hogs must not reach it. */
+bool load_swap_on(void);
 
 /*
  * Runs threads readers of job, taking signals (and tending job's hogs) on

@@ -20,6 +20,7 @@
 
 #define READ_BUF	(64 << 10)	/* memory.stat of a big memcg is ~6 KiB */
 #define TEND_MS		10		/* how often hogs are reaped and signals looked at */
+#define STOP_SLICE_NS	(50 * 1000000ULL)	/* a poller asleep sees a stop within it */
 
 struct reader {
 	pthread_t thread;
@@ -34,6 +35,7 @@ struct reader {
 	long rounds, rounds_late;
 	uint64_t round_max_ns;
 	uint64_t start_ns, end_ns;	/* its reads began and ended */
+	uint64_t until_ns;		/* duration: when they end */
 };
 
 static atomic_bool stop;
@@ -60,7 +62,7 @@ static bool more(const struct reader *r, long k)
 {
 	if (r->err || atomic_load_explicit(&stop, memory_order_relaxed))
 		return false;
-	return r->job->reads ? k < r->job->reads : load_now_ns() < r->job->until_ns;
+	return r->job->reads ? k < r->job->reads : load_now_ns() < r->until_ns;
 }
 
 /* One timed read; false when it failed (r->err). */
@@ -87,6 +89,19 @@ static void read_loop(struct reader *r, const int *fds, int nfds, char *buf)
 		;
 }
 
+/* Sleeps until at (or its end, or a stop), in slices a stop is seen within. */
+static void sleep_until(const struct reader *r, uint64_t at)
+{
+	uint64_t end = r->job->reads || at < r->until_ns ? at : r->until_ns, now;
+
+	while ((now = load_now_ns()) < end && !atomic_load_explicit(&stop, memory_order_relaxed)) {
+		uint64_t to = end - now > STOP_SLICE_NS ? now + STOP_SLICE_NS : end;
+		struct timespec ts = { (time_t)(to / 1000000000ULL), (long)(to % 1000000000ULL) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
 /* A round every interval, from the start: a late one is not caught up on in a burst. */
 static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
 {
@@ -94,7 +109,6 @@ static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
 
 	for (long k = 0; more(r, k); k++) {
 		uint64_t t0 = load_now_ns(), took;
-		struct timespec at;
 
 		for (int i = 0; i < nfds; i++)
 			if (!read_one(r, fds[i], buf))
@@ -106,9 +120,7 @@ static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
 		r->rounds++;
 		r->rounds_late += took > interval;
 		next = next + interval > t0 + took ? next + interval : t0 + took;
-		at = (struct timespec){ (time_t)(next / 1000000000ULL), (long)(next % 1000000000ULL) };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
-			;
+		sleep_until(r, next);
 	}
 }
 
@@ -124,6 +136,7 @@ static void *reader_main(void *arg)
 	r->open_failed = r->err != 0;
 	pthread_barrier_wait(&go);
 	r->start_ns = load_now_ns();
+	r->until_ns = r->start_ns + r->job->duration_ns;
 	if (!r->err && r->job->interval_ns)
 		round_loop(r, fds, n, buf);
 	else if (!r->err)
@@ -173,9 +186,9 @@ static int fold(struct reader *r, int n, struct load_figures *f, bool *opening)
 			f->round.max = r[i].round_max_ns;
 		f->rounds_late += r[i].rounds_late;
 		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
-			if (dist_add(&f->lat, b, r[i].hist[b]) ||
-			    dist_add(&f->round, b, r[i].round_hist[b]))
-				load_die(LOAD_EXIT_ENV, "out of memory");
+			if ((dist_add(&f->lat, b, r[i].hist[b]) ||
+			     dist_add(&f->round, b, r[i].round_hist[b])) && !err)
+				err = ENOMEM;	/* the caller removes the cgroups first */
 		if (r[i].err && !err) {
 			err = r[i].err;
 			*opening = r[i].open_failed;
@@ -192,6 +205,7 @@ int load_read(const struct read_job *job, int threads, const sigset_t *signals,
 	struct reader *r = calloc((size_t)threads, sizeof(*r));
 	int err;
 
+	*opening = false;
 	if (!r)
 		return ENOMEM;
 	pthread_barrier_init(&go, NULL, (unsigned int)threads + 1);

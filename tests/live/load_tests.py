@@ -78,6 +78,7 @@ def register(test):
         if "v2" not in MOUNTS:
             raise Skip("cgroup v2 is not mounted")
         threads, reads, cgroups = 3, 2000, 4
+        before = set(load_cgroups())
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "run.json")
             r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "hammer",
@@ -103,7 +104,7 @@ def register(test):
                 flushes[name] = row["flush_ns"]["count"]
         want = {"c%d" % i: threads * reads // cgroups for i in range(cgroups)}
         check(flushes == want, "flushes by cgroup %s, the load read %s" % (flushes, want))
-        left = load_cgroups()
+        left = set(load_cgroups()) - before
         check(not left, "left behind: %s" % left)
         return "%d reads in %.3f s, p50 %d ns; flushes %s" % (
             w["reads"], w["wall_ns"] / 1e9, w["read_ns"]["p50"], sorted(flushes.values()))
@@ -141,7 +142,8 @@ def register(test):
                (["hammer", "--hogs", "1"], 2), (["stat-reader", "--reads", "1"], 2),
                (["stat-reader", "--memory-max", "1M"], 2),
                (["stat-reader", "--memory-max", "64X"], 2), (["stat-reader", "-d", "0"], 2),
-               ([], 2)]
+               (["hammer", "--bogus"], 2), (["poller", "--interval", "10us"], 2),
+               (["poller", "--threads", "2"], 2), ([], 2)]
         for args, code in bad:
             r = subprocess.run([BIN, "load"] + args, capture_output=True, timeout=30)
             err = r.stderr.decode()
@@ -183,6 +185,8 @@ def register(test):
         check(0 < kills <= started <= hogs + kills and host == kills,
               "%d OOM kills in the memcg, %d on the host, %d hogs started" % (
                   kills, host, started))
+        left = load_cgroups()
+        check(not left, "left behind: %s" % left)
         if not summary.get("memcg_decisions"):
             raise Skip("no memcg:memcg_flush_stats here: %d reads, %d OOM kills" % (
                 w["reads"], kills))
@@ -193,8 +197,6 @@ def register(test):
                  os.path.basename(row["cgroup"]["path"]).startswith("rstatlat-load-")]
         check(asked == [w["reads"]], "asked by the load's process %s, it read %d times" % (
             asked, w["reads"]))
-        left = load_cgroups()
-        check(not left, "left behind: %s" % left)
         return "%d reads of %s's memory.stat, p50 %d ns; %d OOM kills (host %d), %d hogs " \
             "started" % (w["reads"], w["hierarchy"], w["read_ns"]["p50"], kills, host, started)
 
@@ -247,5 +249,11 @@ def register(test):
                 asked, rounds))
         left = load_cgroups()
         check(not left, "left behind: %s" % left)
+        # the deadline ends the sleep between rounds: one round, not a 5 s wait
+        r = subprocess.run([BIN, "load", "poller", "--cgroups", "1", "--interval", "5s",
+                            "-d", "200ms", "-j"], capture_output=True, timeout=60)
+        one = workload_line(r.stdout)
+        check(r.returncode == 0 and one["rounds"] == 1 and one["wall_ns"] < 5e9,
+              "5 s interval, 200 ms: rc %d, %s" % (r.returncode, one))
         return "%d rounds of %d containers, %d late, round p50 %d ns; flushes and asks %d each" \
             % (rounds, cgroups, w["rounds_late"], w["round_ns"]["p50"], rounds)
