@@ -735,7 +735,9 @@ def burst_of_new_cgroups_is_counted():
     """600 cgroups made and read in a tight loop right after the start,
     faster than chunks are put in place (a grace period each time): events
     of cgroups that found no entry are counted in lost.entries_growing, and
-    every lock ftrace saw of them is in a row or in that count."""
+    every lock ftrace saw of them is in a row or in that count, which other
+    cgroups' locks in the same window may add to (ftrace's count of them
+    bounds it)."""
     n = 600
     parent = os.path.join(MOUNTS["v2"], unique("rsl-burst"))
     os.mkdir(parent)
@@ -763,9 +765,14 @@ def burst_of_new_cgroups_is_counted():
     growing = summary["lost"]["entries_growing"]
     others = {k: v for k, v in summary["lost"].items() if v and k != "entries_growing"}
     check(not others, "lost %s" % others)
-    check(rows + growing == traced, "%d locks in rows + %d counted lost = %d, ftrace %d" % (
-        rows, growing, rows + growing, traced))
-    return "%d locks: %d in rows, %d in lost.entries_growing" % (traced, rows, growing)
+    # the count is the host's: another cgroup's lock in the window adds to it (e.g. the
+    # release flush of a cgroup an earlier test removed, by a kworker)
+    host = sum(len(v) for cg, v in ftrace_locks(recs).items() if cg not in made)
+    check(traced <= rows + growing <= traced + host, "%d locks in rows + %d counted lost = "
+          "%d, ftrace %d of the burst's cgroups and %d of others" % (
+              rows, growing, rows + growing, traced, host))
+    return "%d locks: %d in rows, %d in lost.entries_growing (%d locks of other cgroups)" % (
+        traced, rows, growing, host)
 
 
 @test
