@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "cgroup.h"
 
@@ -481,4 +483,24 @@ const char *cg_path_of_id(struct cg_table *t, uint32_t hierarchy, uint64_t id)
 		free(search.found);
 	}
 	return c->path;
+}
+
+int cg_write_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 32];
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;	/* a control file takes a write whole or not at all */
+	close(fd);
+	return err;
 }

@@ -84,6 +84,8 @@ int cg_path_below_mount(const struct cg_table *t, uint32_t hierarchy, const char
 /* The mounted v1 hierarchy that has this controller ("memory"), or NULL. */
 const struct cg_hier *cg_hier_with(const struct cg_table *t, const char *controller);
 
+/* Writes text to dir/name (a cgroup's control file) in one write. Returns 0 or -errno. */
+int cg_write_file(const char *dir, const char *name, const char *text);
 /* Path of a live cgroup given its id, by searching its mount. Cached. */
 const char *cg_path_of_id(struct cg_table *t, uint32_t hierarchy, uint64_t id);
 

@@ -30,23 +30,6 @@ static void sleep_ms(long ms)
 		;
 }
 
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char path[PATH_MAX + 32];
-	int fd, err = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* The pids in cgroup.procs, up to max (-1 when it cannot be read). */
 static int read_procs(const char *dir, pid_t *pids, int max)
 {
@@ -207,7 +190,7 @@ int command_fork(struct command *c, char *why, size_t len)
 	c->err_fd = err[0];
 	snprintf(pid, sizeof(pid), "%d", (int)c->pid);
 	for (int i = 0; i < c->ncg; i++) {
-		int e = write_file(c->cg[i].dir, "cgroup.procs", pid);
+		int e = cg_write_file(c->cg[i].dir, "cgroup.procs", pid);
 
 		if (e) {
 			snprintf(why, len, "cannot move the command into %.200s: %s", c->cg[i].dir,
@@ -266,7 +249,7 @@ static void kill_all(const struct command_cg *g)
 	pid_t pids[256];
 	int n;
 
-	if (!write_file(g->dir, "cgroup.kill", "1"))
+	if (!cg_write_file(g->dir, "cgroup.kill", "1"))
 		return;
 	n = read_procs(g->dir, pids, 256);
 	for (int i = 0; i < n; i++)

@@ -265,12 +265,17 @@ void prom_write_label(FILE *f, const char *s)
 	write_term_escaped(f, s, put_prom);
 }
 
-void vdie(const char *who, int code, const char *fmt, va_list ap)
+void vwarn(const char *who, const char *fmt, va_list ap)
 {
 	char msg[1024], safe[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	term_escape(safe, sizeof(safe), msg);
 	fprintf(stderr, "%s: %s\n", who, safe);
+}
+
+void vdie(const char *who, int code, const char *fmt, va_list ap)
+{
+	vwarn(who, fmt, ap);
 	exit(code);
 }

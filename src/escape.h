@@ -43,8 +43,10 @@ size_t text_fit(const char *s, size_t columns);
 /*
  * Prints "who: message" as one line on stderr, the message escaped as by
  * term_escape() (it may quote a file name, an argument or a file's
- * contents), and exits with code: the commands' die().
+ * contents): the commands' warnings.
  */
+void vwarn(const char *who, const char *fmt, va_list ap);
+/* vwarn(), then exits with code: the commands' die(). */
 __attribute__((noreturn))
 void vdie(const char *who, int code, const char *fmt, va_list ap);
 

@@ -51,14 +51,11 @@ struct load_ran {
 
 void load_warn(const char *fmt, ...)
 {
-	char msg[1024], safe[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vwarn("rstatlat load", fmt, ap);
 	va_end(ap);
-	term_escape(safe, sizeof(safe), msg);
-	fprintf(stderr, "rstatlat load: %s\n", safe);
 }
 
 void load_die(int code, const char *fmt, ...)
@@ -67,8 +64,6 @@ void load_die(int code, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vdie("rstatlat load", code, fmt, ap);
-	va_end(ap);
-	exit(code);	/* not reached: vdie exits */
 }
 
 uint64_t load_now_ns(void)
@@ -422,14 +417,6 @@ static int hammer_make(struct load_cgroups *c, const struct load_opts *o, char *
 	return load_busy_cgroups(c, o->cgroups, why, len);
 }
 
-static int hammer_main(int argc, char **argv)
-{
-	struct load_opts o = { .workload = "hammer", .threads = 10, .reads = 10000, .cgroups = 1,
-			       .files = { "cpu.stat" } };
-
-	parse(argc, argv, &o, "threads reads cgroups file", 1, hammer_usage);
-	return run(&o, hammer_make);
-}
 
 static void stat_reader_usage(FILE *f)
 {
@@ -456,15 +443,6 @@ static int stat_reader_make(struct load_cgroups *c, const struct load_opts *o, c
 	return load_hogs_start(c, o->hogs, why, len);
 }
 
-static int stat_reader_main(int argc, char **argv)
-{
-	struct load_opts o = { .workload = "stat-reader", .threads = 400,
-			       .duration_ns = 10000000000ULL, .memory_max = 64ULL << 20,
-			       .files = { "memory.stat" } };
-
-	parse(argc, argv, &o, "threads duration hogs memory-max file", 1, stat_reader_usage);
-	return run(&o, stat_reader_make);
-}
 
 static void poller_usage(FILE *f)
 {
@@ -495,30 +473,35 @@ static int poller_make(struct load_cgroups *c, const struct load_opts *o, char *
 	return load_containers(c, o->cgroups, wants_memory(o), why, len);
 }
 
-static int poller_main(int argc, char **argv)
-{
-	struct load_opts o = { .workload = "poller", .threads = 1, .cgroups = 100,
-			       .interval_ns = 1000000, .duration_ns = 10000000000ULL,
-			       .files = { "cpu.stat", "memory.stat" } };
 
-	parse(argc, argv, &o, "cgroups interval duration file", LOAD_FILES_MAX, poller_usage);
-	return run(&o, poller_make);
-}
-
+/* A workload: its defaults, the options it takes, its usage and its cgroups. */
 static const struct workload {
 	const char *name;
-	int (*run)(int argc, char **argv);
 	const char *source;
+	struct load_opts defaults;
+	const char *allowed;	/* the options it takes, by long name */
+	int files_max;		/* --file given at most */
+	void (*usage)(FILE *f);
+	make_fn make;
 } workloads[] = {
-	{ "stat-reader", stat_reader_main,
+	{ "stat-reader",
 	  "threads reading a memcg's memory.stat while hogs OOM-loop in it: Linux 0efc297a "
-	  "(400 threads, 10 s, 400 hogs)" },
-	{ "poller", poller_main,
+	  "(400 threads, 10 s, 400 hogs)",
+	  { .threads = 400, .duration_ns = 10000000000ULL,
+	    .memory_max = 64ULL << 20, .files = { "memory.stat" } },
+	  "threads duration hogs memory-max file", 1, stat_reader_usage, stat_reader_make },
+	{ "poller",
 	  "an agent polling containers' cpu.stat and memory.stat: cadvisor, 100 containers "
-	  "every 1 ms on 128 cores" },
-	{ "hammer", hammer_main,
+	  "every 1 ms on 128 cores",
+	  { .threads = 1, .cgroups = 100, .interval_ns = 1000000,
+	    .duration_ns = 10000000000ULL, .files = { "cpu.stat", "memory.stat" } },
+	  "cgroups interval duration file", LOAD_FILES_MAX, poller_usage, poller_make },
+	{ "hammer",
 	  "threads re-reading cpu.stat: the lock-outside-the-loop patch (NUM_THREADS=10 "
-	  "NUM_ITER=10000)" },
+	  "NUM_ITER=10000)",
+	  { .threads = 10, .reads = 10000, .cgroups = 1,
+	    .files = { "cpu.stat" } },
+	  "threads reads cgroups file", 1, hammer_usage, hammer_make },
 };
 
 static void load_usage(FILE *f)
@@ -540,8 +523,15 @@ int load_main(int argc, char **argv)
 			printf("%-12s %s\n", workloads[i].name, workloads[i].source);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
-		if (!strcmp(argv[1], workloads[i].name))
-			return workloads[i].run(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
+		const struct workload *w = &workloads[i];
+		struct load_opts o = w->defaults;
+
+		if (strcmp(argv[1], w->name))
+			continue;
+		o.workload = w->name;
+		parse(argc - 1, argv + 1, &o, w->allowed, w->files_max, w->usage);
+		return run(&o, w->make);
+	}
 	load_die(LOAD_EXIT_USAGE, "unknown workload '%s' (rstatlat load --list)", argv[1]);
 }

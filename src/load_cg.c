@@ -41,28 +41,12 @@ static void sleep_us(long us)
 		;
 }
 
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char path[PATH_MAX + 32];
-	ssize_t n = (ssize_t)strlen(text);
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, (size_t)n) != n)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 static int join(const char *dir, pid_t pid)
 {
 	char text[24];
 
 	snprintf(text, sizeof(text), "%d", (int)pid);
-	return write_text(dir, "cgroup.procs", text);
+	return cg_write_file(dir, "cgroup.procs", text);
 }
 
 /* Whether a hierarchy's directory enables a controller for its children. */
@@ -287,34 +271,6 @@ static int make_dir(char *dir, size_t size, const char *base, int i, char *why, 
 	return 0;
 }
 
-int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len)
-{
-	char parent[PATH_MAX];
-
-	c->dir = calloc((size_t)n, sizeof(*c->dir));
-	c->busy = calloc((size_t)n, sizeof(*c->busy));
-	if (!c->dir || !c->busy) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	c->v2 = true;
-	if (v2_dir(parent, sizeof(parent), true, why, len) || make_base(c, parent, why, len))
-		return -1;
-	for (int i = 0; i < n; i++) {
-		if (make_dir(c->dir[i], sizeof(c->dir[i]), c->base, i, why, len))
-			return -1;
-		c->n = i + 1;
-		c->busy[i] = start_task(c->dir[i], NULL, TASK_BUSY);
-		if (c->busy[i] < 0) {
-			snprintf(why, len, "cannot start a task in %s: %s", c->dir[i],
-				 strerror((int)-c->busy[i]));
-			c->busy[i] = 0;
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Where the containers' memcgs go: below base in v2 (memory enabled there), or v1 twins. */
 static int container_memory(struct load_cgroups *c, bool *v2, char *why, size_t len)
 {
@@ -333,7 +289,22 @@ static int container_memory(struct load_cgroups *c, bool *v2, char *why, size_t 
 	return 0;
 }
 
-int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_t len)
+/* Starts a task of kind into dir (and dir2) as *slot. Returns 0, or -1 with why. */
+static int start_into(pid_t *slot, const char *dir, const char *dir2, enum task_kind kind,
+		      char *why, size_t len)
+{
+	pid_t pid = start_task(dir, dir2, kind);
+
+	*slot = pid > 0 ? pid : 0;
+	if (pid > 0)
+		return 0;
+	snprintf(why, len, "cannot start %s in %s: %s", task_comm[kind], dir, strerror((int)-pid));
+	return -1;
+}
+
+/* n cgroups in v2, each with a task of kind; with memory, a memcg each too (load_containers). */
+static int make_cgroups(struct load_cgroups *c, int n, bool memory, enum task_kind kind,
+			char *why, size_t len)
 {
 	char parent[PATH_MAX];
 	bool mem_v2 = false;
@@ -352,7 +323,7 @@ int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_
 	/* a cgroup with processes (the command's) cannot enable memory below it: v2's root */
 	if (v2_dir(parent, sizeof(parent), !mem_v2, why, len) || make_base(c, parent, why, len))
 		return -1;
-	err = mem_v2 ? write_text(c->base, "cgroup.subtree_control", "+memory") : 0;
+	err = mem_v2 ? cg_write_file(c->base, "cgroup.subtree_control", "+memory") : 0;
 	if (err) {
 		snprintf(why, len, "cannot enable memory in %s: %s", c->base, strerror(-err));
 		return -1;
@@ -367,16 +338,21 @@ int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_
 			return -1;
 		if (memory && mem_v2)
 			snprintf(c->mem_dir[i], sizeof(c->mem_dir[i]), "%s", c->dir[i]);
-		c->busy[i] = start_task(c->dir[i], memory && !mem_v2 ? c->mem_dir[i] : NULL,
-					TASK_CONTAINER);
-		if (c->busy[i] < 0) {
-			snprintf(why, len, "cannot start a task in %s: %s", c->dir[i],
-				 strerror((int)-c->busy[i]));
-			c->busy[i] = 0;
+		if (start_into(&c->busy[i], c->dir[i], memory && !mem_v2 ? c->mem_dir[i] : NULL,
+			       kind, why, len))
 			return -1;
-		}
 	}
 	return 0;
+}
+
+int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len)
+{
+	return make_cgroups(c, n, false, TASK_BUSY, why, len);
+}
+
+int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_t len)
+{
+	return make_cgroups(c, n, memory, TASK_CONTAINER, why, len);
 }
 
 const char *load_dir_of(const struct load_cgroups *c, int i, const char *file)
@@ -394,11 +370,11 @@ static int set_limit(const struct load_cgroups *c, uint64_t limit)
 
 	snprintf(text, sizeof(text), "%llu", (unsigned long long)limit);
 	if (c->v2) {
-		err = write_text(c->base, "memory.max", text);
-		swap = write_text(c->base, "memory.swap.max", "0");
+		err = cg_write_file(c->base, "memory.max", text);
+		swap = cg_write_file(c->base, "memory.swap.max", "0");
 	} else {
-		err = write_text(c->base, "memory.limit_in_bytes", text);
-		swap = write_text(c->base, "memory.memsw.limit_in_bytes", text);
+		err = cg_write_file(c->base, "memory.limit_in_bytes", text);
+		swap = cg_write_file(c->base, "memory.memsw.limit_in_bytes", text);
 	}
 	/* no swap to escape to: without swap accounting there is none to limit, and none must be on */
 	return err ? err : swap && load_swap_on() ? -ENOSWAP : 0;
@@ -410,8 +386,7 @@ int load_memcg(struct load_cgroups *c, uint64_t limit, char *why, size_t len)
 	int err;
 
 	c->dir = calloc(1, sizeof(*c->dir));
-	c->busy = calloc(1, sizeof(*c->busy));
-	if (!c->dir || !c->busy) {
+	if (!c->dir) {
 		snprintf(why, len, "out of memory");
 		return -1;
 	}
@@ -441,13 +416,8 @@ int load_hogs_start(struct load_cgroups *c, int nhogs, char *why, size_t len)
 		return -1;
 	}
 	for (int i = 0; i < nhogs; i++) {
-		c->hogs[i] = start_task(c->base, NULL, TASK_HOG);
-		if (c->hogs[i] < 0) {
-			snprintf(why, len, "cannot start a hog in %s: %s", c->base,
-				 strerror((int)-c->hogs[i]));
-			c->hogs[i] = 0;
+		if (start_into(&c->hogs[i], c->base, NULL, TASK_HOG, why, len))
 			return -1;
-		}
 		c->nhogs = i + 1;
 		c->hogs_started++;
 	}

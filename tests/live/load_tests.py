@@ -36,6 +36,29 @@ def workload_line(stdout):
     return lines[0]
 
 
+def traced_load(*args):
+    """`rstatlat -p -j -o F -- rstatlat load ARGS -j`: the load's workload
+    line and rstatlat's summary."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "run.json")
+        r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load"] + list(args) + ["-j"],
+                           capture_output=True, timeout=120)
+        check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
+        w = workload_line(r.stdout)
+        with open(out, "rb") as f:
+            return w, json_lines(f.read())[-1]
+
+
+def own_rows(summary):
+    """(cgroup path, row) of the load's own process (-p) for the cgroups it
+    made: comm rstatlat in the command's cgroup (its tasks are named
+    rstatlat-busy, -box and -hog)."""
+    own = summary["command"]["cgroups"][0]["path"]
+    return [(row["cgroup"]["path"], row) for row in summary["processes"]
+            if row["own_cgroup"] == own and row["comm"] == "rstatlat" and
+            "/rstatlat-load-" in row["cgroup"]["path"]]
+
+
 def check_latency(w):
     lat = w["read_ns"]
     check(0 < lat["p50"] <= lat["p99"] <= lat["max"] and
@@ -79,15 +102,8 @@ def register(test):
             raise Skip("cgroup v2 is not mounted")
         threads, reads, cgroups = 3, 2000, 4
         before = set(load_cgroups())
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "run.json")
-            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "hammer",
-                                "--threads", str(threads), "--reads", str(reads), "--cgroups",
-                                str(cgroups), "-j"], capture_output=True, timeout=120)
-            check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
-            w = workload_line(r.stdout)
-            with open(out, "rb") as f:
-                summary = json_lines(f.read())[-1]
+        w, summary = traced_load("hammer", "--threads", str(threads), "--reads", str(reads),
+                                 "--cgroups", str(cgroups))
         check(w["workload"] == "hammer" and w["reads"] == threads * reads and
               w["stopped_by"] is None and w["options"] == {
                   "threads": threads, "reads": reads, "cgroups": cgroups,
@@ -95,13 +111,11 @@ def register(test):
               "figures: %s" % w)
         check_latency(w)
         # the load's own flushes (-p): a cgroup's release may add one, by a kworker
-        own = summary["command"]["cgroups"][0]["path"]
         flushes = {}
-        for row in summary["processes"]:
-            base, _, name = row["cgroup"]["path"].rpartition("/")
-            if row["own_cgroup"] == own and os.path.basename(base).startswith("rstatlat-load-"):
-                check(name not in flushes, "two rows of the load's process for %s" % name)
-                flushes[name] = row["flush_ns"]["count"]
+        for path, row in own_rows(summary):
+            name = path.rpartition("/")[2]
+            check(name not in flushes, "two rows of the load's process for %s" % name)
+            flushes[name] = row["flush_ns"]["count"]
         want = {"c%d" % i: threads * reads // cgroups for i in range(cgroups)}
         check(flushes == want, "flushes by cgroup %s, the load read %s" % (flushes, want))
         left = set(load_cgroups()) - before
@@ -167,15 +181,8 @@ def register(test):
         rstatlat-hog); the memcg is gone after."""
         threads, seconds, hogs = 2, 2, 2
         before = vmstat_oom_kills()
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "run.json")
-            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "stat-reader",
-                                "--threads", str(threads), "-d", str(seconds), "--hogs",
-                                str(hogs), "-j"], capture_output=True, timeout=120)
-            check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
-            w = workload_line(r.stdout)
-            with open(out, "rb") as f:
-                summary = json_lines(f.read())[-1]
+        w, summary = traced_load("stat-reader", "--threads", str(threads), "-d", str(seconds),
+                                 "--hogs", str(hogs))
         host = vmstat_oom_kills() - before
         check(w["workload"] == "stat-reader" and w["reads"] > 0 and w["stopped_by"] is None and
               w["options"]["hogs"] == hogs and w["options"]["files"] == ["memory.stat"],
@@ -190,11 +197,8 @@ def register(test):
         if not summary.get("memcg_decisions"):
             raise Skip("no memcg:memcg_flush_stats here: %d reads, %d OOM kills" % (
                 w["reads"], kills))
-        own = summary["command"]["cgroups"][0]["path"]
         # the hogs (rstatlat-hog) ask too, in reclaim and OOM kills
-        asked = [row["memcg_decisions"]["asked"] for row in summary["processes"]
-                 if row["own_cgroup"] == own and row["comm"] == "rstatlat" and
-                 os.path.basename(row["cgroup"]["path"]).startswith("rstatlat-load-")]
+        asked = [row["memcg_decisions"]["asked"] for _, row in own_rows(summary)]
         check(asked == [w["reads"]], "asked by the load's process %s, it read %d times" % (
             asked, w["reads"]))
         return "%d reads of %s's memory.stat, p50 %d ns; %d OOM kills (host %d), %d hogs " \
@@ -209,15 +213,8 @@ def register(test):
         and asks for each memcg's flush exactly once a round (memory.stat:
         v1 twins on a hybrid host); reads = rounds x 5 x 2; all gone after."""
         cgroups = 5
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "run.json")
-            r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load", "poller",
-                                "--cgroups", str(cgroups), "--interval", "10ms", "-d", "2", "-j"],
-                               capture_output=True, timeout=120)
-            check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
-            w = workload_line(r.stdout)
-            with open(out, "rb") as f:
-                summary = json_lines(f.read())[-1]
+        w, summary = traced_load("poller", "--cgroups", str(cgroups), "--interval", "10ms",
+                                 "-d", "2")
         rounds = w["rounds"]
         check(w["workload"] == "poller" and rounds > 0 and w["reads"] == rounds * cgroups * 2 and
               0 <= w["rounds_late"] <= rounds and w["stopped_by"] is None and
@@ -225,13 +222,8 @@ def register(test):
         check_latency(w)
         check(0 < w["round_ns"]["p50"] <= w["round_ns"]["p99"] <= w["round_ns"]["max"],
               "round latency out of order: %s" % w["round_ns"])
-        own = summary["command"]["cgroups"][0]["path"]
         flushes, asked = {}, {}
-        for row in summary["processes"]:
-            path = row["cgroup"]["path"]
-            if row["own_cgroup"] != own or row["comm"] != "rstatlat" or \
-                    "/rstatlat-load-" not in path:
-                continue
+        for path, row in own_rows(summary):
             name = path.rpartition("/")[2]
             if row.get("memcg_decisions", {}).get("asked"):
                 asked[name] = row["memcg_decisions"]["asked"]
