@@ -14,9 +14,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "command.h"
+#include "report_read.h"
 
 /* How long leftovers get to die, and a removed cgroup to go. */
 #define EMPTY_WAIT_MS 5000
@@ -127,7 +129,7 @@ int command_cgroups(struct command *c, const struct cg_table *t, enum command_wh
 	struct cg_filter f;
 	const char *reason;
 
-	c->go_fd = c->err_fd = -1;
+	c->go_fd = c->err_fd = c->workload_fd = -1;
 	if (where == COMMAND_CGROUP_NONE)
 		return 0;
 	if (where == COMMAND_CGROUP_NEW)
@@ -157,6 +159,12 @@ static void child(struct command *c, int go_read, int err_write)
 	close(go_read);
 	if (c->ncg)
 		setenv(COMMAND_CGROUP_ENV, c->cg[0].dir, 1);
+	if (c->workload_fd >= 0 && !fcntl(c->workload_fd, F_SETFD, 0)) {
+		char fd[16];
+
+		snprintf(fd, sizeof(fd), "%d", c->workload_fd);
+		setenv(WORKLOAD_FD_ENV, fd, 1);
+	}
 	execvp(c->argv[0], c->argv);
 	e = errno;
 	if (write(err_write, &e, sizeof(e)) < 0)
@@ -171,6 +179,11 @@ int command_fork(struct command *c, char *why, size_t len)
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		snprintf(why, len, "cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	c->workload_fd = memfd_create(WORKLOAD_MEMFD_NAME, MFD_CLOEXEC);
+	if (c->workload_fd < 0) {
+		snprintf(why, len, "cannot make a memfd: %s", strerror(errno));
 		return -1;
 	}
 	c->pid = fork();
@@ -286,7 +299,9 @@ int command_cleanup(struct command *c, char *why, size_t len)
 		close(c->go_fd);	/* a held child exits at EOF */
 	if (c->err_fd >= 0)
 		close(c->err_fd);
-	c->go_fd = c->err_fd = -1;
+	if (c->workload_fd >= 0)
+		close(c->workload_fd);
+	c->go_fd = c->err_fd = c->workload_fd = -1;
 	if (c->pid > 0 && !command_exited(c)) {
 		kill(c->pid, SIGKILL);
 		while (!command_exited(c))
@@ -313,6 +328,41 @@ int command_cleanup(struct command *c, char *why, size_t len)
 		c->cg[i].made = false;
 	}
 	return ret;	/* c->cg stays: the report still names them */
+}
+
+/* More than this is not what rstatlat load writes (a few KiB a distribution). */
+#define WORKLOAD_BYTES_MAX (16 << 20)
+
+int command_workload(struct command *c, struct workload_info *w, char *why, size_t len)
+{
+	char err[256];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	if (c->workload_fd < 0 || fstat(c->workload_fd, &st) || !st.st_size)
+		return 0;
+	if (st.st_size > WORKLOAD_BYTES_MAX) {
+		snprintf(why, len, "the command's workload figures: more than %d MiB",
+			 WORKLOAD_BYTES_MAX >> 20);
+		return -1;
+	}
+	fd = dup(c->workload_fd);
+	f = fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		snprintf(why, len, "cannot read the command's workload figures: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (workload_read(f, w, err, sizeof(err))) {
+		snprintf(why, len, "the command's workload figures: %s", err);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
 }
 
 int command_status(const struct command *c, int *sig)

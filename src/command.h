@@ -24,6 +24,14 @@ enum command_where {
 
 /* The environment variable that tells COMMAND its cgroup's directory. */
 #define COMMAND_CGROUP_ENV "RSTATLAT_CGROUP"
+/*
+ * ... and the descriptor of a memfd where a workload it runs (rstatlat
+ * load) writes its figures, for the summary (report.workload). The memfd's
+ * name, as /proc/PID/fd shows it, tells it from another file of that number.
+ */
+#define WORKLOAD_FD_ENV "RSTATLAT_WORKLOAD_FD"
+#define WORKLOAD_MEMFD_NAME "rstatlat-workload"
+#define WORKLOAD_MEMFD_LINK "/memfd:" WORKLOAD_MEMFD_NAME
 
 struct command_cg {
 	uint32_t hierarchy;
@@ -39,6 +47,7 @@ struct command {
 	pid_t pid;		/* 0 until forked */
 	int go_fd;		/* the child execs once a byte arrives here */
 	int err_fd;		/* the child's exec errno, or EOF once it has exec'd */
+	int workload_fd;		/* the memfd of WORKLOAD_FD_ENV, or -1 */
 	struct command_cg cg[COMMAND_CGROUPS_MAX];
 	int ncg;
 	bool reaped;
@@ -76,6 +85,12 @@ int command_kill_leftovers(struct command *c);
 int command_cleanup(struct command *c, char *why, size_t len);
 /* As a shell gives it: the exit code, or 128 + the signal (in *sig, else 0). */
 int command_status(const struct command *c, int *sig);
+/*
+ * What a workload the command ran (rstatlat load) wrote to WORKLOAD_FD_ENV:
+ * its figures in w, or w empty when none wrote. Returns 0, or -1 with one
+ * line in why (then w is empty).
+ */
+int command_workload(struct command *c, struct workload_info *w, char *why, size_t len);
 /* What the report says of it (deep copy). Returns 0, or -1 out of memory. */
 int command_describe(const struct command *c, struct command_info *out);
 

@@ -82,6 +82,28 @@ static void part_metrics(void)
 	}
 }
 
+static void workload_count_metric(const char *name, enum metric_kind kind, enum workload_count k,
+				  enum workload_count of)
+{
+	struct metric_def *m = metric_new(name, kind);
+
+	m->workload = true;
+	m->wl = k;
+	m->wl_of = of;
+}
+
+/* rstatlat load's figures (docs/load.md), on the total: each count beside its distribution. */
+static void workload_metrics(void)
+{
+	workload_count_metric("workload.reads", MK_COUNT, WL_READS, WL_READS);
+	workload_count_metric("workload.reads.rate", MK_RATE, WL_READS, WL_READS);
+	dist_metrics(DIST_READ);
+	workload_count_metric("workload.rounds.late", MK_SHARE, WL_ROUNDS_LATE, WL_ROUNDS);
+	dist_metrics(DIST_ROUND);
+	workload_count_metric("workload.oom_kills", MK_COUNT, WL_OOM_KILLS, WL_OOM_KILLS);
+	workload_count_metric("workload.oom_kills.rate", MK_RATE, WL_OOM_KILLS, WL_OOM_KILLS);
+}
+
 /* Before main: gates are parsed from the command line. */
 __attribute__((constructor)) static void metrics_build(void)
 {
@@ -93,8 +115,9 @@ __attribute__((constructor)) static void metrics_build(void)
 			part_metrics();
 	}
 	/* system-wide, on the total: irqs-off outside rstat (trace), tick lateness (sample) */
-	for (int d = DIST_ROW_MAX; d < DIST_MAX; d++)
-		dist_metrics((enum dist_id)d);
+	dist_metrics(DIST_OUTSIDE);
+	dist_metrics(DIST_LATE);
+	workload_metrics();
 }
 
 const char *const verdict_names[] = {
@@ -109,6 +132,8 @@ const char *const verdict_names[] = {
 /* Whether a metric is made of a counter that files may lack (count_def.json_optional). */
 static bool optional_count(const struct metric_def *m)
 {
+	if (m->workload)
+		return false;
 	switch (m->kind) {
 	case MK_COUNT:
 	case MK_RATE:
@@ -120,10 +145,14 @@ static bool optional_count(const struct metric_def *m)
 	}
 }
 
-/* irqoff_outside.* and tick_late.*: measured for the whole system, on the total only. */
-static bool system_dist(enum dist_id k)
+/*
+ * irqoff_outside.*, tick_late.* and the workload's: measured for the whole
+ * system, on the total only.
+ */
+static bool system_metric(const struct metric_def *m)
 {
-	return k >= DIST_ROW_MAX;
+	return m->workload || ((m->kind == MK_QUANTILE || m->kind == MK_MAX) &&
+			       m->dist >= DIST_ROW_MAX);
 }
 
 bool metric_shown(const struct cmp_row *row, int i)
@@ -133,7 +162,7 @@ bool metric_shown(const struct cmp_row *row, int i)
 	/* a part or an optional counter neither side measured is left out */
 	if (metrics[i].kind == MK_PART || optional_count(&metrics[i]))
 		return c->has_before || c->has_after;
-	if (!system_dist(metrics[i].dist))
+	if (!system_metric(&metrics[i]))
 		return true;
 	return row->total && (c->has_before || c->has_after);
 }
@@ -232,6 +261,11 @@ static const struct dist *dist_of(const struct report *r, const struct row *row,
 		return !row->path && r->irqoff.trace ? &r->irqoff.outside : NULL;
 	case DIST_LATE:
 		return !row->path && r->irqoff.sample ? &r->irqoff.late : NULL;
+	case DIST_READ:
+		return !row->path && r->workload.present ? &r->workload.read : NULL;
+	case DIST_ROUND:
+		return !row->path && (r->workload.measured & (1U << WL_ROUNDS)) ?
+		       &r->workload.round : NULL;
 	case DIST_IRQOFF:
 		return row_irqoff(r, row);
 	default:
@@ -239,27 +273,46 @@ static const struct dist *dist_of(const struct report *r, const struct row *row,
 	}
 }
 
-static double seconds(const struct report *r)
+/* The window a rate is over: the run's, or the workload's wall time. */
+static double seconds(const struct metric_def *m, const struct report *r)
 {
-	return (double)r->duration_ns / 1e9;
+	return (double)(m->workload ? r->workload.wall_ns : r->duration_ns) / 1e9;
 }
 
-/* A row's counter of metric m, and what it is taken over: a share's whole, a mean's values. */
-static uint64_t numerator(const struct metric_def *m, const struct row *row)
+/*
+ * A row's counter of metric m (the workload's: r's), and what it is taken
+ * over: a share's whole, a mean's values.
+ */
+static uint64_t numerator(const struct metric_def *m, const struct report *r,
+			  const struct row *row)
 {
-	return row->count[m->count];
+	return m->workload ? r->workload.count[m->wl] : row->count[m->count];
 }
 
-static uint64_t denominator(const struct metric_def *m, const struct row *row)
+static uint64_t denominator(const struct metric_def *m, const struct report *r,
+			    const struct row *row)
 {
+	if (m->workload)
+		return r->workload.count[m->wl_of];
 	if (m->kind == MK_SHARE && m->of >= 0)
 		return row->count[m->of];
 	return row->dist[m->dist].count;	/* per value: MK_PER_VALUE, MK_PART, a share of them */
 }
 
+/* Whether a workload figure is r's: the total's, of a workload that has that count. */
+static bool workload_measured(const struct metric_def *m, const struct report *r,
+			      const struct row *row)
+{
+	unsigned int need = 1U << m->wl | 1U << m->wl_of;
+
+	return !row->path && r->workload.present && (r->workload.measured & need) == need;
+}
+
 /* Whether a report measured the counter a metric is made of. */
 static bool count_measured(const struct metric_def *m, const struct report *r)
 {
+	if (m->workload)
+		return r->workload.present;
 	switch (m->kind) {
 	case MK_COUNT:
 	case MK_RATE:
@@ -278,19 +331,19 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 	const struct dist *d;
 	uint64_t whole;
 
-	if (!row || !count_measured(m, r))
+	if (!row || !count_measured(m, r) || (m->workload && !workload_measured(m, r, row)))
 		return false;
 	switch (m->kind) {
 	case MK_COUNT:
-		*v = (double)numerator(m, row);
+		*v = (double)numerator(m, r, row);
 		return true;
 	case MK_RATE:
-		*v = seconds(r) > 0 ? (double)numerator(m, row) / seconds(r) : 0;
-		return seconds(r) > 0;
+		*v = seconds(m, r) > 0 ? (double)numerator(m, r, row) / seconds(m, r) : 0;
+		return seconds(m, r) > 0;
 	case MK_SHARE:
 	case MK_PER_VALUE:
-		whole = denominator(m, row);
-		*v = whole ? (double)numerator(m, row) / (double)whole : 0;
+		whole = denominator(m, r, row);
+		*v = whole ? (double)numerator(m, r, row) / (double)whole : 0;
 		return whole > 0;
 	case MK_QUANTILE:
 	case MK_MAX:
@@ -300,7 +353,7 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 		*v = m->kind == MK_MAX ? (double)d->max : (double)dist_quantile(d, m->q);
 		return d->count > 0;
 	case MK_PART:
-		whole = denominator(m, row);
+		whole = denominator(m, r, row);
 		*v = whole ? (double)row->part[m->part] / (double)whole : 0;
 		return report_part_measured(r, m->part) && whole > 0;
 	case MK_MEAN:
@@ -328,25 +381,31 @@ static bool parts_comparable(const struct report *a, const struct report *b, int
  * number of holds on a given kernel and machine; what moves it is the
  * kernel, which is what a gate on it asks about.)
  */
-static double per_value_p(const struct metric_def *m, const struct row *b, const struct row *a)
+static double per_value_p(const struct metric_def *m, const struct comparison *c,
+			  const struct row *b, const struct row *a)
 {
-	return poisson_rate_p(numerator(m, b), (double)denominator(m, b), numerator(m, a),
-			      (double)denominator(m, a));
+	const struct report *rb = c->before.r, *ra = c->after.r;
+
+	return poisson_rate_p(numerator(m, rb, b), (double)denominator(m, rb, b),
+			      numerator(m, ra, a), (double)denominator(m, ra, a));
 }
 
 /* A rate per second: counts as events over the window as exposure. */
 static double rate_p(const struct metric_def *m, const struct comparison *c, const struct row *b,
 		     const struct row *a)
 {
-	return poisson_rate_p(numerator(m, b), seconds(c->before.r), numerator(m, a),
-			      seconds(c->after.r));
+	return poisson_rate_p(numerator(m, c->before.r, b), seconds(m, c->before.r),
+			      numerator(m, c->after.r, a), seconds(m, c->after.r));
 }
 
 /* A share: two proportions, its count out of its whole on each side. */
-static double share_p(const struct metric_def *m, const struct row *b, const struct row *a)
+static double share_p(const struct metric_def *m, const struct comparison *c,
+		      const struct row *b, const struct row *a)
 {
-	return two_proportion_p(numerator(m, b), denominator(m, b), numerator(m, a),
-				denominator(m, a));
+	const struct report *rb = c->before.r, *ra = c->after.r;
+
+	return two_proportion_p(numerator(m, rb, b), denominator(m, rb, b), numerator(m, ra, a),
+				denominator(m, ra, a));
 }
 
 /*
@@ -447,13 +506,13 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 	case MK_MEAN:
 		return by_p(mean_p(m, c, b, a), alpha);
 	case MK_PER_VALUE:
-		return by_p(per_value_p(m, b, a), alpha);
+		return by_p(per_value_p(m, c, b, a), alpha);
 	case MK_RATE:
 		return by_p(rate_p(m, c, b, a), alpha);
 	case MK_SHARE:
-		if (!numerator(m, b) && !numerator(m, a))
+		if (!numerator(m, c->before.r, b) && !numerator(m, c->after.r, a))
 			return V_SAME;
-		return by_p(share_p(m, b, a), alpha);
+		return by_p(share_p(m, c, b, a), alpha);
 	case MK_QUANTILE:
 		return db && da ? quantile_test(db, da, m->q, alpha) : V_NA;
 	case MK_MAX:
@@ -708,19 +767,20 @@ static bool crosses(const struct gate *g, double v)
 static bool after_bounds(const struct metric_def *m, const struct comparison *c,
 			 const struct row *a, double v, double *lo, double *hi)
 {
-	double z = z_two_sided(2 * c->gate_alpha), n = (double)numerator(m, a);
+	const struct report *r = c->after.r;
+	double z = z_two_sided(2 * c->gate_alpha), n = (double)numerator(m, r, a);
 
 	if (m->kind == MK_PER_VALUE) {
-		double values = (double)denominator(m, a);
+		double values = (double)denominator(m, r, a);
 
-		if (numerator(m, a) < 5 || !values)
+		if (numerator(m, r, a) < 5 || !values)
 			return false;
 		*lo = (n - z * sqrt(n)) / values;
 		*hi = (n + z * sqrt(n)) / values;
 		return true;
 	}
 	if (m->kind == MK_SHARE) {
-		double whole = (double)denominator(m, a);
+		double whole = (double)denominator(m, r, a);
 
 		if (whole * fmin(v, 1 - v) < 5)
 			return false;
@@ -728,10 +788,10 @@ static bool after_bounds(const struct metric_def *m, const struct comparison *c,
 		*hi = v + z * sqrt(v * (1 - v) / whole);
 		return true;
 	}
-	if (numerator(m, a) < 5)
+	if (numerator(m, r, a) < 5)
 		return false;
-	*lo = (n - z * sqrt(n)) / seconds(c->after.r);
-	*hi = (n + z * sqrt(n)) / seconds(c->after.r);
+	*lo = (n - z * sqrt(n)) / seconds(m, r);
+	*hi = (n + z * sqrt(n)) / seconds(m, r);
 	return true;
 }
 
@@ -826,10 +886,10 @@ static bool shift_confirmed(const struct gate *g, const struct comparison *c,
 		p = rate_p(m, c, b, a);
 		break;
 	case MK_SHARE:
-		p = share_p(m, b, a);
+		p = share_p(m, c, b, a);
 		break;
 	case MK_PER_VALUE:
-		p = per_value_p(m, b, a);
+		p = per_value_p(m, c, b, a);
 		break;
 	case MK_PART:
 	case MK_MEAN:
@@ -857,7 +917,7 @@ static enum gate_outcome relative_gate(const struct gate *g, const struct compar
 
 static bool system_wide(const struct gate *g)
 {
-	return system_dist(metrics[g->metric].dist);
+	return system_metric(&metrics[g->metric]);
 }
 
 /* Whether a side did not measure the counter a gate's metric is made of. */

@@ -25,9 +25,17 @@ struct metric_def {
 	int of;			/* MK_SHARE: the counter it is a share of; -1: of dist's values */
 	double q;
 	enum flush_part part;	/* MK_PART */
+	/*
+	 * A figure of the workload (report.workload), on the total: counts
+	 * are its count[wl] (MK_SHARE: over count[wl_of]), rates per second
+	 * of its wall time.
+	 */
+	bool workload;
+	enum workload_count wl, wl_of;
 };
 
-#define METRICS_MAX (2 * COUNT_MAX + 4 * DIST_MAX + 1 + PART_MAX)
+#define WORKLOAD_METRICS 5
+#define METRICS_MAX (2 * COUNT_MAX + 4 * DIST_MAX + 1 + PART_MAX + WORKLOAD_METRICS)
 extern const struct metric_def *const metrics;
 extern int nmetrics;		/* built before main (compare.c) */
 

@@ -307,6 +307,35 @@ static void command_summary(char *buf, size_t len, const struct command_info *cm
 		memcpy(buf + len - 4, "...", 4);
 }
 
+/* "hammer threads=10 reads=10000 ...": the workload a side ran, cut to len - 1 bytes. */
+static void workload_summary(char *buf, size_t len, const struct workload_info *w)
+{
+	size_t at;
+
+	snprintf(buf, len, "%s%s", w->present ? w->name : "-", w->mixed ? " (and others)" : "");
+	at = strlen(buf);
+	for (int i = 0; w->present && i < w->noptions && at + 1 < len; i++) {
+		const struct workload_option *o = &w->options[i];
+
+		if (o->text)
+			at += (size_t)snprintf(buf + at, len - at, " %s=%s", o->key, o->text);
+		else
+			at += (size_t)snprintf(buf + at, len - at, " %s=%llu", o->key,
+					       (unsigned long long)o->number);
+	}
+	if (at + 1 >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+/* Whether the two sides ran different workloads (or one none): their figures differ in kind. */
+static bool workloads_differ(const struct comparison *c)
+{
+	const struct workload_info *b = &c->before.r->workload, *a = &c->after.r->workload;
+
+	return b->present != a->present || b->mixed || a->mixed ||
+	       (b->present && strcmp(b->name, a->name));
+}
+
 /* Every run's file, BEFORE's beside AFTER's: one line each, the first one "file". */
 static void print_files(FILE *f, const struct comparison *c, bool md)
 {
@@ -413,6 +442,13 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 		}
 		header_line(f, md, "command", v[0], v[1]);
 	}
+	if (s[0]->r->workload.present || s[1]->r->workload.present) {
+		for (int i = 0; i < 2; i++) {
+			workload_summary(raw, 37, &s[i]->r->workload);
+			safe(v[i], TEXT_MAX, raw, md);
+		}
+		header_line(f, md, "workload", v[0], v[1]);
+	}
 	print_gated(f, c, md);
 	fprintf(f, "%stests: %s, alpha %g, %.3g per gate check; noise floor %g%%\n",
 		md ? "\n" : "", compare_replicated(c) ? "between runs (Welch's t)" :
@@ -423,6 +459,9 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 	if (strcmp(c->before.irqoff_source, c->after.irqoff_source))
 		fprintf(f, "%swarning: irqs-off comes from different sources on the two sides\n",
 			md ? "\n" : "");
+	if (workloads_differ(c))
+		fprintf(f, "%swarning: the sides ran different workloads: workload.* compare unlike "
+			"figures\n", md ? "\n" : "");
 }
 
 /*
@@ -708,6 +747,31 @@ static void json_strings(FILE *f, const char *const *s, size_t n)
 	fputc(']', f);
 }
 
+/* The workload a side ran (its figures are the total's workload.* metrics), or null. */
+static void json_workload(FILE *f, const struct workload_info *w)
+{
+	fputs(",\"workload\":", f);
+	if (!w->present) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"name\":", f);
+	json_write_string(f, w->name);
+	fprintf(f, ",\"mixed\":%s,\"runs\":%u,\"options\":{", w->mixed ? "true" : "false",
+		w->runs);
+	for (int i = 0; i < w->noptions; i++) {
+		if (i)
+			fputc(',', f);
+		json_write_string(f, w->options[i].key);
+		fputc(':', f);
+		if (w->options[i].text)
+			json_write_string(f, w->options[i].text);
+		else
+			fprintf(f, "%" PRIu64, w->options[i].number);
+	}
+	fputs("}}", f);
+}
+
 static void json_side(FILE *f, const char *key, const struct side *s)
 {
 	fprintf(f, "\"%s\":{\"file\":", key);
@@ -739,6 +803,7 @@ static void json_side(FILE *f, const char *key, const struct side *s)
 	json_write_string(f, s->irqoff_source);
 	fputs(",\"command\":", f);
 	json_command(f, side_command(s));
+	json_workload(f, &s->r->workload);
 	fprintf(f, ",\"runs\":%zu}", s->nruns ? s->nruns : 1);
 }
 

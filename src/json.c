@@ -575,6 +575,79 @@ static void put_command(struct out *o, const struct command_info *c)
 	put_lit(o, "}");
 }
 
+/* The workload's options: numbers and strings, as it was given them. */
+static void put_workload_options(struct out *o, const struct workload_info *w)
+{
+	put_lit(o, "\"options\":{");
+	for (int i = 0; i < w->noptions; i++) {
+		const struct workload_option *opt = &w->options[i];
+
+		if (i)
+			put_lit(o, ",");
+		put_str(o, opt->key);
+		put_lit(o, ":");
+		if (opt->text)
+			put_str(o, opt->text);
+		else
+			put_num(o, opt->number);
+	}
+	put_lit(o, "}");
+}
+
+/*
+ * The workload's name, options and figures: the summary's "workload"
+ * object and the line `rstatlat load -j` prints have the same members.
+ * reads_per_s and read_mode_ns are derived, for a reader of the line.
+ */
+static void put_workload_members(struct out *o, const struct workload_info *w)
+{
+	double secs = (double)w->wall_ns / 1e9;
+	uint64_t mode = dist_mode_octave(&w->read);
+	char rate[48];
+
+	put_lit(o, "\"name\":");
+	put_str(o, w->name);
+	put_lit(o, ",");
+	put_workload_options(o, w);
+	put_lit(o, ",\"hierarchy\":");
+	put_str(o, w->hierarchy);
+	put_lit(o, ",\"wall_ns\":");
+	put_num(o, w->wall_ns);
+	for (int k = 0; k < WL_COUNT_MAX; k++) {
+		if (!(w->measured & (1U << k)))
+			continue;
+		put_lit(o, ",\"");
+		put_cstr(o, workload_count_names[k]);
+		put_lit(o, "\":");
+		put_num(o, w->count[k]);
+	}
+	snprintf(rate, sizeof(rate), ",\"reads_per_s\":%.1f,",
+		 secs > 0 ? (double)w->count[WL_READS] / secs : 0.0);
+	put_cstr(o, rate);
+	put_dist(o, "read_ns", &w->read);
+	put_lit(o, ",\"read_mode_ns\":{\"ge\":");
+	put_u64_lit(o, mode, ",\"lt\":");
+	put_u64_lit(o, mode ? 2 * mode : 1ULL << HIST_LOW_SHIFT, "}");
+	if (w->measured & (1U << WL_ROUNDS)) {
+		put_lit(o, ",");
+		put_dist(o, "round_ns", &w->round);
+	}
+	put_lit(o, ",\"stopped_by\":");
+	if (w->stopped_by[0])
+		put_str(o, w->stopped_by);
+	else
+		put_lit(o, "null");
+}
+
+static void put_workload(struct out *o, const struct workload_info *w)
+{
+	if (!w->present)
+		return;
+	put_lit(o, ",\"workload\":{");
+	put_workload_members(o, w);
+	put_lit(o, "}");
+}
+
 static void put_lost(struct out *o, const struct report *r)
 {
 	put_lit(o, ",\"lost\":{");
@@ -620,6 +693,7 @@ void json_print(FILE *f, const struct report *r)
 
 	put_header(&o, r);
 	put_command(&o, &r->command);
+	put_workload(&o, &r->workload);
 	put_cpu_lock(&o, &r->cpu_lock);
 	put_irqoff(&o, &r->irqoff);
 	put_list(&o, r, "cgroups", r->cgroups, r->ncgroups, put_cgroup_row);
@@ -627,6 +701,17 @@ void json_print(FILE *f, const struct report *r)
 		put_list(&o, r, "processes", r->processes, r->nprocesses, put_process_row);
 	put_lost(&o, r);
 	put_self(&o, &r->self);
+	put_lit(&o, "}\n");
+	out_flush(&o);
+	fflush(f);
+}
+
+void json_print_workload(FILE *f, const struct workload_info *w)
+{
+	struct out o = { .f = f, .p = out_buf, .end = out_buf + OUT_SIZE };
+
+	put_lit(&o, "{\"schema\":\"rstatlat/1\",\"type\":\"workload\",");
+	put_workload_members(&o, w);
 	put_lit(&o, "}\n");
 	out_flush(&o);
 	fflush(f);

@@ -6,6 +6,7 @@
  * the cgroups and the tasks in them, load_read.c runs the readers.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,10 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include "command.h"
 #include "escape.h"
 #include "fmt.h"
 #include "load.h"
 #include "load_int.h"
+#include "view.h"
 
 #define THREADS_MAX	1024
 #define CGROUPS_MAX	1000
@@ -108,7 +111,7 @@ static uint64_t parse_size(const char *what, const char *s)
 /* A --file: the first one given replaces the workload's defaults. */
 static void add_file(struct load_opts *o, const char *file, int max)
 {
-	if (!*file || strchr(file, '/') || !strcmp(file, ".") || !strcmp(file, ".."))
+	if (!*file || strpbrk(file, "/,") || !strcmp(file, ".") || !strcmp(file, ".."))
 		load_die(LOAD_EXIT_USAGE, "invalid --file '%s': a file name in a cgroup's directory",
 			 file);
 	if (o->nfiles == max)
@@ -204,61 +207,118 @@ static bool is_stat_reader(const struct load_opts *o)
 	return !o->reads && !o->interval_ns;
 }
 
-static void json_files(const struct load_opts *o)
+static void option_number(struct workload_info *w, const char *key, uint64_t v)
 {
-	printf("\"files\":[");
+	struct workload_option *opt = &w->options[w->noptions++];
+
+	snprintf(opt->key, sizeof(opt->key), "%s", key);
+	opt->number = v;
+}
+
+/* The files read, as one option: "cpu.stat,memory.stat" (a --file has no comma). */
+static int option_files(struct workload_info *w, const struct load_opts *o)
+{
+	struct workload_option *opt = &w->options[w->noptions];
+	size_t len = 1;
+
+	for (int i = 0; i < o->nfiles; i++)
+		len += strlen(o->files[i]) + 1;
+	opt->text = calloc(1, len);
+	if (!opt->text)
+		return -1;
 	for (int i = 0; i < o->nfiles; i++) {
-		printf(i ? "," : "");
-		json_write_string(stdout, o->files[i]);
+		if (i)
+			strcat(opt->text, ",");
+		strcat(opt->text, o->files[i]);
 	}
-	printf("]");
+	snprintf(opt->key, sizeof(opt->key), "files");
+	w->noptions++;
+	return 0;
 }
 
-static void json_dist(const char *key, const struct dist *d, bool mode)
+/* The run as the report's model has it: what json.c writes, and rstatlat reads back. */
+static int describe(const struct load_opts *o, const struct load_figures *f,
+		    const struct load_ran *ran, struct workload_info *w)
 {
-	uint64_t lo = dist_mode_octave(d);
-
-	printf("\"%s\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu", key,
-	       (unsigned long long)dist_quantile(d, 0.5), (unsigned long long)dist_quantile(d, 0.99),
-	       (unsigned long long)d->max);
-	if (mode)
-		printf(",\"mode_ge\":%llu,\"mode_lt\":%llu", (unsigned long long)lo,
-		       (unsigned long long)(lo ? 2 * lo : 1ULL << HIST_LOW_SHIFT));
-	printf("},");
-}
-
-static void print_json(const struct load_opts *o, const struct load_figures *f,
-		       const struct load_ran *ran)
-{
-	double secs = (double)f->wall_ns / 1e9;
-
-	printf("{\"type\":\"workload\",\"workload\":\"%s\",\"options\":{", o->workload);
-	if (o->reads)
-		printf("\"threads\":%d,\"reads\":%ld,\"cgroups\":%d,", o->threads, o->reads,
-		       o->cgroups);
-	else if (o->interval_ns)
-		printf("\"cgroups\":%d,\"interval_ns\":%llu,\"duration_ns\":%llu,", o->cgroups,
-		       (unsigned long long)o->interval_ns, (unsigned long long)o->duration_ns);
-	else
-		printf("\"threads\":%d,\"duration_ns\":%llu,\"hogs\":%d,\"memory_max\":%llu,",
-		       o->threads, (unsigned long long)o->duration_ns, o->hogs,
-		       (unsigned long long)o->memory_max);
-	json_files(o);
-	printf("},\"hierarchy\":\"%s\",\"reads\":%ld,\"wall_ns\":%llu,\"reads_per_s\":%.1f,",
-	       ran->cg->v2 ? "v2" : "memory", f->reads, (unsigned long long)f->wall_ns,
-	       secs > 0 ? f->reads / secs : 0.0);
-	json_dist("read_ns", &f->lat, true);
+	memset(w, 0, sizeof(*w));
+	w->present = true;
+	w->runs = 1;
+	snprintf(w->name, sizeof(w->name), "%s", o->workload);
+	snprintf(w->hierarchy, sizeof(w->hierarchy), "%s", ran->cg->v2 ? "v2" : "memory");
+	if (o->reads) {
+		option_number(w, "threads", (uint64_t)o->threads);
+		option_number(w, "reads", (uint64_t)o->reads);
+		option_number(w, "cgroups", (uint64_t)o->cgroups);
+	} else if (o->interval_ns) {
+		option_number(w, "cgroups", (uint64_t)o->cgroups);
+		option_number(w, "interval_ns", o->interval_ns);
+		option_number(w, "duration_ns", o->duration_ns);
+	} else {
+		option_number(w, "threads", (uint64_t)o->threads);
+		option_number(w, "duration_ns", o->duration_ns);
+		option_number(w, "hogs", (uint64_t)o->hogs);
+		option_number(w, "memory_max", o->memory_max);
+	}
+	w->wall_ns = f->wall_ns;
+	w->count[WL_READS] = (uint64_t)f->reads;
+	w->measured = 1U << WL_READS;
 	if (o->interval_ns) {
-		printf("\"rounds\":%ld,\"rounds_late\":%ld,", f->rounds, f->rounds_late);
-		json_dist("round_ns", &f->round, false);
+		w->count[WL_ROUNDS] = (uint64_t)f->rounds;
+		w->count[WL_ROUNDS_LATE] = (uint64_t)f->rounds_late;
+		w->measured |= 1U << WL_ROUNDS | 1U << WL_ROUNDS_LATE;
 	}
-	if (is_stat_reader(o))
-		printf("\"hogs_started\":%ld,\"oom_kills\":%llu,", ran->cg->hogs_started,
-		       (unsigned long long)ran->oom_kills);
+	if (is_stat_reader(o)) {
+		w->count[WL_HOGS_STARTED] = (uint64_t)ran->cg->hogs_started;
+		w->count[WL_OOM_KILLS] = ran->oom_kills;
+		w->measured |= 1U << WL_HOGS_STARTED | 1U << WL_OOM_KILLS;
+	}
 	if (f->signal)
-		printf("\"stopped_by\":\"%s\"}\n", sigabbrev_np(f->signal));
-	else
-		printf("\"stopped_by\":null}\n");
+		snprintf(w->stopped_by, sizeof(w->stopped_by), "%s", sigabbrev_np(f->signal));
+	return option_files(w, o) || dist_copy(&w->read, &f->lat) ||
+	       dist_copy(&w->round, &f->round) ? -1 : 0;
+}
+
+/*
+ * Under rstatlat -- COMMAND: the figures to the descriptor it gave
+ * (command.h, WORKLOAD_FD_ENV), one line in one write, for its summary.
+ * Only to the memfd it made: a descriptor of that number may be another
+ * file in a process the command started.
+ */
+static void hand_over(const struct workload_info *w)
+{
+	const char *env = getenv(WORKLOAD_FD_ENV);
+	char link[64], target[128], *line = NULL, *end;
+	size_t len = 0, off = 0;
+	ssize_t n;
+	FILE *m;
+	long fd;
+
+	if (!env)
+		return;
+	errno = 0;
+	fd = strtol(env, &end, 10);
+	snprintf(link, sizeof(link), "/proc/self/fd/%ld", fd);
+	n = errno || end == env || *end || fd < 0 || fd > INT_MAX ? -1 :
+	    readlink(link, target, sizeof(target) - 1);
+	target[n < 0 ? 0 : n] = '\0';
+	if (n < 0 || strncmp(target, WORKLOAD_MEMFD_LINK, strlen(WORKLOAD_MEMFD_LINK))) {
+		load_warn(WORKLOAD_FD_ENV "=%s is not rstatlat's: figures not handed over", env);
+		return;
+	}
+	m = open_memstream(&line, &len);
+	if (m) {
+		json_print_workload(m, w);
+		fclose(m);
+	}
+	while (line && off < len && (n = write((int)fd, line + off, len - off)) != 0) {
+		if (n < 0 && errno != EINTR)
+			break;
+		off += n > 0 ? (size_t)n : 0;
+	}
+	if (!line || off < len)
+		load_warn("cannot hand the figures to rstatlat: %s", line ? strerror(errno) :
+			  "out of memory");
+	free(line);
 }
 
 static void text_files(const struct load_opts *o)
@@ -354,6 +414,7 @@ static int run(const struct load_opts *o, make_fn make)
 	struct read_job job = { .nfiles = o->nfiles, .cg = &cg, .reads = o->reads,
 				.duration_ns = o->duration_ns, .interval_ns = o->interval_ns };
 	struct load_ran ran = { .cg = &cg };
+	struct workload_info w;
 	char why[PATH_MAX + 128];
 	bool opening = false, left;
 	sigset_t signals;
@@ -385,10 +446,14 @@ static int run(const struct load_opts *o, make_fn make)
 			 strerror(err));
 	if (err)
 		load_die(LOAD_EXIT_READ, "reading: %s", strerror(err));
+	if (describe(o, &f, &ran, &w))
+		load_die(LOAD_EXIT_ENV, "out of memory");
 	if (o->json)
-		print_json(o, &f, &ran);
+		json_print_workload(stdout, &w);
 	else
 		print_text(o, &f, &ran);
+	hand_over(&w);
+	workload_free(&w);
 	late = f.signal ? 0 : late_signal(&signals);
 	code = f.signal ? 128 + f.signal : late ? 128 + late : left ? LOAD_EXIT_READ : 0;
 	dist_free(&f.lat);

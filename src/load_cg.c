@@ -197,7 +197,7 @@ static int table_load(struct cg_table *t, char *why, size_t wlen)
 }
 
 /* Where hammer's cgroups go: the command's cgroup when it is v2's, else v2's root. */
-static int v2_dir(char *dir, size_t len, bool below_command, char *why, size_t wlen)
+static int v2_dir(char *dir, size_t len, bool below_command, bool *own, char *why, size_t wlen)
 {
 	const char *command_dir = getenv(COMMAND_CGROUP_ENV);
 	struct cg_table t = { 0 };
@@ -213,6 +213,7 @@ static int v2_dir(char *dir, size_t len, bool below_command, char *why, size_t w
 	} else if (below_command && command_dir &&
 		   !strncmp(command_dir, v2->mount, strlen(v2->mount))) {
 		snprintf(dir, len, "%s", command_dir);
+		*own = true;
 	} else {
 		snprintf(dir, len, "%s", v2->mount);
 	}
@@ -220,8 +221,37 @@ static int v2_dir(char *dir, size_t len, bool below_command, char *why, size_t w
 	return err;
 }
 
-/* The memory controller's home: v2's root where it enables memory, else v1's memory mount. */
-static int memory_dir(char *dir, size_t len, bool *v2, char *why, size_t wlen)
+/*
+ * This process's cgroup in v1 hierarchy id, from /proc/self/cgroup
+ * ("4:memory:/rstatlat-9"), below mount: dir. -1 where it has none.
+ */
+static int own_v1_dir(char *dir, size_t len, uint32_t id, const char *mount)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[PATH_MAX + 64], *path;
+	unsigned int got;
+	int ret = -1;
+
+	while (f && ret && fgets(line, sizeof(line), f)) {
+		path = strchr(line, ':') ? strchr(strchr(line, ':') + 1, ':') : NULL;
+		if (!path || sscanf(line, "%u:", &got) != 1 || got != id || path[1] != '/')
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		ret = (size_t)snprintf(dir, len, "%s%s", mount, strcmp(path + 1, "/") ? path + 1 : "") <
+		      len ? 0 : -1;
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * The memory controller's home: v2's root where it enables memory, else
+ * v1's memory mount, or under rstatlat -- COMMAND the command's v1 memory
+ * cgroup (v1 has no rule against children of a cgroup with processes), so
+ * that its rows are the command's.
+ */
+static int memory_dir(char *dir, size_t len, bool *v2, bool *own, char *why, size_t wlen)
 {
 	struct cg_table t = { 0 };
 	const struct cg_hier *h;
@@ -237,23 +267,44 @@ static int memory_dir(char *dir, size_t len, bool *v2, char *why, size_t wlen)
 		snprintf(why, wlen, "no memory controller here (neither v2's root nor a v1 mount)");
 		err = -1;
 	} else {
-		snprintf(dir, len, "%s", h->mount);
+		*own = !*v2 && getenv(COMMAND_CGROUP_ENV) && !own_v1_dir(dir, len, h->id, h->mount);
+		if (!*own)
+			snprintf(dir, len, "%s", h->mount);
 	}
 	cg_table_free(&t);
 	return err;
 }
 
-static int make_base(struct load_cgroups *c, const char *parent, char *why, size_t len)
+/*
+ * A workload's cgroup in parent: "rstatlat-load" inside the command's own
+ * cgroup (own: rstatlat -- COMMAND made it for this run), so that its rows
+ * pair across runs; elsewhere, or when one runs there already,
+ * "rstatlat-load-PID". dir: PATH_MAX bytes.
+ */
+static int make_named(char *dir, const char *parent, bool own, char *why, size_t len)
 {
-	if ((size_t)snprintf(c->base, sizeof(c->base), "%s/rstatlat-load-%d", parent,
-			     (int)getpid()) >= sizeof(c->base)) {
-		snprintf(why, len, "the cgroup directory %s is too long", parent);
-		return -1;
+	for (int pid = !own; pid < 2; pid++) {
+		int n = pid ? snprintf(dir, PATH_MAX, "%s/rstatlat-load-%d", parent, (int)getpid()) :
+			snprintf(dir, PATH_MAX, "%s/rstatlat-load", parent);
+
+		if (n >= PATH_MAX) {
+			snprintf(why, len, "the cgroup directory %s is too long", parent);
+			return -1;
+		}
+		if (!mkdir(dir, 0755))
+			return 0;
+		if (errno != EEXIST || pid) {
+			snprintf(why, len, "cannot make a cgroup in %s: %s", parent, strerror(errno));
+			return -1;
+		}
 	}
-	if (mkdir(c->base, 0755)) {
-		snprintf(why, len, "cannot make a cgroup in %s: %s", parent, strerror(errno));
+	return -1;
+}
+
+static int make_base(struct load_cgroups *c, const char *parent, bool own, char *why, size_t len)
+{
+	if (make_named(c->base, parent, own, why, len))
 		return -1;
-	}
 	c->base_made = true;
 	return 0;
 }
@@ -275,16 +326,14 @@ static int make_dir(char *dir, size_t size, const char *base, int i, char *why, 
 static int container_memory(struct load_cgroups *c, bool *v2, char *why, size_t len)
 {
 	char parent[PATH_MAX];
+	bool own = false;
 
-	if (memory_dir(parent, sizeof(parent), v2, why, len))
+	if (memory_dir(parent, sizeof(parent), v2, &own, why, len))
 		return -1;
 	if (*v2)
 		return 0;
-	if ((size_t)snprintf(c->mem_base, sizeof(c->mem_base), "%s/rstatlat-load-%d", parent,
-			     (int)getpid()) >= sizeof(c->mem_base) || mkdir(c->mem_base, 0755)) {
-		snprintf(why, len, "cannot make a cgroup in %s", parent);
+	if (make_named(c->mem_base, parent, own, why, len))
 		return -1;
-	}
 	c->mem_base_made = true;
 	return 0;
 }
@@ -307,6 +356,7 @@ static int make_cgroups(struct load_cgroups *c, int n, bool memory, enum task_ki
 			char *why, size_t len)
 {
 	char parent[PATH_MAX];
+	bool own = false;
 	bool mem_v2 = false;
 	int err;
 
@@ -321,7 +371,8 @@ static int make_cgroups(struct load_cgroups *c, int n, bool memory, enum task_ki
 	if (memory && container_memory(c, &mem_v2, why, len))
 		return -1;
 	/* a cgroup with processes (the command's) cannot enable memory below it: v2's root */
-	if (v2_dir(parent, sizeof(parent), !mem_v2, why, len) || make_base(c, parent, why, len))
+	if (v2_dir(parent, sizeof(parent), !mem_v2, &own, why, len) ||
+	    make_base(c, parent, own, why, len))
 		return -1;
 	err = mem_v2 ? cg_write_file(c->base, "cgroup.subtree_control", "+memory") : 0;
 	if (err) {
@@ -383,6 +434,7 @@ static int set_limit(const struct load_cgroups *c, uint64_t limit)
 int load_memcg(struct load_cgroups *c, uint64_t limit, char *why, size_t len)
 {
 	char parent[PATH_MAX];
+	bool own = false;
 	int err;
 
 	c->dir = calloc(1, sizeof(*c->dir));
@@ -390,7 +442,8 @@ int load_memcg(struct load_cgroups *c, uint64_t limit, char *why, size_t len)
 		snprintf(why, len, "out of memory");
 		return -1;
 	}
-	if (memory_dir(parent, sizeof(parent), &c->v2, why, len) || make_base(c, parent, why, len))
+	if (memory_dir(parent, sizeof(parent), &c->v2, &own, why, len) ||
+	    make_base(c, parent, own, why, len))
 		return -1;
 	snprintf(c->dir[0], sizeof(c->dir[0]), "%s", c->base);
 	c->n = 1;

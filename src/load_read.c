@@ -30,10 +30,10 @@ struct reader {
 	int err;		/* errno of a failed open or read, 0 if none */
 	bool open_failed;	/* ... and which */
 	uint64_t hist[HIST_BUCKETS];
-	uint64_t max_ns;
+	uint64_t max_ns, sum_ns;
 	uint64_t round_hist[HIST_BUCKETS];	/* poller */
 	long rounds, rounds_late;
-	uint64_t round_max_ns;
+	uint64_t round_max_ns, round_sum_ns;
 	uint64_t start_ns, end_ns;	/* its reads began and ended */
 	uint64_t until_ns;		/* duration: when they end */
 };
@@ -76,6 +76,7 @@ static bool read_one(struct reader *r, int fd, char *buf)
 	}
 	took = load_now_ns() - t0;
 	r->hist[hist_bucket(took)]++;
+	r->sum_ns += took;
 	if (took > r->max_ns)
 		r->max_ns = took;
 	r->done++;
@@ -115,6 +116,7 @@ static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
 				return;
 		took = load_now_ns() - t0;
 		r->round_hist[hist_bucket(took)]++;
+		r->round_sum_ns += took;
 		if (took > r->round_max_ns)
 			r->round_max_ns = took;
 		r->rounds++;
@@ -185,6 +187,8 @@ static int fold(struct reader *r, int n, struct load_figures *f, bool *opening)
 		if (r[i].round_max_ns > f->round.max)
 			f->round.max = r[i].round_max_ns;
 		f->rounds_late += r[i].rounds_late;
+		f->lat.sum += r[i].sum_ns;
+		f->round.sum += r[i].round_sum_ns;
 		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
 			if ((dist_add(&f->lat, b, r[i].hist[b]) ||
 			     dist_add(&f->round, b, r[i].round_hist[b])) && !err)

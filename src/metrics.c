@@ -29,6 +29,9 @@ const struct dist_def dist_defs[DIST_MAX] = {
 	/* system-wide, the report's irqoff summary: prom.c and json.c name them there */
 	[DIST_OUTSIDE] = { .name = "irqoff_outside" },
 	[DIST_LATE] = { .name = "tick_late" },
+	/* the workload's (rstatlat load) own figures, json.c names them there */
+	[DIST_READ] = { .name = "workload.read" },
+	[DIST_ROUND] = { .name = "workload.round" },
 };
 
 /* irqs-off next to the holds: under --irqoff lock they are the holds */

@@ -696,6 +696,7 @@ void report_free(struct report *r)
 	free(r->owned);
 	r->owned = NULL;
 	command_free(&r->command);
+	workload_free(&r->workload);
 	r->cgroups = r->processes = r->flushers = NULL;
 	r->ncgroups = r->nprocesses = r->nflushers = 0;
 }
@@ -746,6 +747,60 @@ int command_cgroup_of(const struct command_info *c, const char *path, const char
 		}
 	}
 	return -1;
+}
+
+const char *const workload_count_names[WL_COUNT_MAX] = {
+	[WL_READS] = "reads", [WL_ROUNDS] = "rounds", [WL_ROUNDS_LATE] = "rounds_late",
+	[WL_HOGS_STARTED] = "hogs_started", [WL_OOM_KILLS] = "oom_kills",
+};
+
+void workload_free(struct workload_info *w)
+{
+	for (int i = 0; i < w->noptions; i++)
+		free(w->options[i].text);
+	dist_free(&w->read);
+	dist_free(&w->round);
+	memset(w, 0, sizeof(*w));
+}
+
+/* into (empty) takes from's identity: name, where, options. */
+static int workload_identity(struct workload_info *into, const struct workload_info *from)
+{
+	memcpy(into->name, from->name, sizeof(into->name));
+	memcpy(into->hierarchy, from->hierarchy, sizeof(into->hierarchy));
+	memcpy(into->stopped_by, from->stopped_by, sizeof(into->stopped_by));
+	into->mixed = from->mixed;
+	for (; into->noptions < from->noptions; into->noptions++) {
+		const struct workload_option *o = &from->options[into->noptions];
+		struct workload_option *to = &into->options[into->noptions];
+
+		*to = *o;
+		if (o->text && !(to->text = strdup(o->text)))
+			return -1;
+	}
+	return 0;
+}
+
+int workload_merge(struct workload_info *into, const struct workload_info *from)
+{
+	if (!from->present)
+		return 0;
+	if (!into->present) {
+		if (workload_identity(into, from))
+			return -1;
+		into->present = true;
+	} else {
+		into->mixed |= from->mixed || strcmp(into->name, from->name);
+		if (!into->stopped_by[0])
+			memcpy(into->stopped_by, from->stopped_by, sizeof(into->stopped_by));
+	}
+	into->runs += from->runs;
+	into->wall_ns = sat_add(into->wall_ns, from->wall_ns);
+	into->measured |= from->measured;
+	for (int k = 0; k < WL_COUNT_MAX; k++)
+		into->count[k] = sat_add(into->count[k], from->count[k]);
+	return dist_merge(&into->read, &from->read) || dist_merge(&into->round, &from->round) ?
+	       -1 : 0;
 }
 
 /* overflow (NULL: not asked): the first sum the merge saturated, when none was yet. */
@@ -819,6 +874,8 @@ int report_pool_add(struct report_pool *p, const struct report *run)
 	p->r.irqoff.sample |= run->irqoff.sample;
 	if (dist_merge(&p->r.irqoff.outside, &run->irqoff.outside) ||
 	    dist_merge(&p->r.irqoff.late, &run->irqoff.late))
+		return -1;
+	if (workload_merge(&p->r.workload, &run->workload))
 		return -1;
 	p->pix.identity = &row_by_flusher;
 	p->r.per_process |= run->per_process;

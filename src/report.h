@@ -171,6 +171,51 @@ struct command_info {
 	int signal;		/* the signal that ended it, 0 if it exited */
 };
 
+/*
+ * A workload's own figures (rstatlat load, docs/load.md): what its readers
+ * did while rstatlat traced, handed to rstatlat by the command it ran
+ * under (RSTATLAT_WORKLOAD_FD). Counters a workload has not are not
+ * measured (measured: 1 << WL_*); rounds for the poller, OOM kills for
+ * stat-reader. Owned by the report; strings are untrusted text.
+ */
+enum workload_count { WL_READS, WL_ROUNDS, WL_ROUNDS_LATE, WL_HOGS_STARTED, WL_OOM_KILLS,
+		      WL_COUNT_MAX };
+extern const char *const workload_count_names[WL_COUNT_MAX];	/* JSON's keys */
+
+#define WORKLOAD_NAME_LEN	16
+#define WORKLOAD_OPTIONS_MAX	16
+#define WORKLOAD_KEY_LEN	24
+
+struct workload_option {
+	char key[WORKLOAD_KEY_LEN];
+	char *text;		/* a string value, else NULL: a number */
+	uint64_t number;
+};
+
+struct workload_info {
+	bool present;
+	bool mixed;		/* pooled runs of different workloads: name is the first's */
+	char name[WORKLOAD_NAME_LEN];	/* "hammer", "stat-reader", "poller" */
+	char hierarchy[8];	/* where it read: "v2", "memory" (v1) */
+	struct workload_option options[WORKLOAD_OPTIONS_MAX];
+	int noptions;
+	unsigned int runs;	/* workloads added up here */
+	uint64_t wall_ns;	/* its readers' wall time, added up */
+	uint64_t count[WL_COUNT_MAX];
+	unsigned int measured;	/* 1 << WL_* */
+	struct dist read;	/* each read's latency, ns */
+	struct dist round;	/* each round's (poller; measured WL_ROUNDS) */
+	char stopped_by[16];	/* the signal that ended it early ("INT"), or "" */
+};
+
+void workload_free(struct workload_info *w);
+/*
+ * Adds from to into (empty: a copy): counters, wall time, distributions;
+ * the name and options are into's, mixed when from's name differs.
+ * Returns 0, or -1 out of memory.
+ */
+int workload_merge(struct workload_info *into, const struct workload_info *from);
+
 struct kernel_info {
 	char release[65];
 	int cpus_possible;
@@ -215,6 +260,7 @@ struct report {
 	bool cause_budgeted;	/* ... at most: fewer where flushes came fast (rstatlat.h) */
 	bool memcg_decisions;	/* rows' decisions[] measured */
 	struct command_info command;
+	struct workload_info workload;	/* summaries of a command that ran one */
 	char *owned;		/* strings a parsed report owns (attach) */
 	bool per_process;
 	/*

@@ -47,6 +47,9 @@ struct reader {
 	bool irqoff_rows;	/* a row had irqoff_ns: measured per row (IRQOFF_ROWS_TRACED) */
 	/* 1 << COUNT_*: optional counters some row had, and some row lacked */
 	unsigned int counts_seen, counts_missing;
+	/* objects of type "workload" (rstatlat load -j), merged */
+	struct workload_info workload;
+	size_t workload_lines;
 	/* rows of the object being read that came before its "type" */
 	struct pending {
 		struct row *rows;
@@ -949,6 +952,131 @@ static int read_command(struct reader *rd, const struct jt *obj, struct acc *a)
 	return 0;
 }
 
+/* A workload's name or option key: a word of ours, [a-z0-9_-], 1 to len - 1 bytes. */
+static bool workload_word(const char *s, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+#define WORKLOAD_TEXT_MAX 4096	/* an option's string value */
+
+static int read_workload_options(struct reader *rd, const struct jt *opts,
+				 struct workload_info *w)
+{
+	if (opts->n > WORKLOAD_OPTIONS_MAX)
+		return fail(rd, "workload.options: more than %d", WORKLOAD_OPTIONS_MAX);
+	for (const struct jt *v = opts->kids.first; v; v = v->next) {
+		struct workload_option *o = &w->options[w->noptions];
+		const char *key = v->key;
+
+		if (!workload_word(key, sizeof(o->key)))
+			return fail(rd, "workload.options: a key is not a word of %d bytes at most",
+				    WORKLOAD_KEY_LEN - 1);
+		snprintf(o->key, sizeof(o->key), "%s", key);
+		if (jt_is(v, JT_UINT)) {
+			o->number = v->u;
+		} else if (jt_is(v, JT_STRING) && strlen(v->str.s) <= WORKLOAD_TEXT_MAX) {
+			if (!(o->text = strdup(v->str.s)))
+				return fail(rd, "out of memory");
+		} else {
+			return fail(rd, "workload.options.%s: not an integer or a string of %d bytes "
+				    "at most", o->key, WORKLOAD_TEXT_MAX);
+		}
+		w->noptions++;
+	}
+	return 0;
+}
+
+/* A short string of the workload's ("hierarchy", "stopped_by": null allowed then). */
+static int read_workload_word(struct reader *rd, const struct jt *obj, const char *key,
+			      bool nullable, char *out, size_t len)
+{
+	const struct jt *v = get(rd, obj, "workload", key);
+
+	if (!v)
+		return -1;
+	if (nullable && jt_is(v, JT_NULL))
+		return 0;
+	if (!jt_is(v, JT_STRING) || !workload_word(v->str.s, len))
+		return fail(rd, "workload: \"%s\" is not a word of %zu bytes at most", key, len - 1);
+	snprintf(out, len, "%s", v->str.s);
+	return 0;
+}
+
+/* The counters it has: reads always; rounds with round_ns; the rest as they come. */
+static int read_workload_counts(struct reader *rd, const struct jt *obj, struct workload_info *w)
+{
+	for (int k = 0; k < WL_COUNT_MAX; k++) {
+		if (k != WL_READS && !jt_get(obj, workload_count_names[k]))
+			continue;
+		if (get_u64(rd, obj, "workload", workload_count_names[k], &w->count[k]))
+			return -1;
+		w->measured |= 1U << k;
+	}
+	if (w->count[WL_ROUNDS_LATE] > w->count[WL_ROUNDS])
+		return fail(rd, "workload: more rounds_late than rounds");
+	if (read_dist(rd, obj, "workload", "read_ns", &w->read))
+		return -1;
+	if (w->read.count != w->count[WL_READS])
+		return fail(rd, "workload: read_ns.count is not reads");
+	if (!(w->measured & (1U << WL_ROUNDS)))
+		return 0;
+	if (read_dist(rd, obj, "workload", "round_ns", &w->round))
+		return -1;
+	return w->round.count == w->count[WL_ROUNDS] ? 0 :
+	       fail(rd, "workload: round_ns.count is not rounds");
+}
+
+/* The members of a workload (rstatlat load): the summary's "workload", or a line of its own. */
+static int read_workload_members(struct reader *rd, const struct jt *obj, struct workload_info *w)
+{
+	const struct jt *opts;
+
+	memset(w, 0, sizeof(*w));
+	if (read_workload_word(rd, obj, "name", false, w->name, sizeof(w->name)) ||
+	    read_workload_word(rd, obj, "hierarchy", false, w->hierarchy, sizeof(w->hierarchy)) ||
+	    read_workload_word(rd, obj, "stopped_by", true, w->stopped_by, sizeof(w->stopped_by)) ||
+	    !(opts = get_typed(rd, obj, "workload", "options", false)) ||
+	    read_workload_options(rd, opts, w) ||
+	    get_u64(rd, obj, "workload", "wall_ns", &w->wall_ns) || read_workload_counts(rd, obj, w))
+		return -1;
+	w->present = true;
+	w->runs = 1;
+	return 0;
+}
+
+/* One workload into into (the file's summaries', or its workload lines'). */
+static int read_workload_into(struct reader *rd, const struct jt *obj, struct workload_info *into)
+{
+	struct workload_info w;
+	int ret = read_workload_members(rd, obj, &w);
+
+	if (!ret && workload_merge(into, &w))
+		ret = fail(rd, "out of memory");
+	workload_free(&w);
+	return ret;
+}
+
+/* "workload": a summary of a command that ran rstatlat load. */
+static int read_workload(struct reader *rd, const struct jt *obj, struct acc *a)
+{
+	const struct jt *v = jt_get(obj, "workload");
+
+	if (!v)
+		return 0;
+	if (!jt_is(v, JT_OBJECT))
+		return fail(rd, "\"workload\" is not an object");
+	return read_workload_into(rd, v, &a->r.workload);
+}
+
 static int check_schema(struct reader *rd, const struct jt *obj)
 {
 	const struct jt *v = jt_is(obj, JT_OBJECT) ? jt_get(obj, "schema") : NULL;
@@ -1041,6 +1169,10 @@ static int read_object(struct reader *rd, const struct jt *obj)
 		return -1;
 	if (!strcmp(type, "slow"))
 		return 0;
+	if (!strcmp(type, "workload")) {
+		rd->workload_lines++;
+		return read_workload_into(rd, obj, &rd->workload);
+	}
 	if (strcmp(type, "interval") && strcmp(type, "summary"))
 		return fail(rd, "unknown object type \"%.32s\"", type);
 	a = &rd->acc[!strcmp(type, "summary")];
@@ -1048,7 +1180,8 @@ static int read_object(struct reader *rd, const struct jt *obj)
 	    get_u64(rd, obj, "", "duration_ns", &dur) || read_kernel(rd, obj) ||
 	    read_irqoff_source(rd, obj) || read_rows(rd, obj, a) || read_lost(rd, obj, a) ||
 	    read_self(rd, obj, a) || read_cpu_lock(rd, obj, a) || read_irqoff_system(rd, obj, a) ||
-	    read_flush_sources(rd, obj, a) || read_command(rd, obj, a))
+	    read_flush_sources(rd, obj, a) || read_command(rd, obj, a) ||
+	    (a == &rd->acc[1] && read_workload(rd, obj, a)))
 		return -1;
 	if (dur > UINT64_MAX - a->r.duration_ns)
 		return fail(rd, "durations overflow");
@@ -1133,32 +1266,67 @@ static int read_text(struct reader *rd, FILE *f, uint64_t *total)
 	return ret;
 }
 
+/* Every object of f through rd; *total: the bytes read. */
+static int read_file(struct reader *rd, FILE *f, uint64_t *total)
+{
+	struct jt_handler h = {
+		.stream_keys = list_keys, .nstream_keys = LIST_MAX,
+		.element = on_row, .value = on_object, .ctx = rd,
+	};
+	int ret;
+
+	memset(rd->info, 0, sizeof(*rd->info));
+	rd->info->irqoff_source = "";
+	rd->jp = jt_parser_new(&h);
+	ret = rd->jp ? read_text(rd, f, total) : fail(rd, "out of memory");
+	pending_free(rd);
+	jt_parser_free(rd->jp);
+	rd->jp = NULL;
+	return ret;
+}
+
+static void reader_free(struct reader *rd)
+{
+	acc_free(&rd->acc[0]);
+	acc_free(&rd->acc[1]);
+	workload_free(&rd->workload);
+}
+
+int workload_read(FILE *f, struct workload_info *w, char *err, size_t errlen)
+{
+	struct read_info info;
+	struct reader rd = { .err = err, .errlen = errlen, .info = &info };
+	uint64_t total = 0;
+	int ret = read_file(&rd, f, &total);
+
+	memset(w, 0, sizeof(*w));
+	if (!ret && !rd.workload_lines) {
+		snprintf(err, errlen, "%s", total ? "no workload object" : "empty file");
+		ret = -1;
+	}
+	if (!ret) {
+		*w = rd.workload;
+		memset(&rd.workload, 0, sizeof(rd.workload));
+	}
+	reader_free(&rd);
+	return ret;
+}
+
 int report_read(FILE *f, struct report *r, struct read_info *info, char *err, size_t errlen)
 {
 	struct reader rd = { .err = err, .errlen = errlen, .info = info };
-	struct jt_handler h = {
-		.stream_keys = list_keys, .nstream_keys = LIST_MAX,
-		.element = on_row, .value = on_object, .ctx = &rd,
-	};
 	uint64_t total = 0;
 	struct acc *use;
 	int ret;
 
-	memset(info, 0, sizeof(*info));
-	info->irqoff_source = "";
 	memset(r, 0, sizeof(*r));
-	rd.jp = jt_parser_new(&h);
-	ret = rd.jp ? read_text(&rd, f, &total) : fail(&rd, "out of memory");
-	pending_free(&rd);
-	jt_parser_free(rd.jp);
-	rd.jp = NULL;
+	ret = read_file(&rd, f, &total);
 	if (!ret && !rd.acc[0].objects && !rd.acc[1].objects) {
 		snprintf(err, errlen, "%s", total ? "no interval or summary object" : "empty file");
 		ret = -1;
 	}
 	if (ret) {
-		acc_free(&rd.acc[0]);
-		acc_free(&rd.acc[1]);
+		reader_free(&rd);
 		return -1;
 	}
 	/* a summary covers the whole run; intervals only when there is none */
@@ -1179,7 +1347,6 @@ int report_read(FILE *f, struct report *r, struct read_info *info, char *err, si
 	r->locks = rd.locks;
 	r->lock_rows = rd.lock_rows;
 	r->lock_types = rd.lock_types;
-	acc_free(&rd.acc[0]);
-	acc_free(&rd.acc[1]);
+	reader_free(&rd);
 	return 0;
 }

@@ -40,4 +40,10 @@ struct read_info {
 int report_read(FILE *f, struct report *r, struct read_info *info,
 		char *err, size_t errlen);
 
+/*
+ * The objects of type "workload" (rstatlat load -j) of f, merged into w:
+ * what a workload hands the rstatlat it runs under. Other objects are
+ * read and checked, and left. -1 with one line in err, w empty.
+ */
+int workload_read(FILE *f, struct workload_info *w, char *err, size_t errlen);
 #endif

@@ -124,7 +124,19 @@ static volatile sig_atomic_t exiting;
  */
 static FILE *out;
 static struct outfile outfile;
-static struct command cmd = { .go_fd = -1, .err_fd = -1 };
+static struct command cmd = { .go_fd = -1, .err_fd = -1, .workload_fd = -1 };
+/* what the command's workload wrote for the summary (command_workload) */
+static struct workload_info workload;
+
+__attribute__((format(printf, 1, 2)))
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn("rstatlat", fmt, ap);
+	va_end(ap);
+}
 
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int code, const char *fmt, ...)
@@ -609,6 +621,8 @@ static int describe_run(struct run *run, struct report *r)
 	r->self.map_bytes += collector_chunk_bytes(run->collector);
 	r->self.entries = run->skel->rodata->max_slots;
 	r->self.entries_used = collector_entries_used(run->collector);
+	if (r->type == REPORT_SUMMARY && workload_merge(&r->workload, &workload))
+		return -1;
 	return opts.command ? command_describe(&cmd, &r->command) : 0;
 }
 
@@ -814,6 +828,7 @@ static int export_after_read(struct run *run, uint64_t *next_textfile, uint64_t 
  */
 static void finish_command(int err)
 {
+	char why[512];
 	int left;
 
 	if (err)
@@ -827,6 +842,9 @@ static void finish_command(int err)
 	if (left)
 		fprintf(stderr, "rstatlat: killed %d process%s the command left in %s\n", left,
 			left == 1 ? "" : "es", cmd.cg[0].path);
+	/* the summary goes without them, said */
+	if (command_workload(&cmd, &workload, why, sizeof(why)))
+		warn("%s", why);
 }
 
 static int main_loop(struct run *run)

@@ -176,6 +176,8 @@ enum dist_id {
 	DIST_HOLD, DIST_WAIT, DIST_FLUSH, DIST_IRQOFF, DIST_ROW_MAX,
 	DIST_OUTSIDE = DIST_ROW_MAX,	/* irqs-off with no rstat hold inside (--irqoff trace) */
 	DIST_LATE,		/* how late cpu-clock ticks came (--irqoff sample) */
+	DIST_READ,		/* a workload's reads (report.workload): userspace only */
+	DIST_ROUND,		/* ... and its polling rounds */
 	DIST_MAX,
 };
 #define SLOT_HOME_DISTS	DIST_IRQOFF

@@ -34,5 +34,7 @@ struct view_opts {
 int sort_key_parse(const char *s, enum sort_key *key);
 void table_print(FILE *f, const struct report *r, const struct view_opts *o);
 void json_print(FILE *f, const struct report *r);
+/* A workload's figures alone, as one line of type "workload" (rstatlat load -j). */
+void json_print_workload(FILE *f, const struct workload_info *w);
 
 #endif

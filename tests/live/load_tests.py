@@ -25,7 +25,8 @@ def load_cgroups():
     found = []
     for key in ("v2", "memory"):
         for top, dirs, _ in os.walk(MOUNTS.get(key, "/nonexistent")):
-            found += [os.path.join(top, d) for d in dirs if d.startswith("rstatlat-load-")]
+            found += [os.path.join(top, d) for d in dirs
+                      if d == "rstatlat-load" or d.startswith("rstatlat-load-")]
     return found
 
 
@@ -38,7 +39,7 @@ def workload_line(stdout):
 
 def traced_load(*args):
     """`rstatlat -p -j -o F -- rstatlat load ARGS -j`: the load's workload
-    line and rstatlat's summary."""
+    line and rstatlat's summary, whose "workload" is that line's figures."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "run.json")
         r = subprocess.run([BIN, "-p", "-j", "-o", out, "--", BIN, "load"] + list(args) + ["-j"],
@@ -46,7 +47,11 @@ def traced_load(*args):
         check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
         w = workload_line(r.stdout)
         with open(out, "rb") as f:
-            return w, json_lines(f.read())[-1]
+            summary = json_lines(f.read())[-1]
+        figures = {k: v for k, v in w.items() if k not in ("schema", "type")}
+        check(summary.get("workload") == figures,
+              "the summary's workload %s, the load printed %s" % (summary.get("workload"), figures))
+        return w, summary
 
 
 def own_rows(summary):
@@ -56,14 +61,16 @@ def own_rows(summary):
     own = summary["command"]["cgroups"][0]["path"]
     return [(row["cgroup"]["path"], row) for row in summary["processes"]
             if row["own_cgroup"] == own and row["comm"] == "rstatlat" and
-            "/rstatlat-load-" in row["cgroup"]["path"]]
+            "/rstatlat-load" in row["cgroup"]["path"]]
 
 
 def check_latency(w):
-    lat = w["read_ns"]
-    check(0 < lat["p50"] <= lat["p99"] <= lat["max"] and
-          lat["mode_ge"] < lat["mode_lt"] == max(2 * lat["mode_ge"], 16),
-          "read latency figures out of order: %s" % lat)
+    lat, mode = w["read_ns"], w["read_mode_ns"]
+    check(0 < lat["p50"] <= lat["p99"] <= lat["max"] and lat["count"] == w["reads"] and
+          sum(b["count"] for b in lat["buckets"]) == w["reads"] and
+          mode["ge"] < mode["lt"] == max(2 * mode["ge"], 16),
+          "read latency figures out of order: %s %s" % (
+              {k: v for k, v in lat.items() if k != "buckets"}, mode))
 
 
 def made_by(pid, n):
@@ -104,10 +111,10 @@ def register(test):
         before = set(load_cgroups())
         w, summary = traced_load("hammer", "--threads", str(threads), "--reads", str(reads),
                                  "--cgroups", str(cgroups))
-        check(w["workload"] == "hammer" and w["reads"] == threads * reads and
+        check(w["name"] == "hammer" and w["reads"] == threads * reads and
               w["stopped_by"] is None and w["options"] == {
                   "threads": threads, "reads": reads, "cgroups": cgroups,
-                  "files": ["cpu.stat"]},
+                  "files": "cpu.stat"},
               "figures: %s" % w)
         check_latency(w)
         # the load's own flushes (-p): a cgroup's release may add one, by a kworker
@@ -122,6 +129,76 @@ def register(test):
         check(not left, "left behind: %s" % left)
         return "%d reads in %.3f s, p50 %d ns; flushes %s" % (
             w["reads"], w["wall_ns"] / 1e9, w["read_ns"]["p50"], sorted(flushes.values()))
+
+    @test
+    def load_figures_are_compared_and_gated():
+        """Two runs of `rstatlat -j -o F -- rstatlat load hammer`: compare
+        has the workload's figures on the total beside the lock's
+        (workload.reads, workload.reads.rate, workload.read.*), pairs the
+        load's cgroup across runs ((command)/rstatlat-load/c0), and gates
+        them by their values (workload.read.p50>1ns fails, exit 1; a 99%
+        drop in reads/s passes); a file without a workload still compares,
+        with a warning, and a workload gate on it is inconclusive (exit 4);
+        outside rstatlat, RSTATLAT_WORKLOAD_FD naming another file gets one
+        warning and nothing written to it."""
+        if "v2" not in MOUNTS:
+            raise Skip("cgroup v2 is not mounted")
+        threads, reads = 2, 2000
+        with tempfile.TemporaryDirectory() as d:
+            files = []
+            for i in range(2):
+                _, summary = traced_load("hammer", "--threads", str(threads), "--reads",
+                                         str(reads))
+                files.append(os.path.join(d, "run%d.json" % i))
+                with open(files[-1], "w") as f:
+                    f.write(json.dumps(summary) + "\n")
+
+            def compare(*args):
+                return subprocess.run([BIN, "compare", "-f", "json"] + list(args),
+                                      capture_output=True, timeout=60)
+            r = compare(files[0], files[1], "--fail-on", "workload.reads.rate<-99%",
+                        "--fail-on", "workload.read.p99>+10000%")
+            check(r.returncode == 0, "rc %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
+            c = json.loads(r.stdout)
+            m = c["total"]["metrics"]
+            check(m["workload.reads"]["before"] == m["workload.reads"]["after"] ==
+                  threads * reads and m["workload.reads.rate"]["after"] > 0 and
+                  m["workload.read.p99"]["before"] > 0 and m["hold.p99"]["before"] > 0,
+                  "total's workload figures: %s" % {k: v for k, v in m.items()
+                                                     if k.startswith("workload.")})
+            check(c["before"]["workload"]["name"] == "hammer" and
+                  c["after"]["workload"]["options"]["reads"] == reads,
+                  "sides' workloads: %s %s" % (c["before"]["workload"], c["after"]["workload"]))
+            paired = [row["presence"] for row in c["cgroups"]
+                      if row["cgroup"]["path"] == "(command)/rstatlat-load/c0"]
+            check(paired == ["both"], "the load's cgroup across runs: %s" % [
+                (row["cgroup"]["path"], row["presence"]) for row in c["cgroups"]])
+            r = compare(files[0], files[1], "--fail-on", "workload.read.p50>1ns")
+            gates = json.loads(r.stdout)["gates"] if r.stdout else []
+            check(r.returncode == 1 and [g["outcome"] for g in gates] == ["fail"],
+                  "an absolute gate below every read: rc %d, %s" % (r.returncode, gates))
+            old = os.path.join(os.path.dirname(__file__), "..", "data",
+                               "compare-6.18-cpustat-a.json")
+            r = compare(old, files[1], "--fail-on", "workload.reads.rate<-10%")
+            gates = json.loads(r.stdout)["gates"] if r.stdout else []
+            check(r.returncode == 4 and [g["outcome"] for g in gates] == ["inconclusive"],
+                  "a file without a workload: rc %d, %s" % (r.returncode, gates))
+            # the default gates on a recording of another machine's state: any verdict
+            r = subprocess.run([BIN, "compare", old, files[1]], capture_output=True, timeout=60)
+            check(r.returncode in (0, 1, 4) and
+                  b"warning: the sides ran different workloads" in r.stdout,
+                  "no warning of unlike workloads: rc %d" % r.returncode)
+        env = dict(os.environ, RSTATLAT_WORKLOAD_FD="1")
+        r = subprocess.run([BIN, "load", "hammer", "--threads", "1", "--reads", "10", "-j"],
+                           capture_output=True, timeout=60, env=env)
+        err = r.stderr.decode()
+        check(r.returncode == 0 and err.count("\n") == 1 and
+              "RSTATLAT_WORKLOAD_FD=1 is not rstatlat's" in err,
+              "a descriptor not rstatlat's: rc %d, %r" % (r.returncode, err))
+        workload_line(r.stdout)
+        return "reads %d a run, paired %s, p99 %d -> %d ns" % (
+            threads * reads, paired, m["workload.read.p99"]["before"],
+            m["workload.read.p99"]["after"])
 
     @test
     def load_stopped_by_signal_leaves_nothing():
@@ -184,8 +261,8 @@ def register(test):
         w, summary = traced_load("stat-reader", "--threads", str(threads), "-d", str(seconds),
                                  "--hogs", str(hogs))
         host = vmstat_oom_kills() - before
-        check(w["workload"] == "stat-reader" and w["reads"] > 0 and w["stopped_by"] is None and
-              w["options"]["hogs"] == hogs and w["options"]["files"] == ["memory.stat"],
+        check(w["name"] == "stat-reader" and w["reads"] > 0 and w["stopped_by"] is None and
+              w["options"]["hogs"] == hogs and w["options"]["files"] == "memory.stat",
               "figures: %s" % w)
         check_latency(w)
         kills, started = w["oom_kills"], w["hogs_started"]
@@ -216,9 +293,9 @@ def register(test):
         w, summary = traced_load("poller", "--cgroups", str(cgroups), "--interval", "10ms",
                                  "-d", "2")
         rounds = w["rounds"]
-        check(w["workload"] == "poller" and rounds > 0 and w["reads"] == rounds * cgroups * 2 and
+        check(w["name"] == "poller" and rounds > 0 and w["reads"] == rounds * cgroups * 2 and
               0 <= w["rounds_late"] <= rounds and w["stopped_by"] is None and
-              w["options"]["files"] == ["cpu.stat", "memory.stat"], "figures: %s" % w)
+              w["options"]["files"] == "cpu.stat,memory.stat", "figures: %s" % w)
         check_latency(w)
         check(0 < w["round_ns"]["p50"] <= w["round_ns"]["p99"] <= w["round_ns"]["max"],
               "round latency out of order: %s" % w["round_ns"])
@@ -230,8 +307,8 @@ def register(test):
             if not path.startswith("memory:"):
                 flushes[name] = row["flush_ns"]["count"]
         want = {"c%d" % i: rounds for i in range(cgroups)}
-        twins = any(r["cgroup"]["path"].startswith("memory:/rstatlat-load-")
-                    for r in summary["processes"])
+        twins = any(r["cgroup"]["path"].startswith("memory:") and
+                    "/rstatlat-load/" in r["cgroup"]["path"] for r in summary["processes"])
         # with v2's own memcgs one row adds up both files' flushes
         check(flushes == want if twins else
               all(flushes.get(c, 0) >= rounds for c in want),

@@ -634,6 +634,67 @@ static void test_counter_metric(void)
 	release(&p, gates, 2);
 }
 
+/* A hammer's figures: n reads of scale x 1 us in wall_ns. */
+static void workload_fill(struct workload_info *w, uint64_t n, double scale, uint64_t wall_ns)
+{
+	*w = (struct workload_info){ .present = true, .runs = 1, .name = "hammer",
+				     .wall_ns = wall_ns, .measured = 1U << WL_READS };
+	w->count[WL_READS] = n;
+	for (uint64_t i = 0; i < n; i++)
+		dist_add_value(&w->read, hold_sample(scale));
+}
+
+/*
+ * The workload's figures are the total's metrics: a slower workload fails
+ * workload.reads.rate and workload.read.p99 gates; the same one passes; a
+ * side without a workload is inconclusive, never a pass; a workload that
+ * has no rounds shows none.
+ */
+static void test_workload_metrics(void)
+{
+	static const char *const texts[] = { "workload.reads.rate<-10%", "workload.read.p99>+20%",
+					     "workload.rounds.late>10%" };
+	int rate = metric_find("workload.reads.rate"), p99 = metric_find("workload.read.p99");
+	int late = metric_find("workload.rounds.late");
+	struct gate gates[3];
+	struct pair p;
+
+	CHECK(rate >= 0 && p99 >= 0 && late >= 0 && metrics[rate].workload &&
+	      metrics[p99].dist == DIST_READ, "workload metrics built");
+	rng_state = 17;
+	build(&p, 100, 1.0, 0, 0, texts, 3, gates);
+	compare_free(&p.c);
+	/* AFTER: reads 1.5x slower, 1.5x longer */
+	workload_fill(&p.b.workload, 20000, 1.0, 1000000000);
+	workload_fill(&p.a.workload, 20000, 1.5, 1500000000);
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(fabs(p.c.total.cells[rate].ratio - 1 / 1.5) < 1e-9 &&
+	      p.c.total.cells[rate].verdict == V_LOWER, "reads/s: %.3fx",
+	      p.c.total.cells[rate].ratio);
+	CHECK(total_outcome(&p, 0) == G_FAIL && total_outcome(&p, 1) == G_FAIL,
+	      "slower reads fail both gates");
+	CHECK(total_outcome(&p, 2) == G_INCONCLUSIVE && !metric_shown(&p.c.total, late),
+	      "no rounds on either side: not shown, its gate inconclusive");
+	for (size_t i = 0; i < p.c.nrows; i++)
+		CHECK(!p.c.rows[i].cells[rate].has_before && !metric_shown(&p.c.rows[i], rate),
+		      "a cgroup has no workload figures");
+	compare_free(&p.c);
+	workload_free(&p.a.workload);
+	workload_fill(&p.a.workload, 20000, 1.0, 1000000000);
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(total_outcome(&p, 0) == G_PASS && total_outcome(&p, 1) == G_PASS,
+	      "the same workload passes");
+	compare_free(&p.c);
+	workload_free(&p.a.workload);
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	CHECK(total_outcome(&p, 0) == G_INCONCLUSIVE && total_outcome(&p, 1) == G_INCONCLUSIVE,
+	      "AFTER ran no workload: inconclusive");
+	CHECK(p.c.total.cells[rate].has_before && !p.c.total.cells[rate].has_after,
+	      "BEFORE's shown, AFTER's \"-\"");
+	workload_free(&p.b.workload);
+	release(&p, gates, 3);
+}
+
 static void test_max_shift(void)
 {
 	static const char *const texts[] = { "hold.max>+50%" };
@@ -967,6 +1028,7 @@ int main(void)
 	RUN_TEST(test_max_shift());
 	RUN_TEST(test_flush_parts());
 	RUN_TEST(test_counter_metric());
+	RUN_TEST(test_workload_metrics());
 	RUN_TEST(test_gate_parse());
 	RUN_TEST(test_matching());
 	RUN_TEST(test_lock_rows());

@@ -967,6 +967,109 @@ static void test_command(void)
 	sample_free(rows);
 }
 
+/* A poller's figures: two options, rounds, and a hostile option string. */
+static void sample_workload(struct workload_info *w)
+{
+	memset(w, 0, sizeof(*w));
+	*w = (struct workload_info){ .present = true, .runs = 1, .name = "poller",
+				     .hierarchy = "v2", .wall_ns = 3000000000ULL, .noptions = 2,
+				     .measured = 1U << WL_READS | 1U << WL_ROUNDS |
+						 1U << WL_ROUNDS_LATE };
+	strcpy(w->options[0].key, "cgroups");
+	w->options[0].number = 100;
+	strcpy(w->options[1].key, "files");
+	w->options[1].text = strdup("cpu.stat\"\x1b[2J");
+	w->count[WL_READS] = 600;
+	w->count[WL_ROUNDS] = 3;
+	w->count[WL_ROUNDS_LATE] = 1;
+	for (uint64_t v = 1; v <= 600; v++)
+		dist_add_value(&w->read, 1000 + v * 37);
+	for (uint64_t v = 1; v <= 3; v++)
+		dist_add_value(&w->round, 900000 * v);
+}
+
+static void check_same_workload(const struct workload_info *a, const struct workload_info *b)
+{
+	CHECK(b->present && !b->mixed && b->runs == a->runs && b->wall_ns == a->wall_ns &&
+	      b->measured == a->measured, "figures read back");
+	CHECK_STR(b->name, a->name);
+	CHECK_STR(b->hierarchy, a->hierarchy);
+	CHECK(!memcmp(b->count, a->count, sizeof(a->count)), "counters read back");
+	CHECK(b->noptions == a->noptions && b->options[0].number == 100 &&
+	      !b->options[0].text && b->options[1].text, "options read back");
+	if (b->noptions == 2 && b->options[1].text)
+		CHECK_STR(b->options[1].text, a->options[1].text);
+	CHECK(same_dist(&b->read, &a->read) && same_dist(&b->round, &a->round),
+	      "distributions read back");
+}
+
+/*
+ * rstatlat load's figures: the summary's "workload" and the line of type
+ * workload read back alike; two summaries add up; bad ones are refused.
+ */
+static void test_workload(void)
+{
+	static const struct { const char *from, *to, *want; } edits[] = {
+		{ "\"name\":\"poller\"", "\"name\":\"Poll er\"", "\"name\" is not a word" },
+		{ "\"rounds\":3,", "\"rounds\":0,", "more rounds_late than rounds" },
+		{ "\"reads\":600,", "\"reads\":601,", "read_ns.count is not reads" },
+		{ "\"options\":{", "\"options\":{\"x\":[1],", "workload.options.x: not an integer" },
+		{ "\"options\":{", "\"options\":{\"A\":1,", "a key is not a word" },
+		{ "\"wall_ns\":3000000000,", "", "workload: missing key \"wall_ns\"" },
+		{ "\"stopped_by\":null", "\"stopped_by\":7", "\"stopped_by\" is not a word" },
+		{ "\"workload\":{", "\"workload\":[{", "not JSON" },
+	};
+	struct report r, back;
+	struct workload_info w;
+	struct row rows[2];
+	struct read_info info;
+	char err[256] = "", *text, *two, *line = NULL, *bad;
+	size_t len = 0;
+	FILE *f;
+
+	sample_report(&r, rows);
+	sample_workload(&r.workload);
+	text = print_report(&r);
+	CHECK(read_text(text, &back, &info, err) == 0, "%s", err);
+	check_same_workload(&r.workload, &back.workload);
+	report_free(&back);
+	two = malloc(2 * strlen(text) + 1);
+	strcpy(stpcpy(two, text), text);
+	CHECK(read_text(two, &back, &info, err) == 0 && back.workload.runs == 2 &&
+	      back.workload.count[WL_READS] == 1200 && back.workload.read.count == 1200 &&
+	      back.workload.wall_ns == 6000000000ULL, "two summaries add up: %s", err);
+	report_free(&back);
+	for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
+		bad = replaced(text, edits[i].from, edits[i].to);
+		expect_bad(bad, edits[i].want);
+		free(bad);
+	}
+	/* the line rstatlat load -j prints, as rstatlat reads it from the command */
+	f = open_memstream(&line, &len);
+	json_print_workload(f, &r.workload);
+	fclose(f);
+	f = fmemopen(line, len, "r");
+	CHECK(workload_read(f, &w, err, sizeof(err)) == 0, "%s", err);
+	fclose(f);
+	check_same_workload(&r.workload, &w);
+	workload_free(&w);
+	f = fmemopen(text, strlen(text), "r");
+	CHECK(workload_read(f, &w, err, sizeof(err)) == -1 && strstr(err, "no workload object") &&
+	      !w.present, "a summary is not a workload: %s", err);
+	fclose(f);
+	/* a file without one: no workload, and none made up */
+	workload_free(&r.workload);
+	free(text);
+	text = print_report(&r);
+	CHECK(!strstr(text, "workload"), "no workload written");
+	CHECK(read_text(text, &back, &info, err) == 0 && !back.workload.present, "none read");
+	report_free(&back);
+	free(line);
+	free(two);
+	free(text);
+	sample_free(rows);
+}
+
 /* The compare views: parseable JSON, hostile names inert in text and md. */
 static void test_views(void)
 {
@@ -1066,6 +1169,7 @@ int main(void)
 	RUN_TEST(test_locks());
 	RUN_TEST(test_lock_rows());
 	RUN_TEST(test_command());
+	RUN_TEST(test_workload());
 	RUN_TEST(test_views());
 	RUN_TEST(test_irqoff_of_holds());
 	RUN_TEST(test_top_cause());
