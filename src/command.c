@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,21 +258,57 @@ void command_signal(const struct command *c, int sig)
 }
 
 /* cgroup.kill (Linux 5.14+) takes the whole subtree; else each pid. */
+/*
+ * The processes in dir and the cgroups the command made below it (a
+ * workload's own, such as rstatlat load's), each SIGKILLed when kill:
+ * how many there were.
+ */
+static int subtree_procs(const char *dir, bool kill_them)
+{
+	char *const roots[] = { (char *)dir, NULL };
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT, NULL);
+	pid_t pids[256];
+	FTSENT *e;
+	int all = 0;
+
+	while (fts && (e = fts_read(fts))) {
+		int n;
+
+		if (e->fts_info != FTS_D)
+			continue;
+		n = read_procs(e->fts_path, pids, 256);
+		for (int i = 0; kill_them && i < n; i++)
+			kill(pids[i], SIGKILL);
+		all += n > 0 ? n : 0;
+	}
+	if (fts)
+		fts_close(fts);
+	return all;
+}
+
+/* v2 kills a subtree at once (cgroup.kill, 5.14+); v1 one process at a time. */
 static void kill_all(const struct command_cg *g)
 {
-	pid_t pids[256];
-	int n;
+	if (cg_write_file(g->dir, "cgroup.kill", "1"))
+		subtree_procs(g->dir, true);
+}
 
-	if (!cg_write_file(g->dir, "cgroup.kill", "1"))
-		return;
-	n = read_procs(g->dir, pids, 256);
-	for (int i = 0; i < n; i++)
-		kill(pids[i], SIGKILL);
+/* The cgroups below dir, deepest first: a cgroup goes only once its children have. */
+static void remove_below(const char *dir)
+{
+	char *const roots[] = { (char *)dir, NULL };
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT, NULL);
+	FTSENT *e;
+
+	while (fts && (e = fts_read(fts)))
+		if (e->fts_info == FTS_DP && e->fts_level > 0)
+			rmdir(e->fts_path);
+	if (fts)
+		fts_close(fts);
 }
 
 int command_kill_leftovers(struct command *c)
 {
-	pid_t pids[256];
 	int left = 0;
 
 	for (int i = 0; i < c->ncg; i++) {
@@ -279,13 +316,13 @@ int command_kill_leftovers(struct command *c)
 
 		if (!c->cg[i].made)
 			continue;
-		n = read_procs(c->cg[i].dir, pids, 256);
+		n = subtree_procs(c->cg[i].dir, false);
 		if (n > left)
 			left = n;	/* the same processes are in each hierarchy */
 		for (long waited = 0; n > 0 && waited < EMPTY_WAIT_MS; waited += POLL_MS) {
 			kill_all(&c->cg[i]);
 			sleep_ms(POLL_MS);
-			n = read_procs(c->cg[i].dir, pids, 256);
+			n = subtree_procs(c->cg[i].dir, false);
 		}
 	}
 	return left;
@@ -314,7 +351,9 @@ int command_cleanup(struct command *c, char *why, size_t len)
 
 		if (!c->cg[i].made)
 			continue;
-		while (rmdir(c->cg[i].dir) && errno == EBUSY && waited < EMPTY_WAIT_MS) {
+		/* a cgroup with children is busy too (the kernel says EBUSY) */
+		while (remove_below(c->cg[i].dir), rmdir(c->cg[i].dir) && errno == EBUSY &&
+		       waited < EMPTY_WAIT_MS) {
 			sleep_ms(POLL_MS);
 			waited += POLL_MS;
 		}
@@ -335,10 +374,11 @@ int command_cleanup(struct command *c, char *why, size_t len)
 
 int command_workload(struct command *c, struct workload_info *w, char *why, size_t len)
 {
-	char err[256];
+	char err[256], *buf;
 	struct stat st;
+	ssize_t got = 0, n;
 	FILE *f;
-	int fd;
+	int ret;
 
 	memset(w, 0, sizeof(*w));
 	if (c->workload_fd < 0 || fstat(c->workload_fd, &st) || !st.st_size)
@@ -348,21 +388,27 @@ int command_workload(struct command *c, struct workload_info *w, char *why, size
 			 WORKLOAD_BYTES_MAX >> 20);
 		return -1;
 	}
-	fd = dup(c->workload_fd);
-	f = fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
+	/* what is there now, and no more: a process the command left may still write */
+	buf = malloc((size_t)st.st_size);
+	while (buf && got < st.st_size &&
+	       (n = pread(c->workload_fd, buf + got, (size_t)(st.st_size - got), got)) != 0) {
+		if (n < 0 && errno != EINTR)
+			break;
+		got += n > 0 ? n : 0;
+	}
+	f = buf && got ? fmemopen(buf, (size_t)got, "r") : NULL;
 	if (!f) {
-		snprintf(why, len, "cannot read the command's workload figures: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		snprintf(why, len, "cannot read the command's workload figures: %s",
+			 buf ? strerror(errno) : "out of memory");
+		free(buf);
 		return -1;
 	}
-	if (workload_read(f, w, err, sizeof(err))) {
+	ret = workload_read(f, w, err, sizeof(err));
+	if (ret)
 		snprintf(why, len, "the command's workload figures: %s", err);
-		fclose(f);
-		return -1;
-	}
 	fclose(f);
-	return 0;
+	free(buf);
+	return ret;
 }
 
 int command_status(const struct command *c, int *sig)

@@ -72,14 +72,14 @@ bool command_exited(struct command *c);
 /* Forwards a signal to the running child. Async-signal-safe. */
 void command_signal(const struct command *c, int sig);
 /*
- * Kills what the command left running in the cgroups made for it, and
- * waits (up to a few seconds) until they are empty. Returns how many
- * processes there were.
+ * Kills what the command left running in the cgroups made for it and
+ * the cgroups it made below them, and waits (up to a few seconds) until
+ * they are empty. Returns how many processes there were.
  */
 int command_kill_leftovers(struct command *c);
 /*
  * Kills the child if it still runs, then empties and removes the cgroups
- * made for it. Idempotent. Returns 0, or -1 with why when a cgroup could
+ * made for it, and those the command made below them. Idempotent. Returns 0, or -1 with why when a cgroup could
  * not be removed.
  */
 int command_cleanup(struct command *c, char *why, size_t len);

@@ -98,6 +98,8 @@ static void workload_metrics(void)
 	workload_count_metric("workload.reads", MK_COUNT, WL_READS, WL_READS);
 	workload_count_metric("workload.reads.rate", MK_RATE, WL_READS, WL_READS);
 	dist_metrics(DIST_READ);
+	/* 0efc297a's own figure: the latency bucket most reads fell in, by powers of two */
+	metric_new("workload.read.mode", MK_MODE)->dist = DIST_READ;
 	workload_count_metric("workload.rounds.late", MK_SHARE, WL_ROUNDS_LATE, WL_ROUNDS);
 	dist_metrics(DIST_ROUND);
 	workload_count_metric("workload.oom_kills", MK_COUNT, WL_OOM_KILLS, WL_OOM_KILLS);
@@ -151,7 +153,7 @@ static bool optional_count(const struct metric_def *m)
  */
 static bool system_metric(const struct metric_def *m)
 {
-	return m->workload || ((m->kind == MK_QUANTILE || m->kind == MK_MAX) &&
+	return m->workload || ((m->kind == MK_QUANTILE || m->kind == MK_MAX || m->kind == MK_MODE) &&
 			       m->dist >= DIST_ROW_MAX);
 }
 
@@ -360,6 +362,10 @@ static bool metric_value(const struct metric_def *m, const struct row *row,
 		d = dist_of(r, row, m->dist);
 		*v = d && d->count ? (double)d->sum / (double)d->count : 0;
 		return d && d->count > 0;
+	case MK_MODE:
+		d = dist_of(r, row, m->dist);
+		*v = d ? (double)dist_mode_octave(d) : 0;
+		return d && d->count > 0;
 	}
 	return false;
 }
@@ -501,6 +507,7 @@ static enum verdict test_metric(const struct metric_def *m, const struct row *b,
 
 	switch (m->kind) {
 	case MK_COUNT:
+	case MK_MODE:
 		return V_NA;
 	case MK_PART:
 	case MK_MEAN:
@@ -601,7 +608,7 @@ static enum verdict verdict_at(const struct comparison *c, const struct cmp_row 
 
 	if (!cell->has_before || !cell->has_after)
 		return V_NA;
-	if (compare_replicated(c) && metrics[mi].kind != MK_COUNT) {
+	if (compare_replicated(c) && metrics[mi].kind != MK_COUNT && metrics[mi].kind != MK_MODE) {
 		if (cell->ratio == 1)
 			return V_SAME;
 		p = between_runs_p(c, row, mi, cell->ratio > 1);
@@ -636,7 +643,8 @@ static void fill_row(const struct comparison *c, struct cmp_row *row)
 			cell->verdict = V_NA;
 		/* more acquisitions is not a regression; everything else is */
 		if (metrics[i].kind == MK_COUNT || metrics[i].kind == MK_RATE ||
-		    metrics[i].kind == MK_PER_VALUE || metrics[i].kind == MK_PART)
+		    metrics[i].kind == MK_PER_VALUE || metrics[i].kind == MK_PART ||
+		    metrics[i].kind == MK_MODE)
 			continue;
 		if (cell->verdict == V_HIGHER && cell->ratio > row->worst) {
 			row->worst = cell->ratio;
@@ -1458,7 +1466,8 @@ int gate_parse(const char *s, struct gate *g, char *err, size_t errlen)
 	memcpy(name, s, len);
 	name[len] = '\0';
 	g->metric = metric_find(name);
-	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT) {
+	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT ||
+	    metrics[g->metric].kind == MK_MODE) {
 		snprintf(err, errlen, "bad gate '%.64s': unknown metric '%s' (see rstatlat(8), GATES)",
 			 s, name);
 		return -1;

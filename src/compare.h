@@ -34,7 +34,7 @@ struct metric_def {
 	enum workload_count wl, wl_of;
 };
 
-#define WORKLOAD_METRICS 5
+#define WORKLOAD_METRICS 6
 #define METRICS_MAX (2 * COUNT_MAX + 4 * DIST_MAX + 1 + PART_MAX + WORKLOAD_METRICS)
 extern const struct metric_def *const metrics;
 extern int nmetrics;		/* built before main (compare.c) */

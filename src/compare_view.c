@@ -327,13 +327,16 @@ static void workload_summary(char *buf, size_t len, const struct workload_info *
 		memcpy(buf + len - 4, "...", 4);
 }
 
-/* Whether the two sides ran different workloads (or one none): their figures differ in kind. */
+/*
+ * Whether the sides ran different workloads, or one asked otherwise, or
+ * one none: their figures are unlike.
+ */
 static bool workloads_differ(const struct comparison *c)
 {
 	const struct workload_info *b = &c->before.r->workload, *a = &c->after.r->workload;
 
 	return b->present != a->present || b->mixed || a->mixed ||
-	       (b->present && strcmp(b->name, a->name));
+	       (b->present && !workload_alike(b, a));
 }
 
 /* Every run's file, BEFORE's beside AFTER's: one line each, the first one "file". */
@@ -460,8 +463,7 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 		fprintf(f, "%swarning: irqs-off comes from different sources on the two sides\n",
 			md ? "\n" : "");
 	if (workloads_differ(c))
-		fprintf(f, "%swarning: the sides ran different workloads: workload.* compare unlike "
-			"figures\n", md ? "\n" : "");
+		fprintf(f, "%swarning: the sides ran unlike workloads (name or options differ)\n", md ? "\n" : "");
 }
 
 /*

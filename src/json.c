@@ -607,6 +607,13 @@ static void put_workload_members(struct out *o, const struct workload_info *w)
 
 	put_lit(o, "\"name\":");
 	put_str(o, w->name);
+	/* several added up (under one command, or read back and merged): said, and of what kinds */
+	if (w->runs > 1) {
+		put_lit(o, ",\"runs\":");
+		put_num(o, w->runs);
+	}
+	if (w->mixed)
+		put_lit(o, ",\"mixed\":true");
 	put_lit(o, ",");
 	put_workload_options(o, w);
 	put_lit(o, ",\"hierarchy\":");

@@ -223,9 +223,10 @@ static int v2_dir(char *dir, size_t len, bool below_command, bool *own, char *wh
 
 /*
  * This process's cgroup in v1 hierarchy id, from /proc/self/cgroup
- * ("4:memory:/rstatlat-9"), below mount: dir. -1 where it has none.
+ * ("4:memory:/rstatlat-9"): its directory on the mount (whose root may be
+ * another cgroup's: a container's). -1 where it has none here.
  */
-static int own_v1_dir(char *dir, size_t len, uint32_t id, const char *mount)
+static int own_v1_dir(const struct cg_table *t, uint32_t id, char *dir, size_t len)
 {
 	FILE *f = fopen("/proc/self/cgroup", "r");
 	char line[PATH_MAX + 64], *path;
@@ -237,8 +238,7 @@ static int own_v1_dir(char *dir, size_t len, uint32_t id, const char *mount)
 		if (!path || sscanf(line, "%u:", &got) != 1 || got != id || path[1] != '/')
 			continue;
 		path[strcspn(path, "\n")] = '\0';
-		ret = (size_t)snprintf(dir, len, "%s%s", mount, strcmp(path + 1, "/") ? path + 1 : "") <
-		      len ? 0 : -1;
+		ret = cg_dir_of(t, id, path + 1, dir, len);
 	}
 	if (f)
 		fclose(f);
@@ -267,7 +267,7 @@ static int memory_dir(char *dir, size_t len, bool *v2, bool *own, char *why, siz
 		snprintf(why, wlen, "no memory controller here (neither v2's root nor a v1 mount)");
 		err = -1;
 	} else {
-		*own = !*v2 && getenv(COMMAND_CGROUP_ENV) && !own_v1_dir(dir, len, h->id, h->mount);
+		*own = !*v2 && getenv(COMMAND_CGROUP_ENV) && !own_v1_dir(&t, h->id, dir, len);
 		if (!*own)
 			snprintf(dir, len, "%s", h->mount);
 	}

@@ -27,6 +27,7 @@ enum metric_kind {
 	MK_PER_VALUE,	/* a count per value of a distribution (holds per flush) */
 	MK_PART,	/* a flush part's mean per flush, ns */
 	MK_MEAN,	/* a distribution's mean (flush.mean: wall time per flush) */
+	MK_MODE,	/* the power of two [lo, 2 lo) holding most values: shown, not tested */
 };
 
 struct dist_def {

@@ -781,6 +781,20 @@ static int workload_identity(struct workload_info *into, const struct workload_i
 	return 0;
 }
 
+bool workload_alike(const struct workload_info *a, const struct workload_info *b)
+{
+	if (strcmp(a->name, b->name) || a->noptions != b->noptions)
+		return false;
+	for (int i = 0; i < a->noptions; i++) {
+		const struct workload_option *x = &a->options[i], *y = &b->options[i];
+
+		if (strcmp(x->key, y->key) || !x->text != !y->text ||
+		    (x->text ? strcmp(x->text, y->text) : x->number != y->number))
+			return false;
+	}
+	return true;
+}
+
 int workload_merge(struct workload_info *into, const struct workload_info *from)
 {
 	if (!from->present)
@@ -790,7 +804,7 @@ int workload_merge(struct workload_info *into, const struct workload_info *from)
 			return -1;
 		into->present = true;
 	} else {
-		into->mixed |= from->mixed || strcmp(into->name, from->name);
+		into->mixed |= from->mixed || !workload_alike(into, from);
 		if (!into->stopped_by[0])
 			memcpy(into->stopped_by, from->stopped_by, sizeof(into->stopped_by));
 	}

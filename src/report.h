@@ -194,7 +194,7 @@ struct workload_option {
 
 struct workload_info {
 	bool present;
-	bool mixed;		/* pooled runs of different workloads: name is the first's */
+	bool mixed;		/* added-up runs unlike (workload_alike): name and options the first's */
 	char name[WORKLOAD_NAME_LEN];	/* "hammer", "stat-reader", "poller" */
 	char hierarchy[8];	/* where it read: "v2", "memory" (v1) */
 	struct workload_option options[WORKLOAD_OPTIONS_MAX];
@@ -209,9 +209,11 @@ struct workload_info {
 };
 
 void workload_free(struct workload_info *w);
+/* The same workload asked the same way: name and options. */
+bool workload_alike(const struct workload_info *a, const struct workload_info *b);
 /*
  * Adds from to into (empty: a copy): counters, wall time, distributions;
- * the name and options are into's, mixed when from's name differs.
+ * the name and options are into's, mixed when from's are not alike.
  * Returns 0, or -1 out of memory.
  */
 int workload_merge(struct workload_info *into, const struct workload_info *from);

@@ -952,8 +952,11 @@ static int read_command(struct reader *rd, const struct jt *obj, struct acc *a)
 	return 0;
 }
 
-/* A workload's name or option key: a word of ours, [a-z0-9_-], 1 to len - 1 bytes. */
-static bool workload_word(const char *s, size_t len)
+/*
+ * A workload's name or option key: a word of ours, [a-z0-9_-], 1 to len - 1
+ * bytes; upper: A-Z too (a signal's name, "TERM").
+ */
+static bool workload_word(const char *s, size_t len, bool upper)
 {
 	size_t n = strlen(s);
 
@@ -961,7 +964,7 @@ static bool workload_word(const char *s, size_t len)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
-		      s[i] == '_' || s[i] == '-'))
+		      (upper && s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || s[i] == '-'))
 			return false;
 	return true;
 }
@@ -977,7 +980,7 @@ static int read_workload_options(struct reader *rd, const struct jt *opts,
 		struct workload_option *o = &w->options[w->noptions];
 		const char *key = v->key;
 
-		if (!workload_word(key, sizeof(o->key)))
+		if (!workload_word(key, sizeof(o->key), false))
 			return fail(rd, "workload.options: a key is not a word of %d bytes at most",
 				    WORKLOAD_KEY_LEN - 1);
 		snprintf(o->key, sizeof(o->key), "%s", key);
@@ -995,17 +998,17 @@ static int read_workload_options(struct reader *rd, const struct jt *opts,
 	return 0;
 }
 
-/* A short string of the workload's ("hierarchy", "stopped_by": null allowed then). */
+/* A short string of the workload's ("name", "hierarchy"; "stopped_by": a signal, or null). */
 static int read_workload_word(struct reader *rd, const struct jt *obj, const char *key,
-			      bool nullable, char *out, size_t len)
+			      bool signal, char *out, size_t len)
 {
 	const struct jt *v = get(rd, obj, "workload", key);
 
 	if (!v)
 		return -1;
-	if (nullable && jt_is(v, JT_NULL))
+	if (signal && jt_is(v, JT_NULL))
 		return 0;
-	if (!jt_is(v, JT_STRING) || !workload_word(v->str.s, len))
+	if (!jt_is(v, JT_STRING) || !workload_word(v->str.s, len, signal))
 		return fail(rd, "workload: \"%s\" is not a word of %zu bytes at most", key, len - 1);
 	snprintf(out, len, "%s", v->str.s);
 	return 0;
@@ -1035,6 +1038,22 @@ static int read_workload_counts(struct reader *rd, const struct jt *obj, struct 
 	       fail(rd, "workload: round_ns.count is not rounds");
 }
 
+/* How many workloads a summary's has added up (1 unless said), and whether of different kinds. */
+static int read_workload_pool(struct reader *rd, const struct jt *obj, struct workload_info *w)
+{
+	const struct jt *runs = jt_get(obj, "runs"), *mixed = jt_get(obj, "mixed");
+
+	w->present = true;
+	w->runs = 1;
+	if (runs && (!jt_is(runs, JT_UINT) || !runs->u || runs->u > UINT32_MAX))
+		return fail(rd, "workload: \"runs\" is not 1 to 2^32-1");
+	if (mixed && !jt_is_bool(mixed))
+		return fail(rd, "workload: \"mixed\" is not true or false");
+	w->runs = runs ? (unsigned int)runs->u : 1;
+	w->mixed = jt_is(mixed, JT_TRUE);
+	return 0;
+}
+
 /* The members of a workload (rstatlat load): the summary's "workload", or a line of its own. */
 static int read_workload_members(struct reader *rd, const struct jt *obj, struct workload_info *w)
 {
@@ -1048,9 +1067,7 @@ static int read_workload_members(struct reader *rd, const struct jt *obj, struct
 	    read_workload_options(rd, opts, w) ||
 	    get_u64(rd, obj, "workload", "wall_ns", &w->wall_ns) || read_workload_counts(rd, obj, w))
 		return -1;
-	w->present = true;
-	w->runs = 1;
-	return 0;
+	return read_workload_pool(rd, obj, w);
 }
 
 /* One workload into into (the file's summaries', or its workload lines'). */

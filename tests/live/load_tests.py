@@ -186,7 +186,7 @@ def register(test):
             # the default gates on a recording of another machine's state: any verdict
             r = subprocess.run([BIN, "compare", old, files[1]], capture_output=True, timeout=60)
             check(r.returncode in (0, 1, 4) and
-                  b"warning: the sides ran different workloads" in r.stdout,
+                  b"warning: the sides ran unlike workloads" in r.stdout,
                   "no warning of unlike workloads: rc %d" % r.returncode)
         env = dict(os.environ, RSTATLAT_WORKLOAD_FD="1")
         r = subprocess.run([BIN, "load", "hammer", "--threads", "1", "--reads", "10", "-j"],
@@ -199,6 +199,61 @@ def register(test):
         return "reads %d a run, paired %s, p99 %d -> %d ns" % (
             threads * reads, paired, m["workload.read.p99"]["before"],
             m["workload.read.p99"]["after"])
+
+    @test
+    def load_under_a_signalled_rstatlat_leaves_nothing():
+        """SIGTERM to `rstatlat -j -o F -- rstatlat load hammer`: rstatlat
+        passes it on, the load stops and says so, the summary keeps its
+        figures (stopped_by "TERM"), rstatlat exits 143; and a load killed
+        before it could clean up (`sh -c 'rstatlat load ... & sleep 1'`:
+        the shell's exit leaves it, rstatlat kills what is left) has its
+        cgroups, made below the command's, removed by rstatlat with the
+        command's own. Nothing of either run is left in v2 or v1 memory."""
+        if "v2" not in MOUNTS:
+            raise Skip("cgroup v2 is not mounted")
+
+        def ours(pid):
+            """The cgroups rstatlat pid made for its command, and what the load made anywhere."""
+            return [d for key in ("v2", "memory") if key in MOUNTS
+                    for d in glob.glob(os.path.join(MOUNTS[key], "rstatlat-%d*" % pid))] + \
+                load_cgroups()
+        before = set(load_cgroups())
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "run.json")
+            p = subprocess.Popen([BIN, "-j", "-o", out, "--", BIN, "load", "hammer", "--threads",
+                                  "2", "--reads", "100000000", "--cgroups", "3"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            try:
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline and not glob.glob(os.path.join(
+                        MOUNTS["v2"], "rstatlat-%d" % p.pid, "rstatlat-load", "c2")):
+                    time.sleep(0.05)
+                time.sleep(0.5)
+                p.send_signal(signal.SIGTERM)
+                _, stderr = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            check(p.returncode == 128 + signal.SIGTERM, "rc %d: %s" % (
+                p.returncode, stderr.decode()[-300:]))
+            with open(out, "rb") as f:
+                w = json_lines(f.read())[-1].get("workload") or {}
+            check(w.get("stopped_by") == "TERM" and w.get("reads", 0) > 0,
+                  "the summary's workload: %s" % {k: v for k, v in w.items() if k != "read_ns"})
+            left = set(ours(p.pid)) - before
+            check(not left, "left behind after SIGTERM: %s" % left)
+            p = subprocess.Popen([BIN, "-j", "-o", out, "--", "sh", "-c",
+                                  "%s load hammer --threads 1 --reads 100000000 --cgroups 2 & "
+                                  "sleep 1" % BIN], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            _, stderr = p.communicate(timeout=60)
+            err = stderr.decode()
+            check(p.returncode == 0 and "killed" in err and "cannot remove" not in err,
+                  "rc %d: %s" % (p.returncode, err[-300:]))
+            left = set(ours(p.pid)) - before
+            check(not left, "left behind by a killed load: %s" % left)
+        return "stopped by TERM after %d reads; a killed load's cgroups removed" % w["reads"]
 
     @test
     def load_stopped_by_signal_leaves_nothing():

@@ -581,6 +581,16 @@ def short_lived_flushers_fold_by_comm():
         n, cats[0]["exited"], row["locked"], len(mine), rss / 2**20)
 
 
+def lost_beyond_the_ends(lost):
+    """What a run lost beyond the flushes it saw only part of at its ends:
+    one in progress on a CPU when rstatlat attached (its start unseen, and
+    then its end unmatched: another agent's, under BusyHost), at most one
+    of each a CPU. Anything else lost is."""
+    ends = ("flush_start_unseen", "flush_unfinished")
+    return {k: v for k, v in lost.items()
+            if v and (k not in ends or v > (os.cpu_count() or 1))}
+
+
 @test
 def churn_of_cgroups_loses_nothing():
     """3000 cgroups made, read once and removed one after another, 1000 a
@@ -620,7 +630,7 @@ def churn_of_cgroups_loses_nothing():
     check(not filtered[-1]["cgroups"], "-c kept rows from outside its subtree: %s" % [
         (c["path"], c.get("removed_cgroups")) for c in filtered[-1]["cgroups"][:3]])
     summary = reports[-1]
-    check(not any(summary["lost"].values()), "lost %s" % summary["lost"])
+    check(not lost_beyond_the_ends(summary["lost"]), "lost %s" % summary["lost"])
     counts = ftrace_locks(recs, set(made))
     own = {c["id"]: c for c in summary["cgroups"] if c["id"] in made}
     for cgid, c in own.items():
@@ -984,18 +994,20 @@ def own_bpf_time_agrees_with_bpf_stats():
     cgroup's cpu.stat) and a cold one (bench/poller: 100 cgroups read in
     turn every 50 ms, 8 MiB written between rounds). Runs with bpf_stats on
     and off alternate, on first and last; the median of those with it off
-    is compared with the run with it on that is nearest: this VM's speed
-    drifts between runs, the cold load's most (bpf_stats read 403 and 611
-    ns in two runs in a row, and 391 to 483 in three)."""
+    (three each: the median of two is their mean, which one run of an
+    outlying state moves by half) is compared with the run with it on that
+    is nearest: this VM's speed drifts between runs, the cold load's most
+    (bpf_stats read 403 and 611 ns in two runs in a row, and 391 to 483 in
+    three; off-runs' sampled figures 415, 513 and 433 in three)."""
     with Cgroup(MOUNTS["v2"]) as busy, Cgroup(MOUNTS["v2"]) as parent:
         busy.spawn(TICKER)
         busy.wait_populated(1)
         cgs = [Cgroup(parent.path, "c%d" % i).__enter__() for i in range(100)]
         try:
             loads = {
-                "warm": (3, lambda: reader(os.path.join(busy.path, "cpu.stat"), 200000,
+                "warm": (7, lambda: reader(os.path.join(busy.path, "cpu.stat"), 200000,
                                            threads=2)),
-                "cold": (5, lambda: subprocess.run(
+                "cold": (7, lambda: subprocess.run(
                     [POLLER, "-i", "50", "-s", "3", "-e", "8"] +
                     [os.path.join(c.path, "cpu.stat") for c in cgs],
                     check=True, capture_output=True, timeout=60)),

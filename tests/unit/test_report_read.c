@@ -975,6 +975,7 @@ static void sample_workload(struct workload_info *w)
 				     .hierarchy = "v2", .wall_ns = 3000000000ULL, .noptions = 2,
 				     .measured = 1U << WL_READS | 1U << WL_ROUNDS |
 						 1U << WL_ROUNDS_LATE };
+	strcpy(w->stopped_by, "TERM");	/* sigabbrev_np's: upper case */
 	strcpy(w->options[0].key, "cgroups");
 	w->options[0].number = 100;
 	strcpy(w->options[1].key, "files");
@@ -994,6 +995,7 @@ static void check_same_workload(const struct workload_info *a, const struct work
 	      b->measured == a->measured, "figures read back");
 	CHECK_STR(b->name, a->name);
 	CHECK_STR(b->hierarchy, a->hierarchy);
+	CHECK_STR(b->stopped_by, a->stopped_by);
 	CHECK(!memcmp(b->count, a->count, sizeof(a->count)), "counters read back");
 	CHECK(b->noptions == a->noptions && b->options[0].number == 100 &&
 	      !b->options[0].text && b->options[1].text, "options read back");
@@ -1016,7 +1018,8 @@ static void test_workload(void)
 		{ "\"options\":{", "\"options\":{\"x\":[1],", "workload.options.x: not an integer" },
 		{ "\"options\":{", "\"options\":{\"A\":1,", "a key is not a word" },
 		{ "\"wall_ns\":3000000000,", "", "workload: missing key \"wall_ns\"" },
-		{ "\"stopped_by\":null", "\"stopped_by\":7", "\"stopped_by\" is not a word" },
+		{ "\"stopped_by\":\"TERM\"", "\"stopped_by\":7", "\"stopped_by\" is not a word" },
+		{ "\"name\":\"poller\",", "\"name\":\"poller\",\"runs\":0,", "\"runs\" is not 1" },
 		{ "\"workload\":{", "\"workload\":[{", "not JSON" },
 	};
 	struct report r, back;
@@ -1036,8 +1039,23 @@ static void test_workload(void)
 	two = malloc(2 * strlen(text) + 1);
 	strcpy(stpcpy(two, text), text);
 	CHECK(read_text(two, &back, &info, err) == 0 && back.workload.runs == 2 &&
-	      back.workload.count[WL_READS] == 1200 && back.workload.read.count == 1200 &&
-	      back.workload.wall_ns == 6000000000ULL, "two summaries add up: %s", err);
+	      !back.workload.mixed && back.workload.count[WL_READS] == 1200 &&
+	      back.workload.read.count == 1200 && back.workload.wall_ns == 6000000000ULL,
+	      "two summaries add up: %s", err);
+	report_free(&back);
+	free(two);
+	/* one asked otherwise: unlike, and it says so when written and read again */
+	bad = replaced(text, "\"cgroups\":100", "\"cgroups\":7");
+	two = malloc(strlen(text) + strlen(bad) + 1);
+	strcpy(stpcpy(two, text), bad);
+	free(bad);
+	CHECK(read_text(two, &back, &info, err) == 0 && back.workload.mixed &&
+	      back.workload.options[0].number == 100, "other options: mixed, %s", err);
+	free(two);
+	two = print_report(&back);
+	report_free(&back);
+	CHECK(strstr(two, "\"runs\":2,\"mixed\":true") && read_text(two, &back, &info, err) == 0 &&
+	      back.workload.runs == 2 && back.workload.mixed, "runs and mixed read back: %s", err);
 	report_free(&back);
 	for (size_t i = 0; i < sizeof(edits) / sizeof(*edits); i++) {
 		bad = replaced(text, edits[i].from, edits[i].to);
