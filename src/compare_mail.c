@@ -16,12 +16,11 @@
 #include "fmt.h"
 
 #define LINE_MAX_BYTES 1024
-#define NAME_W 16		/* the metric column */
+#define NAME_W 16		/* the metric column, at least: as wide as the longest name shown */
 #define VALUE_W 8
 #define RATIO_W 7
 /* " before after change mark" per pair; as many pairs a line as fit */
 #define PAIR_W (3 + VALUE_W + 1 + VALUE_W + 1 + RATIO_W + 2)
-#define PAIRS_PER_LINE ((MAIL_COLUMNS - NAME_W) / PAIR_W)
 
 /* Without --metric: what a reply on the rstat lock quotes. */
 static const char *const default_metrics[] = {
@@ -128,7 +127,32 @@ struct block {
 	const struct comparison *const *cs;
 	const struct cmp_row *const *rows;	/* by pair */
 	size_t from, to;
+	int name_w;		/* the metric column */
 };
+
+/* The metric column: NAME_W, or the longest name asked (workload.oom_kills.rate). */
+static int name_width(const struct comparison *c)
+{
+	int w = NAME_W;
+
+	for (int i = 0; i < nmetrics; i++)
+		if (metric_asked(c, i) && (int)strlen(metrics[i].name) > w)
+			w = (int)strlen(metrics[i].name);
+	return w;
+}
+
+/*
+ * A value in VALUE_W columns: a rate past them (2690029.7 locks a second)
+ * without its tenth, then in 3 digits.
+ */
+static void mail_value(char *buf, size_t len, const struct metric_def *m, bool has, double v)
+{
+	cmp_fmt_value(buf, len, m, has, v);
+	if (m->kind == MK_RATE && has && strlen(buf) > VALUE_W)
+		snprintf(buf, len, "%.0f", v);
+	if (m->kind == MK_RATE && has && strlen(buf) > VALUE_W)
+		snprintf(buf, len, "%.3g", v);
+}
 
 /* One pair's columns at line + at: three values and a mark. Returns the new end. */
 static size_t put_cells(char *line, size_t at, const char *a, const char *b, const char *c,
@@ -158,12 +182,12 @@ static void metric_block(FILE *f, const struct block *bl)
 	char line[LINE_MAX_BYTES];
 	size_t at;
 
-	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "");
+	at = (size_t)snprintf(line, sizeof(line), "%-*s", bl->name_w, "");
 	for (size_t p = bl->from; p < bl->to && at < sizeof(line); p++)
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "   %*s%-*zu", VALUE_W, "pair ",
 				       VALUE_W + RATIO_W + 3, p + 1);
 	mail_line(f, "%s", line);
-	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "metric");
+	at = (size_t)snprintf(line, sizeof(line), "%-*s", bl->name_w, "metric");
 	for (size_t p = bl->from; p < bl->to; p++)
 		at = put_cells(line, at, "before", "after", "change", ' ');
 	mail_line(f, "%s", line);
@@ -173,7 +197,7 @@ static void metric_block(FILE *f, const struct block *bl)
 		/* the parts are the split's */
 		if (!metric_asked(bl->cs[0], i) || metrics[i].kind == MK_PART)
 			continue;
-		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
+		at = (size_t)snprintf(line, sizeof(line), "%-*s", bl->name_w, metrics[i].name);
 		for (size_t p = bl->from; p < bl->to; p++) {
 			const struct cmp_row *row = bl->rows[p];
 			const struct cell *c = row ? &row->cells[i] : NULL;
@@ -182,8 +206,8 @@ static void metric_block(FILE *f, const struct block *bl)
 
 			if (shown) {
 				any = true;
-				cmp_fmt_value(b, sizeof(b), &metrics[i], c->has_before, c->before);
-				cmp_fmt_value(a, sizeof(a), &metrics[i], c->has_after, c->after);
+				mail_value(b, sizeof(b), &metrics[i], c->has_before, c->before);
+				mail_value(a, sizeof(a), &metrics[i], c->has_after, c->after);
 				cmp_fmt_ratio(r, sizeof(r), c);
 			}
 			at = put_cells(line, at, b, a, r, shown ? mark(c->verdict) : ' ');
@@ -204,7 +228,7 @@ static void split_block(FILE *f, const struct block *bl)
 
 	if (!any_split(bl))
 		return;
-	at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, "flush split");
+	at = (size_t)snprintf(line, sizeof(line), "%-*s", bl->name_w, "flush split");
 	for (size_t p = bl->from; p < bl->to; p++)
 		at = put_cells(line, at, "after", "delta", "of it", ' ');
 	mail_line(f, "%s", line);
@@ -213,7 +237,7 @@ static void split_block(FILE *f, const struct block *bl)
 
 		if (metrics[i].kind != MK_PART || !metric_asked(bl->cs[0], i))
 			continue;
-		at = (size_t)snprintf(line, sizeof(line), "%-*s", NAME_W, metrics[i].name);
+		at = (size_t)snprintf(line, sizeof(line), "%-*s", bl->name_w, metrics[i].name);
 		for (size_t p = bl->from; p < bl->to; p++) {
 			struct split_cells s = { .after = "-", .delta = "-", .delta_share = "-" };
 			int wall;
@@ -300,13 +324,15 @@ void compare_mail_print(FILE *f, const struct comparison *const *cs, size_t n, s
 		mail_line(f, "%s", cs[0]->title);
 	legend(f, cs, n);
 	for (size_t r = 0; r < nlabels && found; r++) {
-		struct block bl = { .cs = cs, .rows = found };
+		struct block bl = { .cs = cs, .rows = found, .name_w = name_width(cs[0]) };
+		size_t per_line = (size_t)(MAIL_COLUMNS - bl.name_w) / PAIR_W;
 
 		/* each pair's row looked up once, not once a metric */
 		for (size_t p = 0; p < n; p++)
 			found[p] = row_of(cs[p], labels[r]);
-		for (bl.from = 0; bl.from < n; bl.from += PAIRS_PER_LINE) {
-			bl.to = bl.from + PAIRS_PER_LINE < n ? bl.from + PAIRS_PER_LINE : n;
+		per_line = per_line ? per_line : 1;
+		for (bl.from = 0; bl.from < n; bl.from += per_line) {
+			bl.to = bl.from + per_line < n ? bl.from + per_line : n;
 			fputc('\n', f);
 			mail_line(f, "%s", labels[r] ? labels[r] : "total");
 			metric_block(f, &bl);

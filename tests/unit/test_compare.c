@@ -634,6 +634,35 @@ static void test_counter_metric(void)
 	release(&p, gates, 2);
 }
 
+/*
+ * -f mail of c with --metric glob: within MAIL_COLUMNS, and every value of
+ * BEFORE ends where the "before" heading does.
+ */
+static void check_mail_aligned(struct comparison *c, const char *glob)
+{
+	const char *const globs[] = { glob };
+	const struct comparison *cs[1] = { c };
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, edge = 0, rows = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	c->shown.metrics = globs;
+	c->shown.nmetrics = 1;
+	compare_mail_print(f, cs, 1, 0);
+	fclose(f);
+	c->shown.nmetrics = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		CHECK(text_columns(line) <= MAIL_COLUMNS, "%s", line);
+		if (!strncmp(line, "metric ", 7))
+			edge = (size_t)(strstr(line, "before") - line) + 6;
+		else if (edge && !strncmp(line, "workload.", 9) && ++rows)
+			CHECK(strlen(line) > edge && line[edge - 1] != ' ' && line[edge] == ' ',
+			      "not aligned under \"before\": %s", line);
+	}
+	CHECK(rows >= 5, "%zu workload rows in the mail", rows);
+	free(buf);
+}
+
 /* A hammer's figures: n reads of scale x 1 us in wall_ns. */
 static void workload_fill(struct workload_info *w, uint64_t n, double scale, uint64_t wall_ns)
 {
@@ -691,6 +720,12 @@ static void test_workload_metrics(void)
 	      "AFTER ran no workload: inconclusive");
 	CHECK(p.c.total.cells[rate].has_before && !p.c.total.cells[rate].has_after,
 	      "BEFORE's shown, AFTER's \"-\"");
+	compare_free(&p.c);
+	/* in a mail: names longer than the metric column and rates of 8 digits keep it aligned */
+	workload_fill(&p.a.workload, 20000, 1.0, 1000000);
+	CHECK(compare_build(&p.c, gates, 3, NULL, (char[64]){ 0 }, 64) == 0, "build");
+	check_mail_aligned(&p.c, "workload.*");
+	workload_free(&p.a.workload);
 	workload_free(&p.b.workload);
 	release(&p, gates, 3);
 }
