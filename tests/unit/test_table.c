@@ -87,6 +87,33 @@ static void test_locks_in_header(void)
 	      "per-subsystem: %s", out);
 }
 
+/* A workload's figures (rstatlat load under -- COMMAND): one line under the header. */
+static void test_workload_line(void)
+{
+	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 1000000000ULL,
+			    .attach = "tracepoint" };
+	struct workload_info *w = &r.workload;
+	char *out;
+
+	*w = (struct workload_info){ .present = true, .runs = 1, .name = "poller",
+				     .wall_ns = 2000000000ULL, .stopped_by = "TERM",
+				     .measured = 1U << WL_READS | 1U << WL_ROUNDS |
+						 1U << WL_ROUNDS_LATE };
+	w->count[WL_READS] = 1000;
+	w->count[WL_ROUNDS] = 10;
+	w->count[WL_ROUNDS_LATE] = 3;
+	for (int i = 0; i < 1000; i++)
+		dist_add_value(&w->read, 5000);
+	out = render(&r);
+	CHECK(strstr(out, "workload: poller 1000 reads in 2.00 s (500/s), read p50 ") &&
+	      strstr(out, " mode 4.10us-8.19us, 10 rounds (3 late), stopped by SIGTERM\n"),
+	      "%s", out);
+	CHECK(!strstr(out, "OOM"), "no OOM kills where the workload has none: %s", out);
+	dist_free(&w->read);
+	memset(w, 0, sizeof(*w));
+	CHECK(!strstr(render(&r), "workload:"), "none without a workload");
+}
+
 /* Where the locks are told apart, a LOCK column names each row's; else none. */
 static void test_lock_column(void)
 {
@@ -209,5 +236,6 @@ int main(void)
 	RUN_TEST(test_labels());
 	RUN_TEST(test_locks_in_header());
 	RUN_TEST(test_lock_column());
+	RUN_TEST(test_workload_line());
 	return check_done("test_table");
 }
