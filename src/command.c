@@ -266,7 +266,7 @@ void command_signal(const struct command *c, int sig)
 static int subtree_procs(const char *dir, bool kill_them)
 {
 	char *const roots[] = { (char *)dir, NULL };
-	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT, NULL);
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT | FTS_NOCHDIR | FTS_XDEV, NULL);
 	pid_t pids[256];
 	FTSENT *e;
 	int all = 0;
@@ -297,7 +297,7 @@ static void kill_all(const struct command_cg *g)
 static void remove_below(const char *dir)
 {
 	char *const roots[] = { (char *)dir, NULL };
-	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT, NULL);
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT | FTS_NOCHDIR | FTS_XDEV, NULL);
 	FTSENT *e;
 
 	while (fts && (e = fts_read(fts)))
@@ -396,10 +396,13 @@ int command_workload(struct command *c, struct workload_info *w, char *why, size
 			break;
 		got += n > 0 ? n : 0;
 	}
-	f = buf && got ? fmemopen(buf, (size_t)got, "r") : NULL;
+	/* whole lines only: a process the command left may be writing one */
+	while (got > 0 && buf[got - 1] != '\n')
+		got--;
+	f = got ? fmemopen(buf, (size_t)got, "r") : NULL;
 	if (!f) {
 		snprintf(why, len, "cannot read the command's workload figures: %s",
-			 buf ? strerror(errno) : "out of memory");
+			 !buf ? "out of memory" : got ? strerror(errno) : "no whole line");
 		free(buf);
 		return -1;
 	}

@@ -1466,8 +1466,11 @@ int gate_parse(const char *s, struct gate *g, char *err, size_t errlen)
 	memcpy(name, s, len);
 	name[len] = '\0';
 	g->metric = metric_find(name);
-	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT ||
-	    metrics[g->metric].kind == MK_MODE) {
+	if (g->metric >= 0 && metrics[g->metric].kind == MK_MODE) {
+		snprintf(err, errlen, "bad gate '%.64s': %s is shown, not tested or gated", s, name);
+		return -1;
+	}
+	if (g->metric < 0 || metrics[g->metric].kind == MK_COUNT) {
 		snprintf(err, errlen, "bad gate '%.64s': unknown metric '%s' (see rstatlat(8), GATES)",
 			 s, name);
 		return -1;

@@ -463,7 +463,7 @@ static void print_header(FILE *f, const struct comparison *c, bool md)
 		fprintf(f, "%swarning: irqs-off comes from different sources on the two sides\n",
 			md ? "\n" : "");
 	if (workloads_differ(c))
-		fprintf(f, "%swarning: the sides ran unlike workloads (name or options differ)\n", md ? "\n" : "");
+		fprintf(f, "%swarning: the sides' workloads are unlike (name, options, or one has none)\n", md ? "\n" : "");
 }
 
 /*

@@ -808,7 +808,7 @@ int workload_merge(struct workload_info *into, const struct workload_info *from)
 		if (!into->stopped_by[0])
 			memcpy(into->stopped_by, from->stopped_by, sizeof(into->stopped_by));
 	}
-	into->runs += from->runs;
+	into->runs = into->runs > UINT32_MAX - from->runs ? UINT32_MAX : into->runs + from->runs;
 	into->wall_ns = sat_add(into->wall_ns, from->wall_ns);
 	into->measured |= from->measured;
 	for (int k = 0; k < WL_COUNT_MAX; k++)

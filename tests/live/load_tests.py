@@ -186,7 +186,7 @@ def register(test):
             # the default gates on a recording of another machine's state: any verdict
             r = subprocess.run([BIN, "compare", old, files[1]], capture_output=True, timeout=60)
             check(r.returncode in (0, 1, 4) and
-                  b"warning: the sides ran unlike workloads" in r.stdout,
+                  b"warning: the sides' workloads are unlike" in r.stdout,
                   "no warning of unlike workloads: rc %d" % r.returncode)
         env = dict(os.environ, RSTATLAT_WORKLOAD_FD="1")
         r = subprocess.run([BIN, "load", "hammer", "--threads", "1", "--reads", "10", "-j"],

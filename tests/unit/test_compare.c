@@ -747,7 +747,8 @@ static void test_gate_parse(void)
 	static const char *const good[] = {
 		"hold.p99>+20%", "irqoff.max>5ms", "hold.p99>100us", "wait.p50>1.5us",
 		"contended.rate>+10%", "contended.rate>5%", "events.rate<-50%",
-		"locked.rate>1000", "irqoff.p90>2s",
+		"locked.rate>1000", "irqoff.p90>2s", "workload.reads.rate<-10%",
+		"workload.read.p99>+20%", "workload.rounds.late>5%",
 	};
 	static const char *const bad[] = {
 		"", "hold.p99", "hold.p99>", "hold.p99>20", "hold.p99>20%", "hold.p98>+20%",
@@ -773,6 +774,9 @@ static void test_gate_parse(void)
 	CHECK(gate_parse("locked.rate<-50%", &g, err, sizeof(err)) == 0 && g.relative &&
 	      !g.above && g.limit == -0.5, "-50%%");
 	free(g.text);
+	/* the mode is one bucket, not an estimate to test: shown, and said so when gated */
+	CHECK(gate_parse("workload.read.mode>+20%", &g, err, sizeof(err)) == -1 &&
+	      strstr(err, "workload.read.mode is shown, not tested or gated"), "%s", err);
 	/* the old spellings of locked still parse, to the same metric */
 	CHECK(metric_find("events.rate") == metric_find("locked.rate") &&
 	      metric_find("events") == metric_find("locked") && metric_find("locked") >= 0,
