@@ -41,7 +41,7 @@ LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
 	src/collect_cause.c src/collect_flusher.c src/collect_chunks.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \
-	src/command.c src/load.c src/load_cg.c src/load_read.c
+	src/command.c src/load.c src/load_cg.c src/load_read.c src/load_msg.c
 # The Prometheus protobuf format (native histograms, prom_pb.c): its schema
 # is the one Debian ships with client_model, compiled by protoc-c with the
 # well-known Timestamp it imports (libprotobuf-dev).

@@ -52,31 +52,6 @@ struct load_ran {
 	uint64_t oom_kills;
 };
 
-void load_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vwarn("rstatlat load", fmt, ap);
-	va_end(ap);
-}
-
-void load_die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vdie("rstatlat load", code, fmt, ap);
-}
-
-uint64_t load_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- options ---- */
 
 static long parse_count(const char *what, const char *s, long min, long max)

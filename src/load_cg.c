@@ -87,9 +87,9 @@ static void child_setup(pid_t parent, const char *comm)
 static void busy_task(void)
 {
 	for (;;) {
-		uint64_t until = load_now_ns() + BUSY_RUN_US * 1000ULL;
+		uint64_t until = clock_ns(CLOCK_MONOTONIC) + BUSY_RUN_US * 1000ULL;
 
-		while (load_now_ns() < until)
+		while (clock_ns(CLOCK_MONOTONIC) < until)
 			;
 		sleep_us(BUSY_PERIOD_US - BUSY_RUN_US);
 	}
@@ -99,7 +99,7 @@ static void busy_task(void)
 static void container_task(void)
 {
 	for (;;) {
-		uint64_t until = load_now_ns() + BUSY_RUN_US * 1000ULL;
+		uint64_t until = clock_ns(CLOCK_MONOTONIC) + BUSY_RUN_US * 1000ULL;
 		char *p = mmap(NULL, CONTAINER_CHURN, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -107,7 +107,7 @@ static void container_task(void)
 			p[i] = 1;
 		if (p != MAP_FAILED)
 			munmap(p, CONTAINER_CHURN);
-		while (load_now_ns() < until)
+		while (clock_ns(CLOCK_MONOTONIC) < until)
 			;
 		sleep_us(BUSY_PERIOD_US - BUSY_RUN_US);
 	}

@@ -2,7 +2,7 @@
 /*
  * rstatlat load's parts: the cgroups a workload makes and the tasks in
  * them (load_cg.c), the reader threads and their figures (load_read.c),
- * and the CLI and views (load.c).
+ * their one-line messages (load_msg.c), and the CLI and views (load.c).
  */
 #ifndef RSTATLAT_LOAD_INT_H
 #define RSTATLAT_LOAD_INT_H
@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "clock.h"
 #include "report.h"
 
 #define LOAD_EXIT_READ	1
@@ -62,7 +63,6 @@ struct load_figures {
 void load_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 /* One line on stderr, escaped, and on. */
 void load_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-uint64_t load_now_ns(void);
 
 /* hammer: n cgroups below the v2 mount (or the command's v2 cgroup), a busy task in each. */
 int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len);

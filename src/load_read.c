@@ -62,19 +62,19 @@ static bool more(const struct reader *r, long k)
 {
 	if (r->err || atomic_load_explicit(&stop, memory_order_relaxed))
 		return false;
-	return r->job->reads ? k < r->job->reads : load_now_ns() < r->until_ns;
+	return r->job->reads ? k < r->job->reads : clock_ns(CLOCK_MONOTONIC) < r->until_ns;
 }
 
 /* One timed read; false when it failed (r->err). */
 static bool read_one(struct reader *r, int fd, char *buf)
 {
-	uint64_t t0 = load_now_ns(), took;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), took;
 
 	if (pread(fd, buf, READ_BUF, 0) < 0) {
 		r->err = errno;
 		return false;
 	}
-	took = load_now_ns() - t0;
+	took = clock_ns(CLOCK_MONOTONIC) - t0;
 	r->hist[hist_bucket(took)]++;
 	r->sum_ns += took;
 	if (took > r->max_ns)
@@ -95,7 +95,7 @@ static void sleep_until(const struct reader *r, uint64_t at)
 {
 	uint64_t end = r->job->reads || at < r->until_ns ? at : r->until_ns, now;
 
-	while ((now = load_now_ns()) < end && !atomic_load_explicit(&stop, memory_order_relaxed)) {
+	while ((now = clock_ns(CLOCK_MONOTONIC)) < end && !atomic_load_explicit(&stop, memory_order_relaxed)) {
 		uint64_t to = end - now > STOP_SLICE_NS ? now + STOP_SLICE_NS : end;
 		struct timespec ts = { (time_t)(to / 1000000000ULL), (long)(to % 1000000000ULL) };
 
@@ -106,15 +106,15 @@ static void sleep_until(const struct reader *r, uint64_t at)
 /* A round every interval, from the start: a late one is not caught up on in a burst. */
 static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
 {
-	uint64_t interval = r->job->interval_ns, next = load_now_ns();
+	uint64_t interval = r->job->interval_ns, next = clock_ns(CLOCK_MONOTONIC);
 
 	for (long k = 0; more(r, k); k++) {
-		uint64_t t0 = load_now_ns(), took;
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC), took;
 
 		for (int i = 0; i < nfds; i++)
 			if (!read_one(r, fds[i], buf))
 				return;
-		took = load_now_ns() - t0;
+		took = clock_ns(CLOCK_MONOTONIC) - t0;
 		r->round_hist[hist_bucket(took)]++;
 		r->round_sum_ns += took;
 		if (took > r->round_max_ns)
@@ -137,13 +137,13 @@ static void *reader_main(void *arg)
 	r->err = !fds || !buf ? ENOMEM : -open_all(r->job, fds);
 	r->open_failed = r->err != 0;
 	pthread_barrier_wait(&go);
-	r->start_ns = load_now_ns();
+	r->start_ns = clock_ns(CLOCK_MONOTONIC);
 	r->until_ns = r->start_ns + r->job->duration_ns;
 	if (!r->err && r->job->interval_ns)
 		round_loop(r, fds, n, buf);
 	else if (!r->err)
 		read_loop(r, fds, n, buf);
-	r->end_ns = load_now_ns();
+	r->end_ns = clock_ns(CLOCK_MONOTONIC);
 	for (int i = 0; fds && i < n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -172,7 +172,7 @@ static int wait_readers(const sigset_t *signals, struct load_cgroups *tend)
 }
 
 /* Folds the readers' figures; returns the first failure's errno (*opening: at open), or 0. */
-static int fold(struct reader *r, int n, struct load_figures *f, bool *opening)
+static int fold_readers(struct reader *r, int n, struct load_figures *f, bool *opening)
 {
 	uint64_t start = UINT64_MAX, end = 0;
 	int err = 0;
@@ -227,7 +227,7 @@ int load_read(const struct read_job *job, int threads, const sigset_t *signals,
 	f->signal = wait_readers(signals, job->cg);
 	for (int i = 0; i < threads; i++)
 		pthread_join(r[i].thread, NULL);
-	err = fold(r, threads, f, opening);
+	err = fold_readers(r, threads, f, opening);
 	pthread_barrier_destroy(&go);
 	free(r);
 	return err;
