@@ -230,7 +230,8 @@ enum parts_source { PARTS_FROM_NONE, PARTS_FROM_KERNEL, PARTS_FROM_TIMED };
 /*
  * The unlock program draws once per timed run, not every run: it counts
  * down lock_state.own_left (on the line every hold touches) and times
- * itself at 0, then draws the next count, OWN_SAMPLE +- OWN_SPREAD: the
+ * itself at 1, then draws the next count, OWN_SAMPLE +- OWN_SPREAD (at 0,
+ * its first run on a CPU, it draws the first count untimed): the
  * counts vary little, so that how many runs are timed does not, and vary
  * at all, so that no pattern of holds is timed at the same place. Holds
  * that take a new stage (a cgroup this CPU did not record last: dearer,
