@@ -257,7 +257,17 @@ void command_signal(const struct command *c, int sig)
 		kill(c->pid, sig);
 }
 
-/* cgroup.kill (Linux 5.14+) takes the whole subtree; else each pid. */
+/*
+ * dir and the cgroups below it, as paths (rstatlat has threads: no chdir),
+ * on its own mount. NULL when it cannot be read.
+ */
+static FTS *walk_below(const char *dir)
+{
+	char *const roots[] = { (char *)dir, NULL };
+
+	return fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT | FTS_NOCHDIR | FTS_XDEV, NULL);
+}
+
 /*
  * The processes in dir and the cgroups the command made below it (a
  * workload's own, such as rstatlat load's), each SIGKILLed when kill:
@@ -265,8 +275,7 @@ void command_signal(const struct command *c, int sig)
  */
 static int subtree_procs(const char *dir, bool kill_them)
 {
-	char *const roots[] = { (char *)dir, NULL };
-	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT | FTS_NOCHDIR | FTS_XDEV, NULL);
+	FTS *fts = walk_below(dir);
 	pid_t pids[256];
 	FTSENT *e;
 	int all = 0;
@@ -296,8 +305,7 @@ static void kill_all(const struct command_cg *g)
 /* The cgroups below dir, deepest first: a cgroup goes only once its children have. */
 static void remove_below(const char *dir)
 {
-	char *const roots[] = { (char *)dir, NULL };
-	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOSTAT | FTS_NOCHDIR | FTS_XDEV, NULL);
+	FTS *fts = walk_below(dir);
 	FTSENT *e;
 
 	while (fts && (e = fts_read(fts)))

@@ -634,7 +634,7 @@ static void put_workload_members(struct out *o, const struct workload_info *w)
 	put_dist(o, "read_ns", &w->read);
 	put_lit(o, ",\"read_mode_ns\":{\"ge\":");
 	put_u64_lit(o, mode, ",\"lt\":");
-	put_u64_lit(o, mode ? 2 * mode : 1ULL << HIST_LOW_SHIFT, "}");
+	put_u64_lit(o, mode_octave_end(mode), "}");
 	if (w->measured & (1U << WL_ROUNDS)) {
 		put_lit(o, ",");
 		put_dist(o, "round_ns", &w->round);

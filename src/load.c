@@ -313,7 +313,7 @@ static void text_dist(const char *what, const struct dist *d, bool mode)
 	       fmt_duration(b, sizeof(b), dist_quantile(d, 0.99)), fmt_duration(c, sizeof(c), d->max));
 	if (mode)
 		printf(", mode %s-%s", fmt_duration(e, sizeof(e), lo),
-		       fmt_duration(g, sizeof(g), lo ? 2 * lo : 1ULL << HIST_LOW_SHIFT));
+		       fmt_duration(g, sizeof(g), mode_octave_end(lo)));
 }
 
 static void print_text(const struct load_opts *o, const struct load_figures *f,

@@ -53,7 +53,7 @@ struct read_job {
 /* The figures of a run. */
 struct load_figures {
 	long reads;
-	uint64_t wall_ns, max_ns;
+	uint64_t wall_ns;
 	struct dist lat;	/* each read's latency, in hist.h's buckets */
 	long rounds, rounds_late;	/* poller: rounds, and those longer than the interval */
 	struct dist round;	/* ... each round's latency */

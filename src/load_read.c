@@ -22,6 +22,12 @@
 #define TEND_MS		10		/* how often hogs are reaped and signals looked at */
 #define STOP_SLICE_NS	(50 * 1000000ULL)	/* a poller asleep sees a stop within it */
 
+/* Latencies as a reader keeps them: nothing allocated between its reads. */
+struct timings {
+	uint64_t hist[HIST_BUCKETS];
+	uint64_t sum, max;
+};
+
 struct reader {
 	pthread_t thread;
 	int index;
@@ -29,11 +35,9 @@ struct reader {
 	long done;
 	int err;		/* errno of a failed open or read, 0 if none */
 	bool open_failed;	/* ... and which */
-	uint64_t hist[HIST_BUCKETS];
-	uint64_t max_ns, sum_ns;
-	uint64_t round_hist[HIST_BUCKETS];	/* poller */
+	struct timings read;
+	struct timings round;	/* poller */
 	long rounds, rounds_late;
-	uint64_t round_max_ns, round_sum_ns;
 	uint64_t start_ns, end_ns;	/* its reads began and ended */
 	uint64_t until_ns;		/* duration: when they end */
 };
@@ -65,20 +69,24 @@ static bool more(const struct reader *r, long k)
 	return r->job->reads ? k < r->job->reads : clock_ns(CLOCK_MONOTONIC) < r->until_ns;
 }
 
+static void timed(struct timings *t, uint64_t took)
+{
+	t->hist[hist_bucket(took)]++;
+	t->sum += took;
+	if (took > t->max)
+		t->max = took;
+}
+
 /* One timed read; false when it failed (r->err). */
 static bool read_one(struct reader *r, int fd, char *buf)
 {
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), took;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 
 	if (pread(fd, buf, READ_BUF, 0) < 0) {
 		r->err = errno;
 		return false;
 	}
-	took = clock_ns(CLOCK_MONOTONIC) - t0;
-	r->hist[hist_bucket(took)]++;
-	r->sum_ns += took;
-	if (took > r->max_ns)
-		r->max_ns = took;
+	timed(&r->read, clock_ns(CLOCK_MONOTONIC) - t0);
 	r->done++;
 	return true;
 }
@@ -96,8 +104,7 @@ static void sleep_until(const struct reader *r, uint64_t at)
 	uint64_t end = r->job->reads || at < r->until_ns ? at : r->until_ns, now;
 
 	while ((now = clock_ns(CLOCK_MONOTONIC)) < end && !atomic_load_explicit(&stop, memory_order_relaxed)) {
-		uint64_t to = end - now > STOP_SLICE_NS ? now + STOP_SLICE_NS : end;
-		struct timespec ts = { (time_t)(to / 1000000000ULL), (long)(to % 1000000000ULL) };
+		struct timespec ts = ns_timespec(end - now > STOP_SLICE_NS ? now + STOP_SLICE_NS : end);
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
@@ -115,10 +122,7 @@ static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
 			if (!read_one(r, fds[i], buf))
 				return;
 		took = clock_ns(CLOCK_MONOTONIC) - t0;
-		r->round_hist[hist_bucket(took)]++;
-		r->round_sum_ns += took;
-		if (took > r->round_max_ns)
-			r->round_max_ns = took;
+		timed(&r->round, took);
 		r->rounds++;
 		r->rounds_late += took > interval;
 		next = next + interval > t0 + took ? next + interval : t0 + took;
@@ -171,6 +175,18 @@ static int wait_readers(const sigset_t *signals, struct load_cgroups *tend)
 	return sig;
 }
 
+/* t added to d, in hist.h's buckets; -1 out of memory. */
+static int timings_fold(struct dist *d, const struct timings *t)
+{
+	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
+		if (dist_add(d, b, t->hist[b]))
+			return -1;
+	d->sum += t->sum;
+	/* a quantile is its bucket's midpoint, never above it */
+	d->max = t->max > d->max ? t->max : d->max;
+	return 0;
+}
+
 /* Folds the readers' figures; returns the first failure's errno (*opening: at open), or 0. */
 static int fold_readers(struct reader *r, int n, struct load_figures *f, bool *opening)
 {
@@ -181,25 +197,17 @@ static int fold_readers(struct reader *r, int n, struct load_figures *f, bool *o
 		f->reads += r[i].done;
 		start = r[i].start_ns < start ? r[i].start_ns : start;
 		end = r[i].end_ns > end ? r[i].end_ns : end;
-		if (r[i].max_ns > f->max_ns)
-			f->max_ns = r[i].max_ns;
 		f->rounds += r[i].rounds;
-		if (r[i].round_max_ns > f->round.max)
-			f->round.max = r[i].round_max_ns;
 		f->rounds_late += r[i].rounds_late;
-		f->lat.sum += r[i].sum_ns;
-		f->round.sum += r[i].round_sum_ns;
-		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
-			if ((dist_add(&f->lat, b, r[i].hist[b]) ||
-			     dist_add(&f->round, b, r[i].round_hist[b])) && !err)
-				err = ENOMEM;	/* the caller removes the cgroups first */
+		if ((timings_fold(&f->lat, &r[i].read) || timings_fold(&f->round, &r[i].round)) &&
+		    !err)
+			err = ENOMEM;	/* the caller removes the cgroups first */
 		if (r[i].err && !err) {
 			err = r[i].err;
 			*opening = r[i].open_failed;
 		}
 	}
 	f->wall_ns = end > start ? end - start : 0;
-	f->lat.max = f->max_ns;	/* a quantile is its bucket's midpoint, never above it */
 	return err;
 }
 

@@ -349,6 +349,11 @@ uint64_t dist_quantile(const struct dist *d, double q);
  * the 0efc297a commit grouped read latencies. The lowest such on a tie.
  */
 uint64_t dist_mode_octave(const struct dist *d);
+/* The end (exclusive) of the power of two dist_mode_octave() gave as lo. */
+static inline uint64_t mode_octave_end(uint64_t lo)
+{
+	return lo ? 2 * lo : 1ULL << HIST_LOW_SHIFT;
+}
 /* Several quantiles at once. */
 void dist_quantiles(const struct dist *d, const double *qs, int n, uint64_t *out);
 /* The bucket index holding the rank-th smallest value (1 <= rank <= count). */

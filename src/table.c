@@ -184,7 +184,7 @@ static void print_workload(FILE *f, const struct report *r)
 		fmt_duration(a, sizeof(a), dist_quantile(&w->read, 0.5)),
 		fmt_duration(b, sizeof(b), dist_quantile(&w->read, 0.99)),
 		fmt_duration(c, sizeof(c), mode),
-		fmt_duration(d, sizeof(d), mode ? 2 * mode : 1ULL << HIST_LOW_SHIFT));
+		fmt_duration(d, sizeof(d), mode_octave_end(mode)));
 	if (w->measured & (1U << WL_ROUNDS))
 		fprintf(f, ", %llu rounds (%llu late)", (unsigned long long)w->count[WL_ROUNDS],
 			(unsigned long long)w->count[WL_ROUNDS_LATE]);
