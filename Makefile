@@ -115,11 +115,11 @@ $(OUT)/tests/test_probe: $(BTF_SAMPLES) $(OUT)/rstatlat.bpf.o
 check-unit: $(UNIT_TESTS)
 	tests/run-unit $(UNIT_TESTS)
 
-check-live: rstatlat $(OUT)/bench/reader $(OUT)/bench/poller
+check-live: rstatlat
 	tests/live/run
 
 # Every tier, closing with one tally (README's test command runs this).
-check: rstatlat $(UNIT_TESTS) $(OUT)/bench/reader $(OUT)/bench/poller
+check: rstatlat $(UNIT_TESTS)
 	tests/run-all $(UNIT_TESTS)
 
 # libFuzzer over the JSON reader and compare, with ASan and UBSan. Built
@@ -138,7 +138,7 @@ check-fuzz:
 	tests/run-fuzz
 
 # Other kernels under QEMU (tests/vm/run says which and why any is skipped).
-check-vm: rstatlat $(OUT)/bench/reader
+check-vm: rstatlat
 	tests/vm/run
 
 # Installs from Debian's archive what the other goals on the command line
@@ -151,9 +151,6 @@ deps:
 
 clean:
 	rm -rf $(OUT) rstatlat
-
-$(OUT)/bench/reader: bench/reader.c | $(OUT)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -lpthread -o $@
 
 $(OUT)/bench/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -179,11 +176,8 @@ $(OUT)/bench/render: bench/render.c $(LIB_OBJS) $(HEADERS)
 $(OUT)/bench/pingpong: bench/pingpong.c | $(OUT)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
 
-$(OUT)/bench/poller: bench/poller.c | $(OUT)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
-
-BENCH_BINS := rstatlat $(OUT)/bench/reader $(OUT)/bench/floor $(OUT)/bench/render \
-	$(OUT)/bench/pingpong $(OUT)/bench/empty $(OUT)/bench/poller
+BENCH_BINS := rstatlat $(OUT)/bench/floor $(OUT)/bench/render $(OUT)/bench/pingpong \
+	$(OUT)/bench/empty
 
 # Overhead benchmark (root): numbers for docs/performance.md, not a test.
 # BENCH_ARGS go to bench/run, e.g. BENCH_ARGS="--against 45bcce6".
@@ -199,7 +193,7 @@ bench: $(BENCH_BINS)
 # The exporter for SOAK_SECONDS under churn, scrapes and an OOM loop
 # (root): exits 0 only when nothing grows, goes back or is lost (bench/soak --help).
 SOAK_SECONDS ?= 600
-soak: rstatlat $(OUT)/bench/reader
+soak: rstatlat
 	python3 bench/soak $(SOAK_SECONDS)
 
 # Installation: `make install`, as root, or with DESTDIR for a package.

@@ -28,10 +28,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "live"))
-from lib import ROOT, TICKER, Cgroup, Rstatlat, cgroup_mounts, unique  # noqa: E402
+from lib import ROOT, TICKER, Cgroup, Rstatlat, cgroup_mounts, hammer_cmd, unique  # noqa: E402
 
 BIN = os.path.join(ROOT, "rstatlat")
-READER = os.path.join(ROOT, "build", "bench", "reader")
 FACTORS = (1.05, 1.1, 1.2, 1.3, 1.5, 2.0)
 
 
@@ -43,7 +42,7 @@ def record(n, seconds, out_dir):
             cg.spawn(TICKER)
             cg.wait_populated(1)
             tool = Rstatlat("-j").start()
-            subprocess.run([READER, cg.path + "/cpu.stat", "2", "-s", str(seconds)], check=True,
+            subprocess.run(hammer_cmd(cg.path + "/cpu.stat", 2, seconds=seconds), check=True,
                            capture_output=True)
             rc, out, err = tool.stop()
             if rc:

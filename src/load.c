@@ -30,17 +30,24 @@
 #define SECONDS_MAX	86400
 #define MEMORY_MIN	(8ULL << 20)
 #define MEMORY_MAX	(1ULL << 40)
+#define TOUCH_MAX	(1ULL << 30)
+
+enum load_kind { LOAD_STAT_READER, LOAD_POLLER, LOAD_HAMMER };
 
 /* What a workload was asked to do: the options any of them takes. */
 struct load_opts {
 	const char *workload;
+	enum load_kind kind;
 	int threads;
-	long reads;		/* hammer: per thread */
-	int cgroups;		/* hammer */
-	uint64_t duration_ns;	/* stat-reader */
+	long reads;		/* hammer: per thread; 0: for the duration */
+	int cgroups;		/* hammer, poller */
+	const char *in;		/* hammer: an existing cgroup read instead of cgroups made */
+	const char *below;	/* poller: existing cgroups polled instead of containers made */
+	uint64_t duration_ns;	/* stat-reader, poller; hammer with -d */
 	int hogs;		/* stat-reader */
 	uint64_t memory_max;	/* stat-reader */
 	uint64_t interval_ns;	/* poller */
+	uint64_t touch;		/* poller: bytes written between rounds */
 	const char *files[LOAD_FILES_MAX];
 	int nfiles;		/* given; the workload's default when 0 */
 	bool json;
@@ -49,6 +56,7 @@ struct load_opts {
 /* What a workload ran in, for its view. */
 struct load_ran {
 	const struct load_cgroups *cg;
+	int cgroups;		/* read (cg's are gone once removed) */
 	uint64_t oom_kills;
 };
 
@@ -66,8 +74,9 @@ static long parse_count(const char *what, const char *s, long min, long max)
 	return v;
 }
 
-/* "64M", "1G", "100000000": bytes, K/M/G binary. */
-static uint64_t parse_size(const char *what, const char *s)
+/* "64M", "1G", "100000000": bytes, K/M/G binary, from min to max (range: how --help says it). */
+static uint64_t parse_size(const char *what, const char *s, uint64_t min, uint64_t max,
+			   const char *range)
 {
 	unsigned long long v;
 	char *end;
@@ -78,8 +87,8 @@ static uint64_t parse_size(const char *what, const char *s)
 	if (*end == 'K' || *end == 'M' || *end == 'G')
 		shift = *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
 	if (errno || end == s || *s == '-' || (*end && (!shift || end[1])) ||
-	    v > (MEMORY_MAX >> shift) || (v << shift) < MEMORY_MIN)
-		load_die(LOAD_EXIT_USAGE, "invalid %s '%s': expected 8M to 1024G", what, s);
+	    v > (max >> shift) || (v << shift) < min)
+		load_die(LOAD_EXIT_USAGE, "invalid %s '%s': expected %s", what, s, range);
 	return (uint64_t)v << shift;
 }
 
@@ -104,7 +113,7 @@ static uint64_t parse_interval(const char *s)
 }
 
 enum { OPT_THREADS = 256, OPT_READS, OPT_CGROUPS, OPT_HOGS, OPT_MEMORY_MAX, OPT_FILE,
-       OPT_INTERVAL };
+       OPT_INTERVAL, OPT_IN, OPT_BELOW, OPT_TOUCH };
 
 static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -114,6 +123,9 @@ static const struct option long_opts[] = {
 	{ "memory-max", required_argument, NULL, OPT_MEMORY_MAX },
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "in", required_argument, NULL, OPT_IN },
+	{ "below", required_argument, NULL, OPT_BELOW },
+	{ "touch", required_argument, NULL, OPT_TOUCH },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -135,11 +147,11 @@ static bool word_in(const char *list, const char *word)
 static void parse(int argc, char **argv, struct load_opts *o, const char *allowed,
 		  int files_max, void (*usage)(FILE *))
 {
-	int defaults = 0;
+	bool reads = false, duration = false, cgroups = false;
+	int defaults = 0, c, index = 0;
 
 	while (defaults < LOAD_FILES_MAX && o->files[defaults])
 		defaults++;
-	int c, index = 0;
 
 	optind = 1;
 	opterr = 0;	/* one line, ours */
@@ -150,13 +162,31 @@ static void parse(int argc, char **argv, struct load_opts *o, const char *allowe
 			load_die(LOAD_EXIT_USAGE, "%s takes no --%s", o->workload, name);
 		switch (c) {
 		case OPT_THREADS: o->threads = (int)parse_count("--threads", optarg, 1, THREADS_MAX); break;
-		case OPT_READS: o->reads = parse_count("--reads", optarg, 1, READS_MAX); break;
-		case OPT_CGROUPS: o->cgroups = (int)parse_count("--cgroups", optarg, 1, CGROUPS_MAX); break;
+		case OPT_READS:
+			o->reads = parse_count("--reads", optarg, 1, READS_MAX);
+			reads = true;
+			break;
+		case OPT_CGROUPS:
+			o->cgroups = (int)parse_count("--cgroups", optarg, 1, CGROUPS_MAX);
+			cgroups = true;
+			break;
 		case OPT_HOGS: o->hogs = (int)parse_count("--hogs", optarg, 0, HOGS_MAX); break;
-		case OPT_MEMORY_MAX: o->memory_max = parse_size("--memory-max", optarg); break;
+		case OPT_MEMORY_MAX:
+			o->memory_max = parse_size("--memory-max", optarg, MEMORY_MIN, MEMORY_MAX,
+						   "8M to 1024G");
+			break;
 		case OPT_FILE: add_file(o, optarg, files_max); break;
 		case OPT_INTERVAL: o->interval_ns = parse_interval(optarg); break;
+		case OPT_IN:
+		case OPT_BELOW:
+			if (*optarg != '/')
+				load_die(LOAD_EXIT_USAGE, "invalid --%s '%s': a cgroup's directory, "
+					 "from /", name, optarg);
+			*(c == OPT_IN ? &o->in : &o->below) = optarg;
+			break;
+		case OPT_TOUCH: o->touch = parse_size("--touch", optarg, 0, TOUCH_MAX, "0 to 1G"); break;
 		case 'd':
+			duration = true;
 			if (parse_duration(optarg, 1000000000ULL, &o->duration_ns) ||
 			    !o->duration_ns || o->duration_ns > SECONDS_MAX * 1000000000ULL)
 				load_die(LOAD_EXIT_USAGE, "invalid -d '%s': expected a duration up "
@@ -171,16 +201,18 @@ static void parse(int argc, char **argv, struct load_opts *o, const char *allowe
 	}
 	if (optind < argc)
 		load_die(LOAD_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	if (reads && duration)
+		load_die(LOAD_EXIT_USAGE, "%s: --reads or -d, not both", o->workload);
+	if ((o->in || o->below) && cgroups)
+		load_die(LOAD_EXIT_USAGE, "%s: --%s or --cgroups, not both", o->workload,
+			 o->in ? "in" : "below");
+	if (o->kind == LOAD_HAMMER && duration)
+		o->reads = 0;	/* each thread reads for the duration */
 	if (!o->nfiles)
 		o->nfiles = defaults;
 }
 
 /* ---- views ---- */
-
-static bool is_stat_reader(const struct load_opts *o)
-{
-	return !o->reads && !o->interval_ns;
-}
 
 static void option_number(struct workload_info *w, const char *key, uint64_t v)
 {
@@ -188,6 +220,18 @@ static void option_number(struct workload_info *w, const char *key, uint64_t v)
 
 	snprintf(opt->key, sizeof(opt->key), "%s", key);
 	opt->number = v;
+}
+
+static int option_text(struct workload_info *w, const char *key, const char *v)
+{
+	struct workload_option *opt = &w->options[w->noptions];
+
+	opt->text = strdup(v);
+	if (!opt->text)
+		return -1;
+	snprintf(opt->key, sizeof(opt->key), "%s", key);
+	w->noptions++;
+	return 0;
 }
 
 /* The files read, as one option: "cpu.stat,memory.stat" (a --file has no comma). */
@@ -219,15 +263,24 @@ static int describe(const struct load_opts *o, const struct load_figures *f,
 	w->present = true;
 	w->runs = 1;
 	snprintf(w->name, sizeof(w->name), "%s", o->workload);
-	snprintf(w->hierarchy, sizeof(w->hierarchy), "%s", ran->cg->v2 ? "v2" : "memory");
-	if (o->reads) {
+	snprintf(w->hierarchy, sizeof(w->hierarchy), "%s",
+		 ran->cg->other_v1 ? "v1" : ran->cg->v2 ? "v2" : "memory");
+	if (o->kind == LOAD_HAMMER) {
 		option_number(w, "threads", (uint64_t)o->threads);
-		option_number(w, "reads", (uint64_t)o->reads);
-		option_number(w, "cgroups", (uint64_t)o->cgroups);
-	} else if (o->interval_ns) {
-		option_number(w, "cgroups", (uint64_t)o->cgroups);
+		option_number(w, o->reads ? "reads" : "duration_ns",
+			      o->reads ? (uint64_t)o->reads : o->duration_ns);
+		if (o->in && option_text(w, "in", o->in))
+			return -1;
+		if (!o->in)
+			option_number(w, "cgroups", (uint64_t)ran->cgroups);
+	} else if (o->kind == LOAD_POLLER) {
+		option_number(w, "cgroups", (uint64_t)ran->cgroups);
+		if (o->below && option_text(w, "below", o->below))
+			return -1;
 		option_number(w, "interval_ns", o->interval_ns);
 		option_number(w, "duration_ns", o->duration_ns);
+		if (o->touch)
+			option_number(w, "touch", o->touch);
 	} else {
 		option_number(w, "threads", (uint64_t)o->threads);
 		option_number(w, "duration_ns", o->duration_ns);
@@ -237,12 +290,12 @@ static int describe(const struct load_opts *o, const struct load_figures *f,
 	w->wall_ns = f->wall_ns;
 	w->count[WL_READS] = (uint64_t)f->reads;
 	w->measured = 1U << WL_READS;
-	if (o->interval_ns) {
+	if (o->kind == LOAD_POLLER) {
 		w->count[WL_ROUNDS] = (uint64_t)f->rounds;
 		w->count[WL_ROUNDS_LATE] = (uint64_t)f->rounds_late;
 		w->measured |= 1U << WL_ROUNDS | 1U << WL_ROUNDS_LATE;
 	}
-	if (is_stat_reader(o)) {
+	if (o->kind == LOAD_STAT_READER) {
 		w->count[WL_HOGS_STARTED] = (uint64_t)ran->cg->hogs_started;
 		w->count[WL_OOM_KILLS] = ran->oom_kills;
 		w->measured |= 1U << WL_HOGS_STARTED | 1U << WL_OOM_KILLS;
@@ -323,29 +376,42 @@ static void print_text(const struct load_opts *o, const struct load_figures *f,
 	char a[32];
 
 	printf("%s: ", o->workload);
-	if (o->reads)
+	if (o->kind == LOAD_HAMMER && o->reads)
 		printf("%d threads x %ld reads of ", o->threads, o->reads);
-	else if (o->interval_ns)
-		printf("%d cgroups polled every %s (", o->cgroups,
+	else if (o->kind == LOAD_HAMMER)
+		printf("%d threads for %s reading ", o->threads,
+		       fmt_duration(a, sizeof(a), o->duration_ns));
+	else if (o->kind == LOAD_POLLER)
+		printf("%d cgroups polled every %s (", ran->cgroups,
 		       fmt_duration(a, sizeof(a), o->interval_ns));
 	else
 		printf("%d threads reading ", o->threads);
 	text_files(o);
-	if (o->reads)
+	if (o->in) {
+		printf(" in ");
+		json_write_string(stdout, o->in);
+	} else if (o->kind == LOAD_HAMMER) {
 		printf(" in %d cgroups", o->cgroups);
-	else if (o->interval_ns)
+	} else if (o->kind == LOAD_POLLER) {
 		printf(")");
-	else
+	} else {
 		printf(" of a memcg (%s) with %d hogs", ran->cg->v2 ? "v2" : "v1", o->hogs);
+	}
+	if (o->below) {
+		printf(" below ");
+		json_write_string(stdout, o->below);
+	}
+	if (o->touch)
+		printf(", %.1f MiB written between rounds", (double)o->touch / (1 << 20));
 	printf(": %ld reads in %.2f s (%.0f/s)%s\n", f->reads, secs,
 	       secs > 0 ? f->reads / secs : 0.0, f->signal ? ", stopped early" : "");
 	text_dist("read latency", &f->lat, true);
 	printf("\n");
-	if (o->interval_ns) {
+	if (o->kind == LOAD_POLLER) {
 		text_dist("round latency", &f->round, false);
 		printf(", %ld rounds, %ld longer than the interval\n", f->rounds, f->rounds_late);
 	}
-	if (is_stat_reader(o))
+	if (o->kind == LOAD_STAT_READER)
 		printf("hogs: %ld started, %llu OOM kills\n", ran->cg->hogs_started,
 		       (unsigned long long)ran->oom_kills);
 }
@@ -355,21 +421,23 @@ static void print_text(const struct load_opts *o, const struct load_figures *f,
 typedef int (*make_fn)(struct load_cgroups *c, const struct load_opts *o, char *why, size_t len);
 
 /* Raises the open-file limit to what the readers need (each keeps its own fd a file). */
-static void files_needed(const struct load_opts *o)
+static int files_needed(const struct load_opts *o, int cgroups, char *why, size_t len)
 {
-	uint64_t need = (uint64_t)o->threads * (uint64_t)o->cgroups * (uint64_t)o->nfiles + 64;
+	uint64_t need = (uint64_t)o->threads * (uint64_t)cgroups * (uint64_t)o->nfiles + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return;
+		return 0;
 	if (rl.rlim_cur < need && rl.rlim_max >= need) {
 		rl.rlim_cur = need;
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (rl.rlim_cur < need)
-		load_die(LOAD_EXIT_ENV, "needs %llu open files (threads x cgroups x files), the limit "
-			 "is %llu", (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+	if (rl.rlim_cur >= need)
+		return 0;
+	snprintf(why, len, "needs %llu open files (threads x cgroups x files), the limit is %llu",
+		 (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+	return -1;
 }
 
 /* A signal that came after the reads: the run was complete, and is ended as asked. */
@@ -387,7 +455,8 @@ static int run(const struct load_opts *o, make_fn make)
 	struct load_cgroups cg = { 0 };
 	struct load_figures f = { 0 };
 	struct read_job job = { .nfiles = o->nfiles, .cg = &cg, .reads = o->reads,
-				.duration_ns = o->duration_ns, .interval_ns = o->interval_ns };
+				.duration_ns = o->duration_ns, .interval_ns = o->interval_ns,
+				.touch = o->touch };
 	struct load_ran ran = { .cg = &cg };
 	struct workload_info w;
 	char why[PATH_MAX + 128];
@@ -395,9 +464,8 @@ static int run(const struct load_opts *o, make_fn make)
 	sigset_t signals;
 	int err, code, late;
 
-	if (geteuid())
+	if (geteuid() && !o->in && !o->below)
 		load_die(LOAD_EXIT_ENV, "needs root: it makes cgroups");
-	files_needed(o);
 	memcpy(job.files, o->files, sizeof(job.files));
 	/* every thread (and each task until it resets it) blocks them: the readers' caller takes them */
 	sigemptyset(&signals);
@@ -405,10 +473,11 @@ static int run(const struct load_opts *o, make_fn make)
 	sigaddset(&signals, SIGTERM);
 	sigaddset(&signals, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &signals, NULL);
-	if (make(&cg, o, why, sizeof(why))) {
+	if (make(&cg, o, why, sizeof(why)) || files_needed(o, cg.n, why, sizeof(why))) {
 		load_cgroups_remove(&cg);
 		load_die(LOAD_EXIT_ENV, "%s", why);
 	}
+	ran.cgroups = cg.n;
 	err = load_read(&job, o->threads, &signals, &f, &opening);
 	/* the hogs killed first: none is taken by the OOM killer after its count is read */
 	load_tasks_kill(&cg);
@@ -417,7 +486,7 @@ static int run(const struct load_opts *o, make_fn make)
 	if (left)
 		load_warn("could not remove all of %s", cg.base);
 	if (err && opening)
-		load_die(LOAD_EXIT_ENV, "cannot open a --file of the cgroups made: %s",
+		load_die(LOAD_EXIT_ENV, "cannot open a --file of the cgroups read: %s",
 			 strerror(err));
 	if (err)
 		load_die(LOAD_EXIT_READ, "reading: %s", strerror(err));
@@ -440,20 +509,33 @@ static int run(const struct load_opts *o, make_fn make)
 
 static void hammer_usage(FILE *f)
 {
-	fprintf(f, "Usage: rstatlat load hammer [--threads N] [--reads K] [--cgroups C] "
-		"[--file NAME] [-j]\n"
+	fprintf(f, "Usage: rstatlat load hammer [--threads N] [--reads K | -d T] "
+		"[--cgroups C | --in DIR] [--file NAME] [-j]\n"
 		"Threads re-reading a stat file of cgroups with busy tasks in them, as the\n"
 		"lock-outside-the-loop patch timed (NUM_THREADS=10 NUM_ITER=10000, cpu.stat).\n"
-		"  --threads N   reader threads (1-%d, default 10)\n"
-		"  --reads K     reads each thread makes (1-%ld, default 10000)\n"
-		"  --cgroups C   cgroups made and read in turn (1-%d, default 1)\n"
-		"  --file NAME   the stat file read (default cpu.stat, v2's)\n"
-		"  -j, --json    the figures as one JSON line\n",
+		"  --threads N       reader threads (1-%d, default 10)\n"
+		"  --reads K         reads each thread makes (1-%ld, default 10000)\n"
+		"  -d, --duration T  read for T instead (at most a day)\n"
+		"  --cgroups C       cgroups made and read in turn (1-%d, default 1)\n"
+		"  --in DIR          read the cgroup DIR instead: nothing is made, moved or\n"
+		"                    removed, and root is not needed\n"
+		"  --file NAME       the stat file read (default cpu.stat, v2's)\n"
+		"  -j, --json        the figures as one JSON line\n",
 		THREADS_MAX, READS_MAX, CGROUPS_MAX);
+}
+
+static bool wants_memory(const struct load_opts *o)
+{
+	for (int i = 0; i < o->nfiles; i++)
+		if (!strncmp(o->files[i], "memory.", 7))
+			return true;
+	return false;
 }
 
 static int hammer_make(struct load_cgroups *c, const struct load_opts *o, char *why, size_t len)
 {
+	if (o->in)
+		return load_given_cgroups(c, o->in, false, wants_memory(o), why, len);
 	return load_busy_cgroups(c, o->cgroups, why, len);
 }
 
@@ -487,7 +569,7 @@ static int stat_reader_make(struct load_cgroups *c, const struct load_opts *o, c
 static void poller_usage(FILE *f)
 {
 	fprintf(f, "Usage: rstatlat load poller [--cgroups K] [--interval T] [-d T] "
-		"[--file NAME]... [-j]\n"
+		"[--file NAME]... [--touch SIZE] [--below DIR] [-j]\n"
 		"An agent of the cadvisor kind: K containers with tasks that run and charge\n"
 		"memory, each polled every interval (cpu.stat and memory.stat), as in the\n"
 		"thread on 100 containers polled every 1 ms on 128 cores.\n"
@@ -496,20 +578,18 @@ static void poller_usage(FILE *f)
 		"                    default 1ms); a round that takes longer is late\n"
 		"  -d, --duration T  how long it polls (default 10 s, at most a day)\n"
 		"  --file NAME       a file polled, up to %d (default cpu.stat, memory.stat)\n"
+		"  --below DIR       poll the cgroups below DIR (each child directory) instead:\n"
+		"                    nothing is made, moved or removed, and root is not needed\n"
+		"  --touch SIZE      memory written between rounds, as an agent's other work,\n"
+		"                    so that each round's flushes run cold (0-1G, default 0)\n"
 		"  -j, --json        the figures as one JSON line\n",
 		CGROUPS_MAX, LOAD_FILES_MAX);
 }
 
-static bool wants_memory(const struct load_opts *o)
-{
-	for (int i = 0; i < o->nfiles; i++)
-		if (!strncmp(o->files[i], "memory.", 7))
-			return true;
-	return false;
-}
-
 static int poller_make(struct load_cgroups *c, const struct load_opts *o, char *why, size_t len)
 {
+	if (o->below)
+		return load_given_cgroups(c, o->below, true, wants_memory(o), why, len);
 	return load_containers(c, o->cgroups, wants_memory(o), why, len);
 }
 
@@ -527,21 +607,21 @@ static const struct workload {
 	{ "stat-reader",
 	  "threads reading a memcg's memory.stat while hogs OOM-loop in it: Linux 0efc297a "
 	  "(400 threads, 10 s, 400 hogs)",
-	  { .threads = 400, .duration_ns = 10000000000ULL,
+	  { .kind = LOAD_STAT_READER, .threads = 400, .duration_ns = 10000000000ULL,
 	    .memory_max = 64ULL << 20, .files = { "memory.stat" } },
 	  "threads duration hogs memory-max file", 1, stat_reader_usage, stat_reader_make },
 	{ "poller",
 	  "an agent polling containers' cpu.stat and memory.stat: cadvisor, 100 containers "
 	  "every 1 ms on 128 cores",
-	  { .threads = 1, .cgroups = 100, .interval_ns = 1000000,
+	  { .kind = LOAD_POLLER, .threads = 1, .cgroups = 100, .interval_ns = 1000000,
 	    .duration_ns = 10000000000ULL, .files = { "cpu.stat", "memory.stat" } },
-	  "cgroups interval duration file", LOAD_FILES_MAX, poller_usage, poller_make },
+	  "cgroups below interval duration file touch", LOAD_FILES_MAX, poller_usage, poller_make },
 	{ "hammer",
 	  "threads re-reading cpu.stat: the lock-outside-the-loop patch (NUM_THREADS=10 "
 	  "NUM_ITER=10000)",
-	  { .threads = 10, .reads = 10000, .cgroups = 1,
+	  { .kind = LOAD_HAMMER, .threads = 10, .reads = 10000, .cgroups = 1,
 	    .files = { "cpu.stat" } },
-	  "threads reads cgroups file", 1, hammer_usage, hammer_make },
+	  "threads reads duration cgroups in file", 1, hammer_usage, hammer_make },
 };
 
 static void load_usage(FILE *f)

@@ -15,10 +15,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
 #include "cgroup.h"
 #include "command.h"
 #include "load_int.h"
@@ -406,6 +409,70 @@ int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_
 	return make_cgroups(c, n, memory, TASK_CONTAINER, why, len);
 }
 
+/* The child directories of dir, by name (scandir's filter). */
+static int is_child_dir(const struct dirent *d)
+{
+	return d->d_type == DT_DIR && strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+/* Reads the cgroups below base (the poller's --below) into c->dir. */
+static int list_below(struct load_cgroups *c, char *why, size_t len)
+{
+	struct dirent **names;
+	int n = scandir(c->base, &names, is_child_dir, alphasort);
+
+	if (n < 0) {
+		snprintf(why, len, "--below %s: %s", c->base, strerror(errno));
+		return -1;
+	}
+	c->dir = n ? calloc((size_t)n, sizeof(*c->dir)) : NULL;
+	for (int i = 0; i < n; i++) {
+		if (c->dir && (size_t)snprintf(c->dir[c->n], sizeof(c->dir[0]), "%s/%s", c->base,
+					       names[i]->d_name) < sizeof(c->dir[0]))
+			c->n++;
+		free(names[i]);
+	}
+	free(names);
+	if (!c->n)
+		snprintf(why, len, n ? "out of memory" : "--below %s: no cgroup below it", c->base);
+	return c->n ? 0 : -1;
+}
+
+int load_given_cgroups(struct load_cgroups *c, const char *dir, bool below, bool memory,
+		       char *why, size_t len)
+{
+	const char *opt = below ? "--below" : "--in";
+	struct statfs fs;
+	struct stat st;
+	bool v2;
+
+	if (stat(dir, &st) || statfs(dir, &fs)) {
+		snprintf(why, len, "%s %s: %s", opt, dir, strerror(errno));
+		return -1;
+	}
+	v2 = fs.f_type == CGROUP2_SUPER_MAGIC;
+	if (!S_ISDIR(st.st_mode) || (!v2 && fs.f_type != CGROUP_SUPER_MAGIC) ||
+	    strlen(dir) >= sizeof(c->base)) {
+		snprintf(why, len, "%s %s: not a cgroup's directory", opt, dir);
+		return -1;
+	}
+	/* nothing here was made by the load: load_cgroups_remove leaves base and dir alone */
+	snprintf(c->base, sizeof(c->base), "%s", dir);
+	c->given = true;
+	c->v2 = v2 || !memory;
+	c->other_v1 = !v2 && !memory;
+	if (below)
+		return list_below(c, why, len);
+	c->dir = calloc(1, sizeof(*c->dir));
+	if (!c->dir) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	snprintf(c->dir[0], sizeof(c->dir[0]), "%s", dir);
+	c->n = 1;
+	return 0;
+}
+
 const char *load_dir_of(const struct load_cgroups *c, int i, const char *file)
 {
 	return c->mem_dir && !strncmp(file, "memory.", 7) ? c->mem_dir[i] : c->dir[i];
@@ -559,6 +626,8 @@ int load_cgroups_remove(struct load_cgroups *c)
 	int left = 0;
 
 	load_tasks_kill(c);
+	if (c->given)
+		c->n = 0;	/* not the load's to remove */
 	for (int i = c->n - 1; i >= 0; i--) {
 		if (strcmp(c->dir[i], c->base))
 			left += !remove_dir(c->dir[i]);

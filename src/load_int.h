@@ -27,6 +27,8 @@ struct load_cgroups {
 	int n;
 	bool base_made;
 	bool v2;		/* which hierarchy base is in */
+	bool given;		/* --in, --below: the user's cgroups, read as they are */
+	bool other_v1;		/* ... in a v1 hierarchy, no memory.* read */
 	/* poller with memory files where v2 has no memory controller: v1 twins */
 	char mem_base[PATH_MAX];
 	char (*mem_dir)[PATH_MAX];	/* where memory.* is read: the twins, or dir */
@@ -48,6 +50,7 @@ struct read_job {
 	long reads;		/* per thread; 0: for duration_ns from the readers' start */
 	uint64_t duration_ns;
 	uint64_t interval_ns;	/* poller: every file of every cgroup once an interval (a round) */
+	size_t touch;		/* poller: bytes written between rounds (an agent's other work) */
 };
 
 /* The figures of a run. */
@@ -66,6 +69,13 @@ void load_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* hammer: n cgroups below the v2 mount (or the command's v2 cgroup), a busy task in each. */
 int load_busy_cgroups(struct load_cgroups *c, int n, char *why, size_t len);
+/*
+ * hammer --in, poller --below: the cgroup at dir, or those below it (each
+ * child directory, by name), read as they are: nothing made in them,
+ * moved or removed. memory: memory.* is read (the hierarchy reported).
+ */
+int load_given_cgroups(struct load_cgroups *c, const char *dir, bool below, bool memory,
+		       char *why, size_t len);
 /*
  * poller: n containers, each a v2 cgroup (and, with memory, a memcg: v2's
  * own where its root enables memory, else a v1 twin) with a task that runs

@@ -110,8 +110,21 @@ static void sleep_until(const struct reader *r, uint64_t at)
 	}
 }
 
+/*
+ * An agent's other work between its rounds: touch bytes written, so that
+ * the next round's flushes find the kernel's data (and a tracer's) out of
+ * the cache. The barrier keeps the compiler from dropping the stores.
+ */
+static void other_work(char *mem, size_t touch, long round)
+{
+	if (!mem)
+		return;
+	memset(mem, (int)(round & 0x7f) + 1, touch);
+	__asm__ volatile("" : : "r"(mem) : "memory");
+}
+
 /* A round every interval, from the start: a late one is not caught up on in a burst. */
-static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
+static void round_loop(struct reader *r, const int *fds, int nfds, char *buf, char *mem)
 {
 	uint64_t interval = r->job->interval_ns, next = clock_ns(CLOCK_MONOTONIC);
 
@@ -125,6 +138,7 @@ static void round_loop(struct reader *r, const int *fds, int nfds, char *buf)
 		timed(&r->round, took);
 		r->rounds++;
 		r->rounds_late += took > interval;
+		other_work(mem, r->job->touch, k);
 		next = next + interval > t0 + took ? next + interval : t0 + took;
 		sleep_until(r, next);
 	}
@@ -134,17 +148,17 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	int n = r->job->cg->n * r->job->nfiles, *fds = malloc((size_t)n * sizeof(int));
-	char *buf = malloc(READ_BUF);
+	char *buf = malloc(READ_BUF), *mem = r->job->touch ? malloc(r->job->touch) : NULL;
 
 	for (int i = 0; fds && i < n; i++)
 		fds[i] = -1;
-	r->err = !fds || !buf ? ENOMEM : -open_all(r->job, fds);
+	r->err = !fds || !buf || (r->job->touch && !mem) ? ENOMEM : -open_all(r->job, fds);
 	r->open_failed = r->err != 0;
 	pthread_barrier_wait(&go);
 	r->start_ns = clock_ns(CLOCK_MONOTONIC);
 	r->until_ns = r->start_ns + r->job->duration_ns;
 	if (!r->err && r->job->interval_ns)
-		round_loop(r, fds, n, buf);
+		round_loop(r, fds, n, buf, mem);
 	else if (!r->err)
 		read_loop(r, fds, n, buf);
 	r->end_ns = clock_ns(CLOCK_MONOTONIC);
@@ -153,6 +167,7 @@ static void *reader_main(void *arg)
 			close(fds[i]);
 	free(fds);
 	free(buf);
+	free(mem);
 	atomic_fetch_sub(&readers_left, 1);
 	return NULL;
 }

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from harness import check
-from lib import BIN, READER, Ftrace, cgroup_mounts, compare, json_lines
+from lib import BIN, Ftrace, cgroup_mounts, compare, json_lines
 
 MOUNTS = cgroup_mounts()
 COMMAND_SECONDS = 2
@@ -39,7 +39,7 @@ def run_command(out, command, *args, timeout=60):
     p = subprocess.Popen([BIN, "-j", "-o", out] + list(args) + ["--"] + command,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stdout, err = p.communicate(timeout=timeout)
-    # stdout is the command's own (the reader says how fast it read)
+    # stdout is the command's own (the load says how fast it read)
     check(b"rstatlat/1" not in stdout, "rstatlat wrote to stdout with -o: %r" % stdout[:200])
     return p.returncode, err.decode(errors="replace"), p.pid
 
@@ -61,10 +61,11 @@ def command_row(report):
     return rows[0]
 
 
-def reader_sh(threads, how="-s", amount=COMMAND_SECONDS):
-    """A command that re-reads its own cgroup's cpu.stat from READER's threads."""
-    return ["sh", "-c", 'exec "$0" "$RSTATLAT_CGROUP/cpu.stat" %d %s %s' % (
-        threads, how, amount), READER]
+def reader_sh(threads, seconds=COMMAND_SECONDS):
+    """A command that re-reads its own cgroup's cpu.stat from rstatlat load
+    hammer's threads (its figures go into the summary)."""
+    return ["sh", "-c", 'exec "$0" load hammer --in "$RSTATLAT_CGROUP" --threads %d -d %s' % (
+        threads, seconds), BIN]
 
 
 def register(test):
@@ -79,8 +80,8 @@ def register(test):
             out = os.path.join(tmp, "run.json")
             # the marker ends what ftrace counts: the cgroup's release flushes
             # once more after rstatlat's last read, from a kworker
-            command = ["sh", "-c", '"$0" "$RSTATLAT_CGROUP/cpu.stat" 1 -n %d && '
-                       'echo rsl-command-done > "$1"' % reads, READER,
+            command = ["sh", "-c", '"$0" load hammer --in "$RSTATLAT_CGROUP" --threads 1 '
+                       '--reads %d && echo rsl-command-done > "$1"' % reads, BIN,
                        os.path.join(ft.dir, "trace_marker")]
             rc, err, pid = run_command(out, command)
             lines = ft.stop_lines()
@@ -107,7 +108,7 @@ def register(test):
                            int(m.group(3)) == cgid and ts < done[0])
         check(row["locked"] == theirs, "locked %d, ftrace %d" % (row["locked"], theirs))
         check(row["locked"] >= reads, "locked %d for %d reads" % (row["locked"], reads))
-        check(row["top_flusher"] and row["top_flusher"]["comm"] == "reader",
+        check(row["top_flusher"] and row["top_flusher"]["comm"] == "rstatlat",
               "top flusher %s" % row["top_flusher"])
         check(command_cgroups() == before, "cgroups left: %s" % (
             set(command_cgroups()) - set(before)))

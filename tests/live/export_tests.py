@@ -28,8 +28,8 @@ import time
 import urllib.parse
 
 from harness import Skip, check
-from lib import BIN, READER, ROOT, Cgroup, Rstatlat, cgroup_mounts, find_cgroup, json_lines, \
-    read_stat, reader, unique
+from lib import BIN, ROOT, Cgroup, Rstatlat, cgroup_mounts, find_cgroup, json_lines, \
+    hammer_cmd, read_stat, reader, unique
 
 MOUNTS = cgroup_mounts()
 PROMETHEUS = "/usr/bin/prometheus"
@@ -608,7 +608,7 @@ def register(test):
         the JSON's; the scrape passes promtool; rstatlat_series is
         the number of samples, the raw scrape's and Prometheus's own
         scrape_samples_scraped."""
-        need(PROMETHEUS, PROMTOOL, READER)
+        need(PROMETHEUS, PROMTOOL)
         reads = 2000
         with Cgroup(v2()) as cg, Procs() as procs:
             port = free_port()
@@ -712,7 +712,7 @@ def register(test):
         native histogram (schema 0) counting what the text scrape counts,
         the target is up with no scrape error, and scrape_samples_scraped
         is rstatlat_series (a native histogram one sample)."""
-        need(PROMETHEUS, READER)
+        need(PROMETHEUS)
         reads = 2000
         with Cgroup(v2()) as cg, Procs() as procs:
             port = free_port()
@@ -725,7 +725,7 @@ def register(test):
                 p50 = prom.value("histogram_quantile(0.5, %s)" % hold)
                 p99 = prom.value("histogram_quantile(0.99, %s)" % hold)
                 classic = prom.query("rstatlat_lock_hold_seconds_bucket")
-                fl = prom.value('histogram_count(rstatlat_flusher_flush_seconds{comm="reader"})')
+                fl = prom.value('histogram_count(rstatlat_flusher_flush_seconds{comm="rstatlat"})')
                 series_gap = prom.value('rstatlat_series - on(instance, job) '
                                         'scrape_samples_scraped{job="rstatlat"}')
                 target = [t for t in prom.targets() if t["labels"].get("job") == "rstatlat"]
@@ -744,7 +744,7 @@ def register(test):
             check(gap <= 1, "histogram_quantile(%s) %.0f ns, JSON %d ns: %d native buckets "
                   "apart" % (q, got * 1e9, want, gap))
         check(classic == [], "classic bucket series stored: %s" % classic[:3])
-        fl_text = Exposition(text).value("rstatlat_flusher_flush_seconds_count", comm="reader")
+        fl_text = Exposition(text).value("rstatlat_flusher_flush_seconds_count", comm="rstatlat")
         check(fl is not None and fl == fl_text, "reader's flushes: native count %s, text %s" %
               (fl, fl_text))
         check(series_gap == 0, "rstatlat_series - scrape_samples_scraped: %s" % series_gap)
@@ -754,7 +754,7 @@ def register(test):
     @test
     def flushers_match_per_process_json():
         """Flushers without -p, checked against -p -j of the same run: two
-        copies of build/bench/reader under two names (two comms) read one
+        copies of rstatlat under two names, each running load hammer, (two comms) read one
         cgroup's cpu.stat at once, one with two threads (its process's
         comm, not the thread's), so that each CPU's stage changes comm
         (spills to the shared hash); each comm's
@@ -763,19 +763,19 @@ def register(test):
         rows of that comm add up to (flushes and their holds). Both are
         named from their first flush (the default 20 leaves room): the
         folding into (other) is flushers_beyond_the_table_go_to_other's."""
-        need(READER)
         names = ("rslflushbusy", "rslflushquiet")
         with Cgroup(v2()) as cg, Procs() as procs, tempfile.TemporaryDirectory() as d:
             bins = []
             for n in names:
                 bins.append(os.path.join(d, n))
-                shutil.copy(READER, bins[-1])
+                shutil.copy(BIN, bins[-1])
             port = free_port()
             tool = procs.add(Exporter(port, "-p", "-j", "--prometheus", str(port),
                                       "--prom-buckets", "1us:1ms:2")).start()
             stat = os.path.join(cg.path, "cpu.stat")
-            quiet = subprocess.Popen([bins[1], stat, "1", "-n", "300"], stdout=subprocess.DEVNULL)
-            subprocess.run([bins[0], stat, "2", "-n", "1000"], check=True, timeout=120,
+            quiet = subprocess.Popen(hammer_cmd(stat, 1, reads=300, exe=bins[1]),
+                                     stdout=subprocess.DEVNULL)
+            subprocess.run(hammer_cmd(stat, 2, reads=1000, exe=bins[0]), check=True, timeout=120,
                            capture_output=True)
             check(quiet.wait(timeout=120) == 0, "the quiet reader failed")
             body, s = tool.scrape_after(time.time() + 0.05)
@@ -872,7 +872,6 @@ def register(test):
         exit, summed over every label set, equals the JSON summary of the
         same last read summed over every row: locks, contended, holds
         (count and sum of rstatlat_lock_hold_seconds) and flushes."""
-        need(READER)
         tmp = tempfile.mkdtemp(prefix="rsl-sums-")
         path = os.path.join(tmp, "rstatlat.prom")
         try:
@@ -919,7 +918,7 @@ def register(test):
         the file written at exit equals the JSON summary of an rstatlat run
         beside it; node_exporter's textfile collector, running as nobody,
         reads it cleanly."""
-        need(NODE_EXPORTER, READER, "/usr/bin/setpriv")
+        need(NODE_EXPORTER, "/usr/bin/setpriv")
         tmp = tempfile.mkdtemp(prefix="rsl-textfile-")
         os.chmod(tmp, 0o755)
         nobody = pwd.getpwnam("nobody")
@@ -930,7 +929,7 @@ def register(test):
                 judge = procs.add(Rstatlat("-j")).start()
                 tool = procs.add(Rstatlat("--textfile", path, "--textfile-interval",
                                           "0.05")).start()
-                hammer = procs.add(subprocess.Popen([READER, cg.path + "/cpu.stat", "1", "-s", "4"],
+                hammer = procs.add(subprocess.Popen(hammer_cmd(cg.path + "/cpu.stat", 1, seconds=4),
                                                     stdout=subprocess.DEVNULL))
                 read_stat(bad.path + "/cpu.stat", 5)
                 deadline = time.time() + 3
@@ -1061,7 +1060,6 @@ def register(test):
         half-open connections held, wrong paths, wrong methods and 1000+
         real scrapes: each gets its status or a close, never a hang; the
         collector keeps running; the counts are exact afterwards."""
-        need(READER)
         start = time.time()
         with Cgroup(v2()) as cg, Procs() as procs:
             port = free_port()
@@ -1069,7 +1067,7 @@ def register(test):
             # a bare port binds 127.0.0.1 only
             where = listening(port)
             check(where == [("tcp", "0100007F")], "bare port listens on %s" % where)
-            bg = procs.add(subprocess.Popen([READER, cg.path + "/cpu.stat", "1", "-n", "3000"],
+            bg = procs.add(subprocess.Popen(hammer_cmd(cg.path + "/cpu.stat", 1, reads=3000),
                                             stdout=subprocess.DEVNULL))
             malformed = [b"GARBAGE\r\n\r\n", b"\x00\xff\xfe\r\n\r\n", b"GET\r\n\r\n",
                          b"GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n",
@@ -1232,7 +1230,6 @@ def register(test):
         no capability but CAP_BPF, which it keeps while its maps can grow
         (chunks are maps it makes, collect_chunks.c), and reads made after
         the drop are counted."""
-        need(READER)
         try:
             pw = pwd.getpwnam("nobody")
         except KeyError:
@@ -1472,7 +1469,6 @@ def register(test):
         exactly what the JSON's fine buckets below each bound hold; the
         machine-wide irqs-off histogram, where irqs-off are the holds, is
         every label set's holds added up, bucket by bucket."""
-        need(READER)
         with Cgroup(v2()) as cg, Procs() as procs:
             port = free_port()
             tool = procs.add(Exporter(port, "-j", "--prometheus", str(port),
@@ -1528,7 +1524,6 @@ def register(test):
         idle, leave their series and their locks move into (other); the idle
         one, read again, gets a new series of its new locks only. No
         counter, and no sum over all series, ever decreases or counts twice."""
-        need(READER)
         detail = []
 
         def sums(s):
@@ -1558,7 +1553,7 @@ def register(test):
             tool = procs.add(Exporter(port, "-j", "--prometheus", str(port),
                                       "--prom-max-cgroups", "2")).start()
             for cg in (a, b):
-                procs.add(subprocess.Popen([READER, cg.path + "/cpu.stat", "1", "-s", "4"],
+                procs.add(subprocess.Popen(hammer_cmd(cg.path + "/cpu.stat", 1, seconds=4),
                                            stdout=subprocess.DEVNULL))
             read_stat(quiet.path + "/cpu.stat", 10)
             s = watch(tool, 4.5)
@@ -1698,7 +1693,6 @@ def register(test):
         only when nothing grows over the second minute, no counter goes
         back, no scrape fails or takes 1 s, nothing is lost and the locks
         exported equal ftrace's count."""
-        need(READER)
         out = os.path.join(tempfile.mkdtemp(prefix="rsl-soak-test-"), "soak.json")
         try:
             p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "soak"), "120",
@@ -1723,7 +1717,6 @@ def register(test):
         comm only with the tracepoints), their values
         against the JSON summary of the same run, every per-cgroup series
         naming a JSON row, and rstatlat_info last with its five labels."""
-        need(READER)
         with Cgroup(v2()) as cg, Procs() as procs:
             port = free_port()
             tool = procs.add(Exporter(port, "-j", "--prometheus", str(port))).start()
@@ -1880,7 +1873,7 @@ def register(test):
         exist before the second time) and returns data (a value
         that is not NaN); BPF run
         time is turned on (kernel.bpf_stats_enabled) for its panel."""
-        need(PROMETHEUS, READER)
+        need(PROMETHEUS)
         with open(os.path.join(ROOT, "dist", "rstatlat.dashboard.json")) as f:
             dash = json.load(f)
         exprs = [(p["title"], t["expr"]) for p in dash["panels"] for t in p["targets"]]

@@ -14,11 +14,11 @@ import subprocess
 import time
 
 from harness import Skip, check
-from lib import (BIN, BUSY, INNER_FTRACE, INNER_OURS, MEMHOG, READER, TICKER, TRACEFS, Cgroup,
+from lib import (BIN, BUSY, INNER_FTRACE, INNER_OURS, MEMHOG, TICKER, TRACEFS, Cgroup,
                  bpf_attachments,
                  Ftrace, Rstatlat, cgroup_mounts, find_cgroup, ftrace_flushes,
                  ftrace_flush_windows, ftrace_run,
-                 json_lines, last_possible_cpu, nest_gap, pair_holds, reader, run)
+                 hammer_cmd, json_lines, last_possible_cpu, nest_gap, pair_holds, reader, run)
 
 MOUNTS = cgroup_mounts()
 PARTS = ("held_ns", "wait_ns", "irq_ns", "offcpu_ns", "self_ns", "other_ns")
@@ -103,8 +103,9 @@ def register(test):
             for p in hog.procs:
                 os.sched_setaffinity(p.pid, {0})
             with Rstatlat("-j").start() as tool:
-                subprocess.run(["taskset", "-c", "0", READER, os.path.join(cg.path, "cpu.stat"),
-                                "1", "-s", "4"], check=True, capture_output=True, timeout=60)
+                subprocess.run(["taskset", "-c", "0"] + hammer_cmd(os.path.join(cg.path, "cpu.stat"),
+                                                                   seconds=4),
+                               check=True, capture_output=True, timeout=60)
                 rc, out, err = tool.stop()
             check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
             row = find_cgroup(summary_of(out), cg.id)[0]
@@ -151,8 +152,8 @@ def register(test):
                 os.sched_setaffinity(p.pid, {0})
             with Ftrace(events=Ftrace.RSTAT + ("sched/sched_switch",), buffer_kb=65536) as ft:
                 with Rstatlat("-j", "--flush-parts", parts).start() as tool:
-                    subprocess.run(["taskset", "-c", "0", READER,
-                                    os.path.join(cg.path, "cpu.stat"), "1", "-n", "40000"],
+                    subprocess.run(["taskset", "-c", "0"] +
+                                   hammer_cmd(os.path.join(cg.path, "cpu.stat"), reads=40000),
                                    check=True, capture_output=True, timeout=60)
                     time.sleep(0.2)
                     rc, out, err = tool.stop()
@@ -250,9 +251,9 @@ def register(test):
             try:
                 while b"tracing" not in p.stderr.readline():
                     check(p.poll() is None, "rstatlat exited %s" % p.returncode)
-                subprocess.run(["taskset", "-c", "0", READER, os.path.join(cg.path, "cpu.stat"),
-                                "1", "-n", str(reads)], check=True, capture_output=True,
-                               timeout=120)
+                subprocess.run(["taskset", "-c", "0"] +
+                               hammer_cmd(os.path.join(cg.path, "cpu.stat"), reads=reads),
+                               check=True, capture_output=True, timeout=120)
                 time.sleep(0.3)
                 p.send_signal(2)
                 p.wait(timeout=30)

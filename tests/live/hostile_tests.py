@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from harness import check
-from lib import BIN, READER, Cgroup, Rstatlat, cgroup_mounts, json_lines, run
+from lib import BIN, Cgroup, hammer_cmd, Rstatlat, cgroup_mounts, json_lines, run
 
 MOUNTS = cgroup_mounts()
 
@@ -46,8 +46,8 @@ def register(test):
             try:
                 for spelling in spellings:
                     with Rstatlat("-j", "-c", spelling).start() as tool:
-                        subprocess.run([READER, os.path.join(top.path, "cpu.stat"), "1", "-n",
-                                        "200"], check=True, capture_output=True, timeout=60)
+                        subprocess.run(hammer_cmd(os.path.join(top.path, "cpu.stat"), reads=200),
+                                       check=True, capture_output=True, timeout=60)
                         rc, out, err = tool.stop()
                     check(rc == 0, "-c %s: exit %d %s" % (spelling, rc, err))
                     paths = {c["path"] for c in summary_of(out)["cgroups"]}

@@ -19,8 +19,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from harness import check  # noqa: E402
 BIN = os.environ.get("RSTATLAT", os.path.join(ROOT, "rstatlat"))
-READER = os.path.join(ROOT, "build", "bench", "reader")
-POLLER = os.path.join(ROOT, "build", "bench", "poller")
 TRACEFS = "/sys/kernel/tracing"
 PY = sys.executable
 
@@ -107,12 +105,28 @@ class Cgroup:
         os.rmdir(self.path)
 
 
+def hammer_cmd(path, threads=1, reads=None, seconds=None, exe=BIN):
+    """`rstatlat load hammer` re-reading the stat file at path (its cgroup
+    as it is, --in) from threads threads, reads times each or for seconds:
+    a tight C loop, as an interpreter between reads leaves the probe paths
+    cold and skews the first hold. exe: rstatlat under another name, for
+    a comm of its own."""
+    return [exe, "load", "hammer", "--in", os.path.dirname(path), "--file",
+            os.path.basename(path), "--threads", str(threads)] + \
+        (["--reads", str(reads)] if reads else ["-d", str(seconds)])
+
+
 def reader(path, count, threads=1, timeout=120):
-    """Re-reads a stat file count times from build/bench/reader's tight C
-    loop: an interpreter between reads leaves the probe paths cold and skews
-    the first hold."""
-    subprocess.run([READER, path, str(threads), "-n", str(count)], check=True,
-                   capture_output=True, timeout=timeout)
+    """Re-reads a stat file count times from each of threads threads (hammer_cmd)."""
+    subprocess.run(hammer_cmd(path, threads, reads=count), check=True, capture_output=True,
+                   timeout=timeout)
+
+
+def poller_cmd(parent, interval, seconds, touch="0", file="cpu.stat"):
+    """`rstatlat load poller` over the cgroups below parent (--below): file
+    of each once every interval, touch written between rounds."""
+    return [BIN, "load", "poller", "--below", parent, "--interval", interval, "-d", seconds,
+            "--file", file, "--touch", touch]
 
 
 def read_stat(path, times):

@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from harness import Skip, check
-from lib import BIN, cgroup_mounts, json_lines
+from lib import BIN, Cgroup, cgroup_mounts, json_lines
 
 MOUNTS = cgroup_mounts()
 
@@ -335,6 +335,71 @@ def register(test):
             asked, w["reads"]))
         return "%d reads of %s's memory.stat, p50 %d ns; %d OOM kills (host %d), %d hogs " \
             "started" % (w["reads"], w["hierarchy"], w["read_ns"]["p50"], kills, host, started)
+
+    @test
+    def load_reads_cgroups_that_are_there():
+        """hammer --in DIR and poller --below DIR read existing cgroups as
+        they are: under rstatlat -p, the load's process flushes DIR exactly
+        threads x reads times (hammer), and each cgroup below DIR exactly
+        once a round (poller, 1 MiB written between rounds); both run as
+        nobody (no root needed); nothing is made in, moved into or removed
+        from the tree; a DIR that is not a cgroup's, or has no cgroup below
+        it, is one line and exit 3, and --in with --cgroups exit 2."""
+        if "v2" not in MOUNTS:
+            raise Skip("cgroup v2 is not mounted")
+
+        def tree(top):
+            return sorted((d, sorted(open(os.path.join(d, "cgroup.procs")).read().split()))
+                          for d, _, _ in os.walk(top))
+
+        def flushes_of(summary, cg):
+            path = "/" + os.path.relpath(cg.path, MOUNTS["v2"])
+            return sum(r["flush_ns"]["count"] for r in summary["processes"]
+                       if r["comm"] == "rstatlat" and r["cgroup"]["path"] == path)
+
+        with Cgroup(MOUNTS["v2"]) as top:
+            kids = [Cgroup(top.path, "k%d" % i).__enter__() for i in range(3)]
+            try:
+                before = tree(top.path)
+                w, summary = traced_load("hammer", "--in", kids[0].path, "--threads", "2",
+                                         "--reads", "1500")
+                check(w["reads"] == 3000 and w["hierarchy"] == "v2" and w["options"] == {
+                    "threads": 2, "reads": 1500, "in": kids[0].path, "files": "cpu.stat"},
+                      "hammer --in: %s" % w)
+                check_latency(w)
+                got = flushes_of(summary, kids[0])
+                check(got == 3000, "hammer --in: %d flushes of %s by the load, 3000 reads" % (
+                    got, kids[0].name))
+                w, summary = traced_load("poller", "--below", top.path, "--interval", "20ms",
+                                         "-d", "1", "--file", "cpu.stat", "--touch", "1M")
+                rounds = w["rounds"]
+                check(rounds > 0 and w["reads"] == rounds * 3 and w["options"]["cgroups"] == 3 and
+                      w["options"]["below"] == top.path and w["options"]["touch"] == 1 << 20,
+                      "poller --below: %s" % w)
+                got = [flushes_of(summary, k) for k in kids]
+                check(got == [rounds] * 3, "poller --below: flushes %s, %d rounds" % (got, rounds))
+                nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+                for args in (["hammer", "--in", kids[1].path, "--threads", "1", "--reads", "100"],
+                             ["poller", "--below", top.path, "--file", "cpu.stat", "-d", "100ms"]):
+                    r = subprocess.run(nobody + [BIN, "load"] + args + ["-j"],
+                                       capture_output=True, timeout=60)
+                    check(r.returncode == 0 and workload_line(r.stdout)["reads"] > 0,
+                          "as nobody, %s: rc %d %r" % (args[0], r.returncode, r.stderr[-200:]))
+                check(tree(top.path) == before, "the tree changed: %s -> %s" % (
+                    before, tree(top.path)))
+                for args, code in ((["hammer", "--in", "/tmp"], 3),
+                                   (["poller", "--below", kids[2].path], 3),
+                                   (["hammer", "--in", kids[0].path, "--cgroups", "2"], 2),
+                                   (["hammer", "--in", "k0"], 2)):
+                    r = subprocess.run([BIN, "load"] + args, capture_output=True, timeout=30)
+                    err = r.stderr.decode()
+                    check(r.returncode == code and err.count("\n") == 1 and not r.stdout,
+                          "load %s: rc %d, stderr %r" % (args, r.returncode, err))
+            finally:
+                for k in reversed(kids):
+                    k.__exit__(None, None, None)
+        return "hammer --in: 3000 reads = flushes; poller --below: %d rounds x 3 = flushes; " \
+            "as nobody; tree unchanged" % rounds
 
     @test
     def load_poller_rounds_are_flushes():

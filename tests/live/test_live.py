@@ -26,7 +26,7 @@ import hostile_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  INNER_FTRACE, INNER_OURS, compare, json_lines, last_possible_cpu, nest_gap,
-                 mount_tracefs, pair_holds, POLLER, READER, read_stat, reader, realtime, reap,
+                 mount_tracefs, pair_holds, hammer_cmd, poller_cmd, read_stat, reader, realtime, reap,
                  run, unique)
 
 MOUNTS = cgroup_mounts()
@@ -352,7 +352,7 @@ def slow_event_flood_keeps_reading():
     come)."""
     seconds = 3
     with Cgroup(MOUNTS["v2"]) as cg, tempfile.TemporaryFile() as out:
-        load = subprocess.Popen([READER, cg.path + "/cpu.stat", "2", "-s", str(seconds + 6)],
+        load = subprocess.Popen(hammer_cmd(cg.path + "/cpu.stat", 2, seconds=seconds + 6),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             p = subprocess.Popen([BIN, "-t", "1ns", "-j", "-d", str(seconds), "1"],
@@ -394,7 +394,7 @@ def attaching_under_load_loses_nothing():
     all are attached, so no hold is left dangling (relocked), and at most
     one hold per CPU began before we looked (unpaired_unlock)."""
     with Cgroup(MOUNTS["v2"]) as cg:
-        hammer = subprocess.Popen([READER, cg.path + "/cpu.stat", "1", "-s", "4"],
+        hammer = subprocess.Popen(hammer_cmd(cg.path + "/cpu.stat", 1, seconds=4),
                                   stdout=subprocess.DEVNULL)
         try:
             time.sleep(0.3)
@@ -651,7 +651,7 @@ def churn_of_cgroups_loses_nothing():
 
 class BusyHost:
     """Another agent on the host: cpu.stat of n cgroups of its own, each
-    read once a second (build/bench/poller), while a test runs."""
+    read once a second (rstatlat load poller --below), while a test runs."""
 
     def __init__(self, n):
         self.parent = os.path.join(MOUNTS["v2"], unique("rsl-busy"))
@@ -663,8 +663,7 @@ class BusyHost:
         for i in range(self.n):
             self.paths.append(os.path.join(self.parent, "agent%d" % i))
             os.mkdir(self.paths[-1])
-        self.p = subprocess.Popen([POLLER, "-i", "1000", "-s", "3600", "-e", "0"] +
-                                  [p + "/cpu.stat" for p in self.paths],
+        self.p = subprocess.Popen(poller_cmd(self.parent, "1s", "3600"),
                                   stdout=subprocess.DEVNULL)
         return self
 
@@ -991,7 +990,7 @@ def own_bpf_time_agrees_with_bpf_stats():
     reads) is there with kernel.bpf_stats_enabled off, and its ns per lock
     event is within 25% of what bpf_stats counts for rstatlat's programs
     under the same load: a warm one (two threads re-reading one busy
-    cgroup's cpu.stat) and a cold one (bench/poller: 100 cgroups read in
+    cgroup's cpu.stat) and a cold one (load poller --below: 100 cgroups read in
     turn every 50 ms, 8 MiB written between rounds). Runs with bpf_stats on
     and off alternate, on first and last; the median of those with it off
     (three each: the median of two is their mean, which one run of an
@@ -1008,8 +1007,7 @@ def own_bpf_time_agrees_with_bpf_stats():
                 "warm": (7, lambda: reader(os.path.join(busy.path, "cpu.stat"), 200000,
                                            threads=2)),
                 "cold": (7, lambda: subprocess.run(
-                    [POLLER, "-i", "50", "-s", "3", "-e", "8"] +
-                    [os.path.join(c.path, "cpu.stat") for c in cgs],
+                    poller_cmd(parent.path, "50ms", "3", touch="8M"),
                     check=True, capture_output=True, timeout=60)),
             }
             said = []
@@ -1087,8 +1085,8 @@ def cpu_stat_run(name, threads, out_path):
         cg.spawn(TICKER)
         cg.wait_populated(1)
         tool = Rstatlat("-j").start()
-        subprocess.run([READER, cg.path + "/cpu.stat", str(threads), "-s",
-                        str(COMPARE_SECONDS)], check=True, capture_output=True)
+        subprocess.run(hammer_cmd(cg.path + "/cpu.stat", threads, seconds=COMPARE_SECONDS),
+                       check=True, capture_output=True)
         rc, out, err = tool.stop()
         check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
     with open(out_path, "wb") as f:

@@ -12,16 +12,13 @@ Usage: demo_workload.py OUT.json [READS]
                                                turn until it ends)
 """
 import os
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "live"))
-from lib import TICKER, Cgroup, Rstatlat, cgroup_mounts  # noqa: E402
+from lib import TICKER, Cgroup, Rstatlat, cgroup_mounts, reader  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(HERE))
-READER = os.path.join(ROOT, "build", "bench", "reader")
 DEPTH, LEAVES = 4, 4
 
 
@@ -49,8 +46,7 @@ def stat_files(top, names):
 def read_n(top, reads):
     tool = Rstatlat("-j").start(timeout=120)
     for path in stat_files(top, ("cpu.stat", "io.stat")):
-        subprocess.run([READER, path, "1", "-n", str(reads)], check=True, capture_output=True,
-                       timeout=600)
+        reader(path, reads, timeout=600)
     time.sleep(0.5)
     return tool.stop(timeout=120)
 
