@@ -36,7 +36,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/json.c src/fmt.c src/jtree.c src/report_read.c src/stats.c src/compare.c \
 	src/compare_view.c src/compare_html.c src/compare_mail.c src/probe.c src/prom.c src/prom_text.c src/prom_pb.c src/serve.c \
-	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c
+	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c src/findings.c
 # Only these include the skeleton.
 SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
 	src/collect_cause.c src/collect_flusher.c src/collect_chunks.c

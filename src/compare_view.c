@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "compare_view.h"
 #include "escape.h"
+#include "findings.h"
 #include "fmt.h"
 
 #define TEXT_MAX 512
@@ -534,10 +535,49 @@ static void print_row(FILE *f, const struct comparison *c, const struct cmp_row 
 	print_split(f, c, row, md);
 }
 
+/* The finding (of the AFTER side) behind a gate's metric, as findings.h has them: -1 none. */
+static int finding_behind(const char *metric)
+{
+	static const struct { const char *prefix; enum finding_id id; } behind[] = {
+		{ "contended", FIND_READERS_FIGHT }, { "wait.", FIND_READERS_FIGHT },
+		{ "irqoff.", FIND_LONG_IRQOFF }, { "hold.max", FIND_LONG_IRQOFF },
+		{ "flush.", FIND_FLUSH_TIME }, { "locked", FIND_WHO_FLUSHES },
+	};
+
+	for (size_t i = 0; i < sizeof(behind) / sizeof(behind[0]); i++)
+		if (!strncmp(metric, behind[i].prefix, strlen(behind[i].prefix)))
+			return (int)behind[i].id;
+	return -1;
+}
+
+/* The finding behind a check that did not pass, if one fired in the AFTER runs; else NULL. */
+static const struct finding *finding_for(const struct findings *fs, const struct gate_result *g)
+{
+	int id = g->outcome == G_PASS ? -1 : finding_behind(metrics[g->gate->metric].name);
+
+	for (int i = 0; id >= 0 && i < fs->n; i++)
+		if ((int)fs->f[i].id == id)
+			return &fs->f[i];
+	return NULL;
+}
+
+/* ... explained under it: in text within 80 columns, in markdown one line of its item. */
+static void print_why(FILE *f, const struct findings *fs, const struct gate_result *g, bool md)
+{
+	const struct finding *fd = finding_for(fs, g);
+	char v[4 * FINDING_TEXT_LEN];
+
+	if (fd && md)
+		fprintf(f, "    why: %s\n", safe(v, sizeof(v), fd->text, md));
+	else if (fd)
+		term_wrap(f, "  why: ", "       ", fd->text, 80);
+}
+
 static void print_gates(FILE *f, const struct comparison *c, bool md, size_t limit)
 {
 	const struct gate_result **listed;
 	char line[3 * TEXT_MAX], v[4 * TEXT_MAX];
+	struct findings fs;
 	size_t n, more;
 
 	if (!c->nresults) {
@@ -548,11 +588,13 @@ static void print_gates(FILE *f, const struct comparison *c, bool md, size_t lim
 		md ? "**" : "", c->nresults, c->failed, c->inconclusive, md ? "**\n" : "");
 	listed = calloc(c->nresults, sizeof(*listed));
 	n = listed ? cmp_gates_listed(c, limit, listed, &more) : 0;
+	findings_of(c->after.r, &fs);
 	/* every check that did not pass, then the passes nearest their limits */
 	for (size_t i = 0; i < n; i++) {
 		cmp_gate_text(line, sizeof(line), listed[i], 0);
 		fprintf(f, "%s%s %s\n", md ? "- " : "", cmp_outcome_text[listed[i]->outcome],
 			safe(v, sizeof(v), line, md));
+		print_why(f, &fs, listed[i], md);
 	}
 	if (!listed)
 		fputs("(out of memory listing the checks)\n", f);
@@ -918,6 +960,8 @@ static void json_gated(FILE *f, const struct comparison *c)
 
 static void print_json(FILE *f, const struct comparison *c)
 {
+	struct findings fs;
+
 	fputs("{\"schema\":\"rstatlat-compare/2\",\"title\":", f);
 	if (c->title)
 		json_write_string(f, c->title);
@@ -952,8 +996,10 @@ static void print_json(FILE *f, const struct comparison *c)
 	fputs(",\"processes\":", f);
 	json_rows(f, c, c->prows, c->nprows);
 	fputs(",\"gates\":[", f);
+	findings_of(c->after.r, &fs);
 	for (size_t i = 0; i < c->nresults; i++) {
 		const struct gate_result *g = &c->results[i];
+		const struct finding *fd = finding_for(&fs, g);
 
 		fputs(i ? ",{\"gate\":" : "{\"gate\":", f);
 		json_write_string(f, g->gate->text);
@@ -970,6 +1016,11 @@ static void print_json(FILE *f, const struct comparison *c)
 		if (g->why) {
 			fputs(",\"why\":", f);
 			json_write_string(f, g->why);
+		}
+		if (fd) {
+			fprintf(f, ",\"finding\":{\"id\":\"%s\",\"text\":", finding_names[fd->id]);
+			json_write_string(f, fd->text);
+			fputc('}', f);
 		}
 		fputc('}', f);
 	}

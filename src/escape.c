@@ -279,3 +279,38 @@ void vdie(const char *who, int code, const char *fmt, va_list ap)
 	vwarn(who, fmt, ap);
 	exit(code);
 }
+
+void term_wrap(FILE *f, const char *lead, const char *indent, const char *text,
+	       size_t columns)
+{
+	size_t len = strlen(text) * 4 + 1, room, n, cut;
+	char *buf = malloc(len);
+	const char *p;
+
+	if (!buf) {
+		fprintf(f, "%s(out of memory)\n", lead);
+		return;
+	}
+	term_escape(buf, len, text);
+	fputs(lead, f);
+	room = columns > text_columns(lead) ? columns - text_columns(lead) : 1;
+	for (p = buf; *p;) {
+		n = text_fit(p, room);
+		cut = n;
+		if (p[n])
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+		if (!cut)
+			cut = n ? n : strlen(p);
+		fprintf(f, "%.*s\n", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		if (*p)
+			fputs(indent, f);
+		room = columns > text_columns(indent) ? columns - text_columns(indent) : 1;
+	}
+	if (!*buf)
+		fputc('\n', f);
+	free(buf);
+}

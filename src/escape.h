@@ -41,6 +41,14 @@ size_t text_columns(const char *s);
 size_t text_fit(const char *s, size_t columns);
 
 /*
+ * lead, then text escaped as by term_escape() in lines of at most columns
+ * columns (lead's and indent's included), broken at spaces where it can,
+ * every line after the first begun with indent.
+ */
+void term_wrap(FILE *f, const char *lead, const char *indent, const char *text,
+	       size_t columns);
+
+/*
  * Prints "who: message" as one line on stderr, the message escaped as by
  * term_escape() (it may quote a file name, an argument or a file's
  * contents): the commands' warnings.

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "escape.h"
+#include "findings.h"
 #include "fmt.h"
 #include "metrics.h"
 #include "view.h"
@@ -694,6 +695,42 @@ static void put_self(struct out *o, const struct self_costs *c)
 	put_u64_lit(o, c->rss_max_bytes, "}");
 }
 
+/* A summary's findings (findings.h): derived here from the report, as every view does. */
+static void put_findings(struct out *o, const struct report *r)
+{
+	struct findings fs;
+
+	if (r->type != REPORT_SUMMARY)
+		return;
+	findings_of(r, &fs);
+	put_lit(o, ",\"findings\":[");
+	for (int i = 0; i < fs.n; i++) {
+		const struct finding *f = &fs.f[i];
+
+		if (i)
+			put_lit(o, ",");
+		put_lit(o, "{\"id\":");
+		put_str(o, finding_names[f->id]);
+		put_lit(o, ",\"severity\":");
+		put_str(o, severity_names[f->severity]);
+		put_lit(o, ",\"text\":");
+		put_str(o, f->text);
+		put_lit(o, ",\"figures\":{");
+		for (int k = 0; k < f->nfigures; k++) {
+			if (k)
+				put_lit(o, ",");
+			put_str(o, f->figures[k].key);
+			put_lit(o, ":");
+			if (f->figures[k].text)
+				put_str(o, f->figures[k].text);
+			else
+				put_num(o, f->figures[k].number);
+		}
+		put_lit(o, "}}");
+	}
+	put_lit(o, "]");
+}
+
 void json_print(FILE *f, const struct report *r)
 {
 	struct out o = { .f = f, .p = out_buf, .end = out_buf + OUT_SIZE };
@@ -708,6 +745,7 @@ void json_print(FILE *f, const struct report *r)
 		put_list(&o, r, "processes", r->processes, r->nprocesses, put_process_row);
 	put_lost(&o, r);
 	put_self(&o, &r->self);
+	put_findings(&o, r);
 	put_lit(&o, "}\n");
 	out_flush(&o);
 	fflush(f);

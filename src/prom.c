@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prom.h"
+#include "findings.h"
 #include "fmt.h"
 #include "hist.h"
 #include "metrics.h"
@@ -1172,6 +1173,32 @@ static void put_system(struct prom_sink *s, const struct report *r)
 	}
 }
 
+/*
+ * What stands out in the run so far (findings.h): a series per finding
+ * that fires, 1 while it does, so that an alert can name it. Its text
+ * stays in the table and JSON: a label would make a series per figure.
+ */
+static void put_findings(struct prom_sink *s, const struct report *r)
+{
+	struct findings fs;
+
+	findings_of(r, &fs);
+	if (!fs.n)
+		return;
+	s->ops->family(s, "rstatlat_finding", PROM_GAUGE,
+		       "A finding that fires, by its id (rstatlat(8), FINDINGS): 1 while it does.");
+	for (int i = 0; i < fs.n; i++) {
+		/* labels of their own: a sink keeps what it made of them */
+		struct prom_labels ls = { .n = 1 };
+
+		ls.l[0] = (struct prom_label){ "id", finding_names[fs.f[i].id] };
+		s->ops->value(s, &ls, &(struct prom_label){ "severity",
+							    severity_names[fs.f[i].severity] },
+			      1, false);
+		prom_labels_free(&ls);
+	}
+}
+
 static void put_costs(struct prom_sink *s, const struct report *r)
 {
 	static const char *const modes[] = { "user", "system" };
@@ -1275,6 +1302,7 @@ static int put_all(struct prom_sink *s, const struct prom_state *p, const struct
 	if (r->cause_sample)
 		put_causes(s, r);
 	put_system(s, r);
+	put_findings(s, r);
 	put_costs(s, r);
 	put_exporter(s, p, r, http, now_real_ns);
 	/* itself and rstatlat_info, which follow: counted as written, so every family is in it */

@@ -850,6 +850,8 @@ static int read_irqoff_system(struct reader *rd, const struct jt *obj, struct ac
 		return 0;
 	/* files written before "outside" was the one word for them say other_ns */
 	outside = jt_get(irq, "outside_ns") ? "outside_ns" : "other_ns";
+	/* absent before it was recorded; a long hold there may be a vCPU stall (findings) */
+	a->r.irqoff.virtual_machine |= jt_is(jt_get(irq, "virtual_machine"), JT_TRUE);
 	return read_system_dist(rd, irq, outside, &a->r.irqoff.outside, &a->r.irqoff.trace) ||
 	       read_system_dist(rd, irq, "late_ns", &a->r.irqoff.late, &a->r.irqoff.sample);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "escape.h"
+#include "findings.h"
 #include "fmt.h"
 #include "view.h"
 
@@ -619,6 +620,23 @@ static void print_self(FILE *f, const struct report *r)
 	print_own_bpf(f, r);
 }
 
+/* The summary's findings (findings.h): what stands out, one sentence each. */
+static void print_findings(FILE *f, const struct report *r)
+{
+	struct findings fs;
+	char lead[64];
+
+	findings_of(r, &fs);
+	if (!fs.n)
+		return;
+	fputs("findings:\n", f);
+	for (int i = 0; i < fs.n; i++) {
+		snprintf(lead, sizeof(lead), "  %s %s: ", severity_names[fs.f[i].severity],
+			 finding_names[fs.f[i].id]);
+		term_wrap(f, lead, "      ", fs.f[i].text, 80);
+	}
+}
+
 void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 {
 	if (o->clear && r->type == REPORT_INTERVAL)
@@ -634,8 +652,10 @@ void table_print(FILE *f, const struct report *r, const struct view_opts *o)
 	print_cpu_lock(f, r);
 	print_irqoff(f, r);
 	print_lost(f, r);
-	if (r->type == REPORT_SUMMARY)
+	if (r->type == REPORT_SUMMARY) {
 		print_self(f, r);
+		print_findings(f, r);
+	}
 	if (r->type == REPORT_SUMMARY || !o->clear)
 		fputc('\n', f);
 	fflush(f);

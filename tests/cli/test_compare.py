@@ -141,6 +141,38 @@ def recorded_command_runs_gate_the_command():
 
 
 @test
+def failed_gate_is_explained_by_its_finding():
+    """A gate that fails is followed by one "why:" line, the finding
+    behind it in the AFTER run (rstatlat(8), FINDINGS): added contention
+    by readers_fight, naming the share that waited and where; a gate with
+    no finding behind it (hold.p99) gets none, nor does a passing one."""
+    gate = ["--fail-on", "contended.rate>5%", "--fail-on", "hold.p99>+50%"]
+    rc, out, err = compare(*gate, GATE_ONE[0], GATE_TWO)
+    lines = out.splitlines()
+    fail = [i for i, l in enumerate(lines) if l.startswith("FAIL contended.rate>5%")]
+    check(rc == 1 and len(fail) == 1, "exit %d:\n%s" % (rc, out))
+    why = lines[fail[0] + 1]
+    more = lines[fail[0] + 2:]
+    why = " ".join([why.strip()] + [l.strip() for l in more[:next(
+        (i for i, l in enumerate(more) if not l.startswith("       ")), len(more))]])
+    check(why.startswith("why: 26.8% of 4611276 acquisitions waited") and
+          "most at (command)" in why, "why %r" % why)
+    wide = [l for l in lines[fail[0]:] if l.startswith(" ") and len(l) > 80]
+    check(not wide, "why lines over 80 columns: %s" % wide)
+    hold = [i for i, l in enumerate(lines) if l.startswith("FAIL hold.p99")]
+    check(len(hold) == 1 and not lines[hold[0] + 1].startswith("  why:"),
+          "hold.p99 explained:\n%s" % out)
+    rc, out, err = compare(*gate, GATE_TWO, GATE_ONE[0])
+    check(rc == 0 and "why:" not in out, "a passing pair explained:\n%s" % out)
+    rc, out, err = compare("-f", "json", *gate, GATE_ONE[0], GATE_TWO)
+    by = {g["gate"]: g.get("finding") for g in json.loads(out)["gates"]}
+    check(by["contended.rate>5%"]["id"] == "readers_fight" and
+          by["contended.rate>5%"]["text"].startswith("26.8% of 4611276") and
+          by["hold.p99>+50%"] is None, "JSON gates' findings: %s" % by)
+    return why.strip()
+
+
+@test
 def known_shift_fires_exactly_the_gates_it_should():
     before = objects(RUN_A)
     after = copy.deepcopy(before)
@@ -896,7 +928,9 @@ def gate_lines_name_values_limits_and_files():
     # what did not pass first, failures before inconclusive checks
     rc, out, _ = compare("-n", "0", "--fail-on", "hold.p99>+50%", "--fail-on",
                          "contended.rate>1%", RUN_A, RUN_B)
-    words = [l.split()[0] for l in out[out.index("\ngates: "):].splitlines()[2:-1]]
+    # (a line begun with a space explains the check above it: why:)
+    words = [l.split()[0] for l in out[out.index("\ngates: "):].splitlines()[2:-1]
+             if not l.startswith(" ")]
     rank = {"FAIL": 0, "INCONCLUSIVE": 1, "n/a": 2, "pass": 3}
     check(rc == 1 and "INCONCLUSIVE" in words and
           [rank[w] for w in words] == sorted(rank[w] for w in words),

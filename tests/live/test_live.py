@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import Skip, Tier, check  # noqa: E402
 import command_tests  # noqa: E402
 import export_tests  # noqa: E402
+import findings_tests  # noqa: E402
 import flush_tests  # noqa: E402
 import load_tests  # noqa: E402
 import hostile_tests  # noqa: E402
@@ -1210,6 +1211,7 @@ flush_tests.register(test)
 command_tests.register(test)
 load_tests.register(test)
 hostile_tests.register(test)
+findings_tests.register(test)
 def main():
     if os.geteuid() != 0:
         return TIER.skip_all("needs root to load BPF and create cgroups")

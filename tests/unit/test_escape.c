@@ -164,6 +164,35 @@ static void test_html(void)
 	}
 }
 
+static char *wrapped(const char *lead, const char *text, size_t columns)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	term_wrap(f, lead, "    ", text, columns);
+	fclose(f);
+	return out;
+}
+
+/* Lines within the columns, broken at spaces, a word longer than a line cut, controls escaped. */
+static void test_wrap(void)
+{
+	char *out = wrapped("  a: ", "one two three four five", 14);
+
+	CHECK_STR(out, "  a: one two\n    three four\n    five\n");
+	free(out);
+	out = wrapped("", "abcdefghijklmnop", 6);
+	CHECK_STR(out, "abcdef\n    gh\n    ij\n    kl\n    mn\n    op\n");
+	free(out);
+	out = wrapped("x: ", "at /evil\033[2J\nname", 80);
+	CHECK_STR(out, "x: at /evil\\x1b[2J\\x0aname\n");
+	free(out);
+	out = wrapped("x: ", "", 80);
+	CHECK_STR(out, "x: \n");
+	free(out);
+}
+
 int main(void)
 {
 	RUN_TEST(test_json());
@@ -171,5 +200,6 @@ int main(void)
 	RUN_TEST(test_term());
 	RUN_TEST(test_html());
 	RUN_TEST(test_columns());
+	RUN_TEST(test_wrap());
 	return check_done("test_escape");
 }

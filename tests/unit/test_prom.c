@@ -470,6 +470,16 @@ static void test_families_whole(void)
 	CHECK(!strstr(strstr(text, "# HELP rstatlat_locks_total") + 1, "# HELP rstatlat_locks_total "),
 	      "a family twice");
 	CHECK(value_of(text, "rstatlat_lost_total{reason=\"entries_full\"}") == 0, "lost shown at 0");
+	/* nothing stands out: no finding series */
+	CHECK(!strstr(text, "rstatlat_finding"), "a finding family with nothing firing");
+	free(text);
+	/* a loss: its finding fires, one series named by id, a gauge at 1 */
+	r.lost[LOST_ENTRIES_FULL] = 3;
+	text = expose(p, &r, 2);
+	CHECK(strstr(text, "# TYPE rstatlat_finding gauge\n") &&
+	      value_of(text, "rstatlat_finding{id=\"rstatlat_itself\",severity=\"warning\"}") == 1,
+	      "finding series: %s", strstr(text, "rstatlat_finding") ? strstr(text, "rstatlat_finding")
+								  : "none");
 	free(text);
 	report_free(&r);
 	prom_free(p);

@@ -475,7 +475,11 @@ static void test_self_and_folds(void)
 		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
 		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
 		      "\"bpf_sampled_ns\":1110000000,\"lock_events\":3000000,"
-		      "\"rss_max_bytes\":15204352}}\n") != NULL, "self after lost: %s", text);
+		      "\"rss_max_bytes\":15204352},\"findings\":[{\"id\":\"rstatlat_itself\","
+		      "\"severity\":\"warning\",\"text\":\"rstatlat lost 4 events: entries_full 4 "
+		      "(raise --max-entries); its own BPF time is 55.5% of one CPU\",\"figures\":"
+		      "{\"lost\":4,\"bpf_cpu_ppm\":555000}}]}\n") != NULL,
+	      "self after lost, the findings last: %s", text);
 	CHECK(occurrences(text, "\"removed_cgroups\":") == 1 &&
 	      strstr(text, "\"top_flusher\":null,\"removed_cgroups\":1976}") != NULL,
 	      "removed_cgroups on the aggregate row only");

@@ -22,7 +22,7 @@ static void test_self(void)
 		"self: kernel maps 61.2 MiB (10000 entries, 12 in use), CPU 0.05 s user + "
 		"0.02 s system (0.35% of one CPU), BPF 1.23 s in 12.3M runs\n";
 	struct report r = { .type = REPORT_SUMMARY, .duration_ns = 20000000000ULL };
-	char *out, want[256];
+	char *out, want[512];
 
 	r.self = (struct self_costs){
 		.present = true, .map_bytes = 64172032, .entries = 10000, .entries_used = 12,
@@ -31,9 +31,11 @@ static void test_self(void)
 	};
 	r.lost[LOST_ENTRIES_FULL] = 2;
 	out = render(&r);
-	snprintf(want, sizeof(want), "LOST: entries_full=2\n%s\n", line);
+	/* then the findings (findings.h): the loss, with what fixes it */
+	snprintf(want, sizeof(want), "LOST: entries_full=2\n%sfindings:\n  warning rstatlat_itself: "
+		 "rstatlat lost 2 events: entries_full 2 (raise\n      --max-entries)\n\n", line);
 	CHECK(strlen(out) >= strlen(want) && !strcmp(out + strlen(out) - strlen(want), want),
-	      "after the LOST line, before the trailing newline:\n%s", out);
+	      "after the LOST line, before the findings and the trailing newline:\n%s", out);
 	r.self.bpf_stats = false;
 	out = render(&r);
 	CHECK(strstr(out, "(0.35% of one CPU)\n") && !strstr(out, "BPF"),
@@ -59,11 +61,11 @@ static void test_self(void)
 			  "event\n"), "ceiling and sampled time: %s", out);
 	r.type = REPORT_INTERVAL;
 	out = render(&r);
-	CHECK(!strstr(out, "self:"), "summary only: %s", out);
+	CHECK(!strstr(out, "\nself:"), "summary only: %s", out);
 	r.type = REPORT_SUMMARY;
 	r.self.present = false;
 	out = render(&r);
-	CHECK(!strstr(out, "self:"), "only when present: %s", out);
+	CHECK(!strstr(out, "\nself:"), "only when present: %s", out);
 }
 
 /* Rows that fold exited processes or removed cgroups say so. */
