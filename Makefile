@@ -126,7 +126,7 @@ check: rstatlat $(UNIT_TESTS)
 # with clang from the sources, not from the gcc objects.
 FUZZ_SRCS := src/report.c src/escape.c src/fmt.c src/report_read.c src/stats.c \
 	src/compare.c src/compare_view.c src/compare_html.c src/compare_mail.c src/json.c src/table.c src/metrics.c \
-	src/jtree.c
+	src/jtree.c src/findings.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 $(OUT)/fuzz/fuzz_report_read: tests/fuzz/fuzz_report_read.c $(FUZZ_SRCS) $(HEADERS)

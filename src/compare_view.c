@@ -540,8 +540,12 @@ static int finding_behind(const char *metric)
 {
 	static const struct { const char *prefix; enum finding_id id; } behind[] = {
 		{ "contended", FIND_READERS_FIGHT }, { "wait.", FIND_READERS_FIGHT },
-		{ "irqoff.", FIND_LONG_IRQOFF }, { "hold.max", FIND_LONG_IRQOFF },
-		{ "flush.", FIND_FLUSH_TIME }, { "locked", FIND_WHO_FLUSHES },
+		{ "flush.wait", FIND_READERS_FIGHT }, { "irqoff.", FIND_LONG_IRQOFF },
+		{ "hold.max", FIND_LONG_IRQOFF }, { "flush.p", FIND_FLUSH_TIME },
+		{ "flush.max", FIND_FLUSH_TIME }, { "flush.mean", FIND_FLUSH_TIME },
+		{ "flush.irq", FIND_FLUSH_TIME }, { "flush.offcpu", FIND_FLUSH_TIME },
+		{ "flush.self", FIND_FLUSH_TIME }, { "flush.other", FIND_FLUSH_TIME },
+		{ "locked", FIND_WHO_FLUSHES },
 	};
 
 	for (size_t i = 0; i < sizeof(behind) / sizeof(behind[0]); i++)
@@ -550,10 +554,15 @@ static int finding_behind(const char *metric)
 	return -1;
 }
 
-/* The finding behind a check that did not pass, if one fired in the AFTER runs; else NULL. */
+/*
+ * The finding behind a check of a rise that failed or was inconclusive, if
+ * one fired in the AFTER runs; else NULL. A finding says what is high: it
+ * explains no fall, and its cgroup may be another than the check's.
+ */
 static const struct finding *finding_for(const struct findings *fs, const struct gate_result *g)
 {
-	int id = g->outcome == G_PASS ? -1 : finding_behind(metrics[g->gate->metric].name);
+	bool unmet = g->outcome == G_FAIL || g->outcome == G_INCONCLUSIVE;
+	int id = unmet && g->gate->above ? finding_behind(metrics[g->gate->metric].name) : -1;
 
 	for (int i = 0; id >= 0 && i < fs->n; i++)
 		if ((int)fs->f[i].id == id)
@@ -565,7 +574,7 @@ static const struct finding *finding_for(const struct findings *fs, const struct
 static void print_why(FILE *f, const struct findings *fs, const struct gate_result *g, bool md)
 {
 	const struct finding *fd = finding_for(fs, g);
-	char v[4 * FINDING_TEXT_LEN];
+	char v[8 * FINDING_TEXT_LEN];
 
 	if (fd && md)
 		fprintf(f, "    why: %s\n", safe(v, sizeof(v), fd->text, md));

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "escape.h"
@@ -280,12 +281,61 @@ void vdie(const char *who, int code, const char *fmt, va_list ap)
 	exit(code);
 }
 
+/* Bytes and columns of the token at p of term_escape()'s output: an escape, or one character. */
+static size_t wrap_token(const char *p, size_t *cols)
+{
+	char one[8] = "";
+	size_t n = 1;
+
+	if (*p == '\\') {
+		n = p[1] == 'x' ? 4 : 2;
+		*cols = n;
+		return n;
+	}
+	while (n < 4 && ((unsigned char)p[n] & 0xc0) == 0x80)
+		n++;
+	memcpy(one, p, n);
+	*cols = text_columns(one);
+	return n;
+}
+
+/*
+ * The bytes of p to put on a line of room columns: up to the last space
+ * that fits when the rest does not, else whole tokens that fit (one at
+ * least, however wide); *skip: a space to leave out at the break.
+ */
+static size_t wrap_cut(const char *p, size_t room, bool *skip)
+{
+	size_t used = 0, at = 0, space = 0, cols, n;
+
+	*skip = false;
+	while (p[at]) {
+		n = wrap_token(p + at, &cols);
+		if (used + cols > room && at)
+			break;
+		if (p[at] == ' ')
+			space = at;
+		used += cols;
+		at += n;
+	}
+	if (!p[at])
+		return at;
+	if (p[at] == ' ')	/* the line ends where a word does */
+		space = at;
+	if (!space)
+		return at;
+	*skip = true;
+	return space;
+}
+
 void term_wrap(FILE *f, const char *lead, const char *indent, const char *text,
 	       size_t columns)
 {
-	size_t len = strlen(text) * 4 + 1, room, n, cut;
+	size_t len = strlen(text) * 4 + 1, lead_cols = text_columns(lead), cut;
+	size_t indent_cols = text_columns(indent);
 	char *buf = malloc(len);
 	const char *p;
+	bool skip;
 
 	if (!buf) {
 		fprintf(f, "%s(out of memory)\n", lead);
@@ -293,24 +343,14 @@ void term_wrap(FILE *f, const char *lead, const char *indent, const char *text,
 	}
 	term_escape(buf, len, text);
 	fputs(lead, f);
-	room = columns > text_columns(lead) ? columns - text_columns(lead) : 1;
-	for (p = buf; *p;) {
-		n = text_fit(p, room);
-		cut = n;
-		if (p[n])
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-		if (!cut)
-			cut = n ? n : strlen(p);
-		fprintf(f, "%.*s\n", (int)cut, p);
-		p += cut;
-		while (*p == ' ')
-			p++;
-		if (*p)
-			fputs(indent, f);
-		room = columns > text_columns(indent) ? columns - text_columns(indent) : 1;
-	}
 	if (!*buf)
 		fputc('\n', f);
+	for (p = buf; *p; p += cut + skip) {
+		cut = wrap_cut(p, columns > lead_cols ? columns - lead_cols : 1, &skip);
+		fprintf(f, "%.*s\n", (int)cut, p);
+		if (p[cut + skip])
+			fputs(indent, f);
+		lead_cols = indent_cols;
+	}
 	free(buf);
 }

@@ -52,9 +52,16 @@ static uint64_t ppm(uint64_t part, uint64_t whole)
 	return whole ? (uint64_t)((unsigned __int128)part * 1000000 / whole) : 0;
 }
 
+/* ppm as a percentage with a tenth, rounded down: 99.96% is not "100.0%". */
 static double pct(uint64_t ppm_value)
 {
-	return (double)ppm_value / 1e4;
+	return (double)(ppm_value / 100) / 100;
+}
+
+/* A row's path as the views print it ("?" when unknown). */
+static const char *path_of(const struct row *row)
+{
+	return row->path ? row->path : "?";
 }
 
 static struct finding *begin(struct findings *out, enum finding_id id, enum finding_severity sev)
@@ -70,12 +77,20 @@ static struct finding *begin(struct findings *out, enum finding_id id, enum find
 static void say(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(struct finding *f, const char *fmt, ...)
 {
-	size_t used = strlen(f->text);
+	size_t used = strlen(f->text), end;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(f->text + used, sizeof(f->text) - used, fmt, ap);
+	n = vsnprintf(f->text + used, sizeof(f->text) - used, fmt, ap);
 	va_end(ap);
+	if (n < 0 || used + (size_t)n < sizeof(f->text))
+		return;
+	/* cut: not in the middle of a character, and said to be cut */
+	end = sizeof(f->text) - 4;
+	while (end > used && ((unsigned char)f->text[end] & 0xc0) == 0x80)
+		end--;
+	memcpy(f->text + end, "...", 4);
 }
 
 static void figure(struct finding *f, const char *key, uint64_t number)
@@ -157,26 +172,43 @@ static const char *top_comm(const struct row *row)
 	return row->top_comm;
 }
 
-/* The cause with the most flushes among the rows of comm (a stat file, a kernel path). */
-static const char *top_cause(const struct row *rows, size_t n, const char *comm,
-			     uint64_t *flushes)
-{
-	const char *best = NULL;
+#define CAUSES_ADDED	16	/* distinct causes added up for one flusher; more are rare */
 
-	*flushes = 0;
+/*
+ * The cause with the most flushes among the rows of comm (all with NULL),
+ * added up by name (a stat file, a kernel path; not "unknown" or not
+ * sampled), and whether it had more than half of the named ones.
+ */
+static const char *top_cause(const struct row *rows, size_t n, const char *comm, bool *most)
+{
+	struct { const char *name; uint64_t flushes; } seen[CAUSES_ADDED];
+	uint64_t all = 0;
+	int nseen = 0, best = -1;
+
 	for (size_t i = 0; i < n; i++) {
 		if (comm && strcmp(rows[i].comm, comm))
 			continue;
 		for (size_t c = 0; c < rows[i].ncauses; c++) {
+			const char *name = rows[i].causes[c].name;
 			uint64_t k = cause_flushes(&rows[i], &rows[i].causes[c]);
+			int j = 0;
 
-			if (k > *flushes && strcmp(rows[i].causes[c].name, NOT_SAMPLED)) {
-				*flushes = k;
-				best = rows[i].causes[c].name;
-			}
+			if (!strcmp(name, NOT_SAMPLED) || !strcmp(name, "unknown"))
+				continue;
+			all += k;
+			while (j < nseen && strcmp(seen[j].name, name))
+				j++;
+			if (j == nseen && nseen == CAUSES_ADDED)
+				continue;
+			if (j == nseen)
+				seen[nseen++] = (typeof(seen[0])){ name, 0 };
+			seen[j].flushes += k;
+			if (best < 0 || seen[j].flushes > seen[best].flushes)
+				best = j;
 		}
 	}
-	return best;
+	*most = best >= 0 && seen[best].flushes * 2 > all;
+	return best >= 0 && seen[best].flushes ? seen[best].name : NULL;
 }
 
 /* -p: one comm's processes cause most of the held time; their rate a cgroup, and the interval. */
@@ -184,13 +216,12 @@ static void who_flushes_exact(const struct report *r, const struct totals *t,
 			      struct findings *out)
 {
 	struct vote_rows v = { r->processes, r->nprocesses, held_of, process_comm };
-	uint64_t held, flushes = 0, rows = 0, cause_flushes_n, share;
+	uint64_t held, flushes = 0, rows = 0, share, every_ns;
 	const char *comm = majority(&v, &held), *cause;
 	uint32_t tgid = 0;
-	bool one_process = true;
+	bool one_process = true, most;
 	struct finding *f;
 	char every[32];
-	double secs = (double)r->duration_ns / 1e9, per_cgroup;
 
 	share = ppm(held, t->hold_ns);
 	if (!comm || share <= FIND_WHO_SHARE_PPM)
@@ -205,28 +236,30 @@ static void who_flushes_exact(const struct report *r, const struct totals *t,
 		flushes += row->dist[DIST_FLUSH].count;
 		rows++;
 	}
-	cause = top_cause(r->processes, r->nprocesses, comm, &cause_flushes_n);
-	per_cgroup = rows && secs > 0 ? (double)flushes / (double)rows / secs : 0;
+	cause = top_cause(r->processes, r->nprocesses, comm, &most);
+	/* over the run: a flusher busy for part of it polls faster than this says */
+	every_ns = flushes ? (uint64_t)((unsigned __int128)r->duration_ns * rows / flushes) : 0;
 	f = begin(out, FIND_WHO_FLUSHES, SEV_INFO);
 	say(f, "%s", comm);
 	if (one_process && tgid)
 		say(f, " (pid %u)", tgid);
-	say(f, " caused %.0f%% of the lock's held time: %llu flushes of %llu %s", pct(share),
+	say(f, " caused %.1f%% of the lock's held time: %llu flushes of %llu %s", pct(share),
 	    (unsigned long long)flushes, (unsigned long long)rows,
-	    !one_process ? "cgroup rows of its processes" : rows == 1 ? "cgroup" : "cgroups");
+	    !one_process ? "rows of its processes" : r->lock_rows ? "cgroup-lock rows" :
+	    rows == 1 ? "cgroup" : "cgroups");
 	if (cause)
-		say(f, ", mostly %s", cause);
-	if (per_cgroup > 0)
-		say(f, "; %.1f a cgroup a second over the run, one every %s", per_cgroup,
-		    fmt_duration(every, sizeof(every), (uint64_t)(1e9 / per_cgroup)));
+		say(f, ", %s %s", most ? "mostly" : "most often", cause);
+	if (every_ns)
+		say(f, "; over the run one a %s every %s", one_process && !r->lock_rows ?
+		    "cgroup" : "row", fmt_duration(every, sizeof(every), every_ns));
 	figure_text(f, "comm", comm);
 	if (one_process && tgid)
 		figure(f, "pid", tgid);
 	figure(f, "held_share_ppm", share);
 	figure(f, "flushes", flushes);
-	figure(f, "cgroups", rows);
+	figure(f, "rows", rows);
 	figure_text(f, "cause", cause);
-	figure(f, "flush_interval_ns", per_cgroup > 0 ? (uint64_t)(1e9 / per_cgroup) : 0);
+	figure(f, "flush_interval_ns", every_ns);
 }
 
 /* Without -p: each cgroup's top flusher is a vote (rstatlat.h, VOTE_MERGE), weighed by its held time. */
@@ -242,7 +275,7 @@ static void who_flushes_voted(const struct report *r, const struct totals *t,
 	if (!comm || share <= FIND_WHO_SHARE_PPM)
 		return;
 	f = begin(out, FIND_WHO_FLUSHES, SEV_INFO);
-	say(f, "%s is the top flusher of the cgroups with %.0f%% of the lock's held time "
+	say(f, "%s is the top flusher of the cgroups with %.1f%% of the lock's held time "
 	    "(a vote per cgroup; -p counts each process)", comm, pct(share));
 	figure_text(f, "comm", comm);
 	figure(f, "held_share_ppm", share);
@@ -260,15 +293,23 @@ static void who_flushes(const struct report *r, const struct totals *t, struct f
 
 /* ---- readers fight ---- */
 
-/* The row with the most of what get() reads. */
+/*
+ * The cgroup with the most of what get() reads; not the aggregate of
+ * removed cgroups, which is many of them.
+ */
 static const struct row *most(const struct row *rows, size_t n, uint64_t (*get)(const struct row *))
 {
 	const struct row *best = NULL;
 
 	for (size_t i = 0; i < n; i++)
-		if (get(&rows[i]) && (!best || get(&rows[i]) > get(best)))
+		if (!rows[i].removed_cgroups && get(&rows[i]) && (!best || get(&rows[i]) > get(best)))
 			best = &rows[i];
 	return best;
+}
+
+static bool same_process(const struct row *a, const struct row *b)
+{
+	return a && b && a->tgid == b->tgid && !strcmp(a->comm, b->comm);
 }
 
 static uint64_t contended_of(const struct row *row)
@@ -276,7 +317,11 @@ static uint64_t contended_of(const struct row *row)
 	return row->count[COUNT_CONTENDED];
 }
 
-/* -p: the processes that waited on the lock flushing path, and the two that waited most. */
+/*
+ * -p: the process rows that waited on the lock flushing path, and the two
+ * processes that waited most (a process has a row a lock where locks are
+ * told apart: its rows are one process here).
+ */
 static void who_waited(const struct report *r, const char *path, struct finding *f)
 {
 	const struct row *first = NULL, *second = NULL;
@@ -285,9 +330,11 @@ static void who_waited(const struct report *r, const char *path, struct finding 
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		const struct row *p = &r->processes[i];
 
-		if (!p->count[COUNT_CONTENDED] || strcmp(p->path, path))
+		if (!p->count[COUNT_CONTENDED] || !p->path || strcmp(p->path, path))
 			continue;
-		n++;
+		n += !same_process(p, first) && !same_process(p, second);
+		if (same_process(p, first) || same_process(p, second))
+			continue;
 		if (!first || p->count[COUNT_CONTENDED] > first->count[COUNT_CONTENDED]) {
 			second = first;
 			first = p;
@@ -295,7 +342,7 @@ static void who_waited(const struct report *r, const char *path, struct finding 
 			second = p;
 		}
 	}
-	if (n < 2)
+	if (!second)
 		return;
 	say(f, "; %llu processes flushing it waited, most ", (unsigned long long)n);
 	say_process(f, first);
@@ -311,36 +358,63 @@ static void readers_fight(const struct report *r, const struct totals *t, struct
 	struct finding *f;
 	char a[32], b[32];
 
-	if (t->locked < FIND_MIN_LOCKS || t->contended < FIND_FIGHT_MIN ||
-	    share < FIND_FIGHT_PPM || !top)
+	if (t->locked < FIND_MIN_LOCKS || t->contended < FIND_FIGHT_MIN || share < FIND_FIGHT_PPM)
 		return;
 	f = begin(out, FIND_READERS_FIGHT, share >= FIND_FIGHT_WARN_PPM ? SEV_WARNING : SEV_INFO);
-	say(f, "%.1f%% of %llu acquisitions waited, %s in all (%.0f%% of the "
-	    "time held); most at %s, wait p99 %s", pct(share), (unsigned long long)t->locked,
-	    fmt_duration(a, sizeof(a), t->wait_ns), pct(ppm(t->wait_ns, t->hold_ns)), top->path,
-	    fmt_duration(b, sizeof(b), dist_quantile(&top->dist[DIST_WAIT], 0.99)));
+	say(f, "%.1f%% of %llu acquisitions waited, %s in all (%.1f%% of the time held)",
+	    pct(share), (unsigned long long)t->locked, fmt_duration(a, sizeof(a), t->wait_ns),
+	    pct(ppm(t->wait_ns, t->hold_ns)));
 	figure(f, "contended_ppm", share);
 	figure(f, "contended", t->contended);
 	figure(f, "wait_ns", t->wait_ns);
-	figure_text(f, "cgroup", top->path);
+	if (!top)
+		return;
+	say(f, "; most at %s, wait p99 %s", path_of(top),
+	    fmt_duration(b, sizeof(b), dist_quantile(&top->dist[DIST_WAIT], 0.99)));
+	figure_text(f, "cgroup", path_of(top));
 	figure(f, "cgroup_contended", top->count[COUNT_CONTENDED]);
-	if (r->per_process)
+	if (r->per_process && top->path)
 		who_waited(r, top->path, f);
-	else
+	else if (!r->per_process)
 		say(f, " (-p names who)");
 }
 
 /* ---- long irqs-off ---- */
 
+/*
+ * What the holds a flush say of the kernel: one hold for all possible CPUs
+ * (the lock held across the walk, before 0efc297a), or about one a CPU
+ * (dropped between CPUs): told apart halfway between the two.
+ */
+static void say_kernel(const struct report *r, const struct row *top, struct finding *f)
+{
+	uint64_t flushes = top->dist[DIST_FLUSH].count, holds = top->count[COUNT_FLUSH_HOLDS];
+	uint64_t cpus = (uint64_t)r->kernel.cpus_possible;
+	const char *vm = r->irqoff.virtual_machine ?
+			 "; on this virtual machine a stalled vCPU reads the same" : "";
+
+	if (!flushes || cpus < 2)
+		return;	/* one CPU: the two kinds of kernel look alike */
+	figure(f, "holds_per_flush_milli", holds * 1000 / flushes);
+	if (holds * 2 < flushes * (1 + cpus))
+		say(f, "; its flushes take the lock once for all %llu possible CPUs, so the "
+		    "interval grows with them (0efc297a drops it per CPU)%s",
+		    (unsigned long long)cpus, vm);
+	else
+		say(f, "; this kernel drops the lock between CPUs (%.1f holds a flush), so one "
+		    "CPU's part took that long%s", (double)holds / (double)flushes,
+		    r->irqoff.virtual_machine ? ", or a vCPU of this virtual machine stalled" : "");
+}
+
 static void long_irqoff(const struct report *r, struct findings *out)
 {
 	const struct row *top = NULL;
 	const struct dist *d;
-	uint64_t max = 0, flushes, holds;
+	uint64_t max = 0;
 	struct finding *f;
 	const char *cause;
-	uint64_t cause_n;
 	char a[32], b[32];
+	bool most;
 
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		d = row_irqoff(r, &r->cgroups[i]);
@@ -351,35 +425,19 @@ static void long_irqoff(const struct report *r, struct findings *out)
 	}
 	if (!top || max < FIND_IRQOFF_NS)
 		return;
-	flushes = top->dist[DIST_FLUSH].count;
-	holds = top->count[COUNT_FLUSH_HOLDS];
 	f = begin(out, FIND_LONG_IRQOFF, max >= FIND_IRQOFF_CRIT_NS ? SEV_CRITICAL : SEV_WARNING);
 	say(f, "interrupts were off for %s in one hold of %s (p99 %s",
-	    fmt_duration(a, sizeof(a), max), top->path,
+	    fmt_duration(a, sizeof(a), max), path_of(top),
 	    fmt_duration(b, sizeof(b), dist_quantile(row_irqoff(r, top), 0.99)));
-	cause = top_cause(top, 1, NULL, &cause_n);
+	cause = top_cause(top, 1, NULL, &most);
 	if (cause)
-		say(f, "; flushes mostly for %s", cause);
+		say(f, "; flushes %s for %s", most ? "mostly" : "most often", cause);
 	say(f, ")");
 	figure(f, "irqoff_max_ns", max);
-	figure_text(f, "cgroup", top->path);
+	figure_text(f, "cgroup", path_of(top));
 	figure_text(f, "cause", cause);
 	figure(f, "cpus_possible", (uint64_t)r->kernel.cpus_possible);
-	if (flushes) {
-		/* one hold a flush over many CPUs: the lock held across the walk (before 0efc297a) */
-		bool across = holds < 2 * flushes && r->kernel.cpus_possible > 1;
-
-		figure(f, "holds_per_flush_milli", holds * 1000 / flushes);
-		if (across)
-			say(f, "; its flushes take the lock once for all %d possible CPUs, so the "
-			    "interval grows with them (0efc297a drops it per CPU)",
-			    r->kernel.cpus_possible);
-		else
-			say(f, "; this kernel drops the lock between CPUs (%.1f holds a flush), so "
-			    "one CPU's part took that long%s", (double)holds / (double)flushes,
-			    r->irqoff.virtual_machine ? ", or a vCPU of this virtual machine stalled"
-						      : "");
-	}
+	say_kernel(r, top, f);
 }
 
 /* ---- flushes the kernel skips ---- */
@@ -389,22 +447,36 @@ static uint64_t skipped_of(const struct row *row)
 	return row->decisions[DECISION_SKIPPED];
 }
 
+/*
+ * The skipped requests of cgroups rstatlat keeps no entry for (they never
+ * took the lock while traced) are counted apart (lost.memcg_skips_untracked,
+ * not per cgroup, so as not to take entries): asked and skipped both.
+ */
 static void flushes_skipped(const struct report *r, const struct totals *t,
 			    struct findings *out)
 {
-	uint64_t share = ppm(t->skipped, t->asked);
+	uint64_t untracked = r->lost[LOST_SKIP_UNTRACKED];
+	uint64_t asked = t->asked + untracked, skipped = t->skipped + untracked;
+	uint64_t share = ppm(skipped, asked);
 	const struct row *top = most(r->cgroups, r->ncgroups, skipped_of);
 	struct finding *f;
 
-	if (!r->memcg_decisions || t->asked < FIND_SKIP_MIN || share < FIND_SKIP_PPM || !top)
+	if (!r->memcg_decisions || asked < FIND_SKIP_MIN || share < FIND_SKIP_PPM)
 		return;
 	f = begin(out, FIND_FLUSHES_SKIPPED, SEV_INFO);
-	say(f, "the kernel skipped %.0f%% of %llu memcg flush requests (too little had changed "
-	    "to flush): readers ask far more often than the stats change; most at %s",
-	    pct(share), (unsigned long long)t->asked, top->path);
+	say(f, "the kernel skipped %.1f%% of %llu memcg flush requests (too little had changed "
+	    "to flush): readers ask far more often than the stats change", pct(share),
+	    (unsigned long long)asked);
+	if (top && skipped_of(top) >= untracked)
+		say(f, "; most at %s", path_of(top));
+	else
+		say(f, "; %llu of them of cgroups whose flushes never took the lock",
+		    (unsigned long long)untracked);
 	figure(f, "skipped_ppm", share);
-	figure(f, "asked", t->asked);
-	figure_text(f, "cgroup", top->path);
+	figure(f, "asked", asked);
+	figure(f, "untracked", untracked);
+	if (top)
+		figure_text(f, "cgroup", path_of(top));
 }
 
 /* ---- where a flush's time goes ---- */
@@ -416,7 +488,7 @@ static const char *const part_meaning[PART_MAX] = {
 	[PART_OFFCPU] = "the flusher is switched out in the middle of its flush",
 	[PART_SELF] = "rstatlat's own programs between the holds (see self)",
 	[PART_OTHER] = "the kernel's work between the holds, outside the lock (where it is "
-		       "dropped per CPU, its trips)",
+		       "dropped per CPU, its trips), and any part not measured",
 };
 
 static void flush_time(const struct report *r, const struct totals *t, struct findings *out)
@@ -438,7 +510,7 @@ static void flush_time(const struct report *r, const struct totals *t, struct fi
 	if (best < 0 || share <= FIND_PART_PPM)
 		return;
 	f = begin(out, FIND_FLUSH_TIME, SEV_INFO);
-	say(f, "%s is %.0f%% of %llu flushes' wall time (held %.0f%%): %s", part_names[best],
+	say(f, "%s is %.1f%% of %llu flushes' wall time (held %.1f%%): %s", part_names[best],
 	    pct(share), (unsigned long long)t->flushes, pct(ppm(t->part[PART_HELD], wall)),
 	    part_meaning[best]);
 	figure_text(f, "part", part_names[best]);
@@ -459,16 +531,53 @@ static const char *loss_fix(int k)
 	}
 }
 
+/*
+ * What counts as lost here: not the skips of untracked cgroups (a count,
+ * flushes_skipped's), nor a flush in progress on each CPU as the run began
+ * or ended, which every run can have.
+ */
+static uint64_t lost_of(const struct report *r, int k)
+{
+	uint64_t edge = r->kernel.cpus_possible > 0 ? (uint64_t)r->kernel.cpus_possible : 0;
+
+	if (k == LOST_SKIP_UNTRACKED)
+		return 0;
+	if (k == LOST_FLUSH_UNSEEN || k == LOST_FLUSH_OPEN)
+		return r->lost[k] > edge ? r->lost[k] - edge : 0;
+	return r->lost[k];
+}
+
+/* The loss reasons, the most first, three at most (then "..."). */
+static void say_losses(const struct report *r, struct finding *f)
+{
+	bool shown[LOST_MAX] = { 0 };
+	int n = 0, left = 0;
+
+	for (int k = 0; k < LOST_MAX; k++)
+		left += lost_of(r, k) > 0;
+	for (; n < 3 && n < left; n++) {
+		int best = -1;
+
+		for (int k = 0; k < LOST_MAX; k++)
+			if (!shown[k] && lost_of(r, k) && (best < 0 || lost_of(r, k) > lost_of(r, best)))
+				best = k;
+		shown[best] = true;
+		say(f, "%s %s %llu%s", n ? "," : "", lost_names[best],
+		    (unsigned long long)lost_of(r, best), loss_fix(best));
+	}
+	if (left > n)
+		say(f, ", ...");
+}
+
 static void itself(const struct report *r, struct findings *out)
 {
 	const struct self_costs *c = &r->self;
 	uint64_t lost = 0, own = 0;
 	bool full = c->entries && ppm(c->entries_used, c->entries) >= FIND_ENTRIES_PPM;
 	struct finding *f;
-	int shown = 0;
 
 	for (int k = 0; k < LOST_MAX; k++)
-		lost += r->lost[k];
+		lost += lost_of(r, k);
 	if (c->own_known && r->duration_ns)
 		own = ppm(c->bpf_sampled_ns, r->duration_ns);
 	if (!lost && !full && own < FIND_SELF_PPM)
@@ -477,10 +586,7 @@ static void itself(const struct report *r, struct findings *out)
 	say(f, "rstatlat");
 	if (lost) {
 		say(f, " lost %llu events:", (unsigned long long)lost);
-		for (int k = 0; k < LOST_MAX && shown < 3; k++)
-			if (r->lost[k])
-				say(f, "%s %s %llu%s", shown++ ? "," : "", lost_names[k],
-				    (unsigned long long)r->lost[k], loss_fix(k));
+		say_losses(r, f);
 		figure(f, "lost", lost);
 	}
 	if (full) {

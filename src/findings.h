@@ -6,8 +6,8 @@
  * rstatlat lost or cost). Each is a rule over figures the report already
  * has, with its thresholds here and in docs/findings.md; a run where
  * nothing stands out has none. Derived from a report, never stored: JSON
- * writes them for its readers, and compare derives them again from what
- * it reads (cgroup rows: who_flushes there is the per-cgroup vote).
+ * writes them for its readers, and compare derives them again from the
+ * files it reads.
  */
 #ifndef RSTATLAT_FINDINGS_H
 #define RSTATLAT_FINDINGS_H
@@ -35,7 +35,7 @@ struct finding_figure {
 };
 
 #define FINDING_FIGURES_MAX	8
-#define FINDING_TEXT_LEN	320
+#define FINDING_TEXT_LEN	640
 
 struct finding {
 	enum finding_id id;
@@ -65,7 +65,7 @@ extern const char *const severity_names[SEV_MAX];	/* "info", "warning", "critica
 void findings_of(const struct report *r, struct findings *out);
 
 /* Thresholds (docs/findings.md, rstatlat(8) FINDINGS). */
-#define FIND_MIN_LOCKS		1000	/* a rule about the lock speaks from this many acquisitions */
+#define FIND_MIN_LOCKS		1000	/* who_flushes and readers_fight speak from this many acquisitions */
 #define FIND_WHO_SHARE_PPM	500000	/* one flusher causing half the held time or more */
 #define FIND_FIGHT_PPM		50000	/* 5% of acquisitions waited ... */
 #define FIND_FIGHT_MIN		100	/* ... and at least this many */

@@ -38,6 +38,31 @@ def readers(stat, bins, threads):
         check(p.wait(timeout=60) == 0, "a reader failed")
 
 
+def memcg_reads_skipped():
+    """2000 reads of an idle memcg's memory.stat under rstatlat -j: the
+    kernel skips nearly every flush they ask for (nothing changed), and
+    flushes_skipped says so; where the kernel has no memcg decisions
+    (before 6.13) it stays silent."""
+    mount = MOUNTS.get("memory") or MOUNTS.get("v2")
+    with Cgroup(mount) as mem:
+        stat = os.path.join(mem.path, "memory.stat")
+        if not os.path.exists(stat):
+            return "no memory.stat to read"
+        with Rstatlat("-j").start() as tool:
+            subprocess.run(hammer_cmd(stat, 1, reads=2000), check=True, capture_output=True,
+                           timeout=60)
+            rc, out, err = tool.stop()
+    check(rc == 0, "rstatlat exited %d: %s" % (rc, err))
+    s = summary(out)
+    f = finding(s, "flushes_skipped")
+    if not s.get("memcg_decisions"):
+        check(f is None, "flushes_skipped without memcg decisions: %s" % f)
+        return "no memcg decisions on this kernel: silent"
+    check(f and f["figures"]["asked"] >= 2000 and f["figures"]["skipped_ppm"] >= 900000,
+          "2000 reads of an idle memcg: %s" % f)
+    return f["text"]
+
+
 def register(test):
     @test
     def findings_name_who_fights_and_who_flushes():
@@ -47,7 +72,8 @@ def register(test):
         one thread does not. A shell loop of cat reading another cgroup's
         cpu.stat makes who_flushes name cat and cpu.stat in the table of
         the same kind of run, whose findings block keeps within 80
-        columns."""
+        columns. 2000 reads of an idle memcg's memory.stat make
+        flushes_skipped fire (6.13+: memcg decisions)."""
         if "v2" not in MOUNTS:
             raise Skip("cgroup v2 is not mounted")
         with Cgroup(MOUNTS["v2"]) as cg, tempfile.TemporaryDirectory() as d:
@@ -83,4 +109,5 @@ def register(test):
             check(who and "cpu.stat" in block, "cat loop: findings block %r" % block)
             wide = [l for l in block.splitlines() if len(l) > 80]  # ASCII names here
             check(not wide, "wider than 80 columns: %s" % wide)
-        return "%s | %s" % (fight["text"], who[0].strip())
+        skipped = memcg_reads_skipped()
+        return "%s | %s | %s" % (fight["text"], who[0].strip(), skipped)

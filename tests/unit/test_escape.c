@@ -191,6 +191,13 @@ static void test_wrap(void)
 	out = wrapped("x: ", "", 80);
 	CHECK_STR(out, "x: \n");
 	free(out);
+	/* an escape is never split, spaces inside a line are kept */
+	out = wrapped("", "abc\033", 5);
+	CHECK_STR(out, "abc\n    \\x1b\n");
+	free(out);
+	out = wrapped("", "a  b", 80);
+	CHECK_STR(out, "a  b\n");
+	free(out);
 }
 
 int main(void)

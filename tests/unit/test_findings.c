@@ -228,9 +228,10 @@ static void test_who_flushes(void)
 	findings_of(&m.r, &fs);
 	f = find(&fs, FIND_WHO_FLUSHES);
 	/* 10 000 flushes of 2 cgroups in 10 s: 500 a cgroup a second, one every 2 ms */
-	CHECK(f && number(f, "pid") == 42 && number(f, "cgroups") == 2 &&
-	      number(f, "flush_interval_ns") == 2000000 && strstr(f->text, "cadvisor (pid 42) "
-								    "caused 51%"),
+	CHECK(f && number(f, "pid") == 42 && number(f, "rows") == 2 &&
+	      number(f, "flush_interval_ns") == 2000000 &&
+	      strstr(f->text, "cadvisor (pid 42) caused 51.0% of the lock's held time: 10000 "
+			      "flushes of 2 cgroups; over the run one a cgroup every 2.00ms"),
 	      "%s", f ? f->text : "none");
 	/* without -p: the cgroups' top flushers, weighed by held time */
 	made_init(&m, 2, 0);
@@ -302,6 +303,15 @@ static void test_skipped_and_parts(void)
 	m.r.memcg_decisions = false;
 	findings_of(&m.r, &fs);
 	CHECK(!find(&fs, FIND_FLUSHES_SKIPPED), "fired without decisions");
+	/* skips of cgroups without an entry count as asked and skipped, and are no loss */
+	made_init(&m, 0, 0);
+	m.r.memcg_decisions = true;
+	m.r.lost[LOST_SKIP_UNTRACKED] = 1000;
+	findings_of(&m.r, &fs);
+	CHECK(fs.n == 1 && find(&fs, FIND_FLUSHES_SKIPPED) &&
+	      strstr(find(&fs, FIND_FLUSHES_SKIPPED)->text, "1000 of them of cgroups whose "
+							       "flushes never took the lock"),
+	      "untracked skips: %d findings, %s", fs.n, fs.n ? fs.f[0].text : "");
 
 	made_init(&m, 1, 0);
 	m.r.flush_parts = true;
@@ -339,7 +349,22 @@ static void test_itself(void)
 	f = find(&fs, FIND_SELF);
 	CHECK(f && f->severity == SEV_WARNING && strstr(f->text, "entries_full 5 (raise "
 							    "--max-entries)"), "%s", f ? f->text : "none");
+	/* a flush in progress on each CPU at the start and the end is no loss; more is */
 	m.r.lost[LOST_ENTRIES_FULL] = 0;
+	m.r.lost[LOST_FLUSH_UNSEEN] = 2;
+	m.r.lost[LOST_FLUSH_OPEN] = 2;
+	m.r.lost[LOST_SKIP_UNTRACKED] = 50;
+	findings_of(&m.r, &fs);
+	CHECK(fs.n == 0, "edge flushes and untracked skips: %s", fs.n ? fs.f[0].text : "");
+	m.r.lost[LOST_FLUSH_OPEN] = 3;
+	m.r.lost[LOST_RINGBUF_FULL] = 7;
+	m.r.lost[LOST_RELOCKED] = 1;
+	m.r.lost[LOST_STACK] = 1;
+	findings_of(&m.r, &fs);
+	f = find(&fs, FIND_SELF);
+	CHECK(f && strstr(f->text, "lost 10 events: ringbuf_full 7 (raise -t), relocked 1, "
+			  "stack_missing 1, ..."), "%s", f ? f->text : "none");
+	memset(m.r.lost, 0, sizeof(m.r.lost));
 	m.r.self.entries_used = 900;
 	m.r.self.bpf_sampled_ns = m.r.duration_ns / 100;
 	findings_of(&m.r, &fs);
