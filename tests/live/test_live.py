@@ -436,6 +436,11 @@ def full_slot_table_is_counted_and_shown():
         check(len(report["cgroups"]) <= 2, "more rows than entries: %d" % len(report["cgroups"]))
         check(report["lost"]["entries_full"] > 0, "overflow not counted: %s" % report["lost"])
         check(len(ours) >= 1, "none of the test cgroups measured")
+        # and said, with what fixes it (rstatlat(8), FINDINGS)
+        said = [f for f in report["findings"] if f["id"] == "rstatlat_itself"]
+        check(said and said[0]["severity"] == "warning" and
+              "entries_full %d (raise --max-entries)" % report["lost"]["entries_full"] in
+              said[0]["text"], "findings: %s" % report["findings"])
         table = Rstatlat("--max-entries", "1", "0.2").start()
         for cg in cgs:
             read_stat(cg.path + "/cpu.stat", 5)
