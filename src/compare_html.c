@@ -215,6 +215,9 @@ static void gates(FILE *f, const struct comparison *c, size_t limit)
 	const struct gate_result **listed = calloc(c->nresults + 1, sizeof(*listed));
 	size_t n = listed ? cmp_gates_listed(c, limit, listed, &(size_t){ 0 }) : 0;
 	char line[1024];
+	struct findings fs;
+
+	findings_of(c->after.r, &fs);
 
 	fprintf(f, "<h2>gates: %zu checks, %zu failed, %zu inconclusive; result: "
 		"<span class=\"%s\">%s</span></h2>\n<ul>", c->nresults, c->failed, c->inconclusive,
@@ -224,6 +227,11 @@ static void gates(FILE *f, const struct comparison *c, size_t limit)
 		fprintf(f, "<li class=\"%s\">%s ", cmp_outcome_names[listed[i]->outcome],
 			cmp_outcome_text[listed[i]->outcome]);
 		html_write_text(f, cmp_gate_text(line, sizeof(line), listed[i], 0));
+		if (cmp_gate_finding(&fs, listed[i])) {
+			fputs("<br><span class=\"why\">why: ", f);
+			html_write_text(f, cmp_gate_finding(&fs, listed[i])->text);
+			fputs("</span>", f);
+		}
 		fputs("</li>", f);
 	}
 	if (n < c->nresults)

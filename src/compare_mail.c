@@ -301,12 +301,20 @@ static void gates(FILE *f, const struct comparison *const *cs, size_t n, size_t 
 		char text[LINE_MAX_BYTES];
 		size_t shown, more = 0;
 
+		struct findings fs;
+
 		mail_line(f, "pair %zu: %s; %zu checks, %zu failed, %zu inconclusive", p + 1,
 			  compare_result(c), c->nresults, c->failed, c->inconclusive);
 		shown = listed ? cmp_gates_listed(c, limit, listed, &more) : 0;
-		for (size_t i = 0; i < shown; i++)
+		findings_of(c->after.r, &fs);
+		for (size_t i = 0; i < shown; i++) {
+			const struct finding *why = cmp_gate_finding(&fs, listed[i]);
+
 			mail_line(f, "  %s %s", cmp_outcome_text[listed[i]->outcome],
 				  cmp_gate_text(text, sizeof(text), listed[i], 24));
+			if (why)
+				term_wrap(f, "    why: ", "         ", why->text, 80);
+		}
 		if (more)
 			mail_line(f, "  (%zu more passed; -n 0 shows all)", more);
 		free(listed);

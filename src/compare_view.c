@@ -7,7 +7,6 @@
 #include "compare.h"
 #include "compare_view.h"
 #include "escape.h"
-#include "findings.h"
 #include "fmt.h"
 
 #define TEXT_MAX 512
@@ -559,7 +558,7 @@ static int finding_behind(const char *metric)
  * one fired in the AFTER runs; else NULL. A finding says what is high: it
  * explains no fall, and its cgroup may be another than the check's.
  */
-static const struct finding *finding_for(const struct findings *fs, const struct gate_result *g)
+const struct finding *cmp_gate_finding(const struct findings *fs, const struct gate_result *g)
 {
 	bool unmet = g->outcome == G_FAIL || g->outcome == G_INCONCLUSIVE;
 	int id = unmet && g->gate->above ? finding_behind(metrics[g->gate->metric].name) : -1;
@@ -573,7 +572,7 @@ static const struct finding *finding_for(const struct findings *fs, const struct
 /* ... explained under it: in text within 80 columns, in markdown one line of its item. */
 static void print_why(FILE *f, const struct findings *fs, const struct gate_result *g, bool md)
 {
-	const struct finding *fd = finding_for(fs, g);
+	const struct finding *fd = cmp_gate_finding(fs, g);
 	char v[8 * FINDING_TEXT_LEN];
 
 	if (fd && md)
@@ -1008,7 +1007,7 @@ static void print_json(FILE *f, const struct comparison *c)
 	findings_of(c->after.r, &fs);
 	for (size_t i = 0; i < c->nresults; i++) {
 		const struct gate_result *g = &c->results[i];
-		const struct finding *fd = finding_for(&fs, g);
+		const struct finding *fd = cmp_gate_finding(&fs, g);
 
 		fputs(i ? ",{\"gate\":" : "{\"gate\":", f);
 		json_write_string(f, g->gate->text);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "compare.h"
+#include "findings.h"
 
 extern const char *const cmp_verdict_text[];	/* "HIGHER", "too few", ... */
 extern const char *const cmp_outcome_names[];	/* "pass", "fail", "inconclusive", "n/a" */
@@ -39,6 +40,11 @@ void compare_html_print(FILE *f, const struct comparison *c, size_t rows);
  * view escapes for its medium.
  */
 const char *cmp_gate_text(char *buf, size_t len, const struct gate_result *g, size_t label_max);
+/*
+ * The finding (of fs, the AFTER side's) behind a check of a rise that
+ * failed or was inconclusive, if one fired; else NULL: its why.
+ */
+const struct finding *cmp_gate_finding(const struct findings *fs, const struct gate_result *g);
 /* "pass", "FAIL", "INCONCLUSIVE", "n/a": as the text views name an outcome. */
 extern const char *const cmp_outcome_text[];
 /*

@@ -169,6 +169,12 @@ def failed_gate_is_explained_by_its_finding():
     check(by["contended.rate>5%"]["id"] == "readers_fight" and
           by["contended.rate>5%"]["text"].startswith("26.8% of 4611276") and
           by["hold.p99>+50%"] is None, "JSON gates' findings: %s" % by)
+    for view, want in (("mail", "\n    why: 26.8% of 4611276"),
+                       ("html", '<span class="why">why: 26.8% of 4611276')):
+        rc, out, err = compare("-f", view, *gate, GATE_ONE[0], GATE_TWO)
+        check(rc == 1 and out.count(want) == 1, "-f %s: no why:\n%s" % (view, out[-1500:]))
+        if view == "mail":
+            check(max(len(l) for l in out.splitlines()) <= 80, "-f mail past 80 columns")
     return why.strip()
 
 
