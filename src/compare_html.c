@@ -224,12 +224,14 @@ static void gates(FILE *f, const struct comparison *c, size_t limit)
 		compare_result(c), compare_result(c));
 	/* as the text lists them: what did not pass, then the passes nearest their limits */
 	for (size_t i = 0; i < n; i++) {
+		const struct finding *why = cmp_gate_finding(&fs, listed[i]);
+
 		fprintf(f, "<li class=\"%s\">%s ", cmp_outcome_names[listed[i]->outcome],
 			cmp_outcome_text[listed[i]->outcome]);
 		html_write_text(f, cmp_gate_text(line, sizeof(line), listed[i], 0));
-		if (cmp_gate_finding(&fs, listed[i])) {
+		if (why) {
 			fputs("<br><span class=\"why\">why: ", f);
-			html_write_text(f, cmp_gate_finding(&fs, listed[i])->text);
+			html_write_text(f, why->text);
 			fputs("</span>", f);
 		}
 		fputs("</li>", f);

@@ -222,37 +222,39 @@ static void option_number(struct workload_info *w, const char *key, uint64_t v)
 	opt->number = v;
 }
 
-static int option_text(struct workload_info *w, const char *key, const char *v)
+/* An option whose value is text, the option taking it (NULL: out of memory, -1). */
+static int option_owned(struct workload_info *w, const char *key, char *text)
 {
 	struct workload_option *opt = &w->options[w->noptions];
 
-	opt->text = strdup(v);
-	if (!opt->text)
+	if (!text)
 		return -1;
+	opt->text = text;
 	snprintf(opt->key, sizeof(opt->key), "%s", key);
 	w->noptions++;
 	return 0;
 }
 
+static int option_text(struct workload_info *w, const char *key, const char *v)
+{
+	return option_owned(w, key, strdup(v));
+}
+
 /* The files read, as one option: "cpu.stat,memory.stat" (a --file has no comma). */
 static int option_files(struct workload_info *w, const struct load_opts *o)
 {
-	struct workload_option *opt = &w->options[w->noptions];
 	size_t len = 1;
+	char *text;
 
 	for (int i = 0; i < o->nfiles; i++)
 		len += strlen(o->files[i]) + 1;
-	opt->text = calloc(1, len);
-	if (!opt->text)
-		return -1;
-	for (int i = 0; i < o->nfiles; i++) {
+	text = calloc(1, len);
+	for (int i = 0; text && i < o->nfiles; i++) {
 		if (i)
-			strcat(opt->text, ",");
-		strcat(opt->text, o->files[i]);
+			strcat(text, ",");
+		strcat(text, o->files[i]);
 	}
-	snprintf(opt->key, sizeof(opt->key), "files");
-	w->noptions++;
-	return 0;
+	return option_owned(w, "files", text);
 }
 
 /* The run as the report's model has it: what json.c writes, and rstatlat reads back. */
@@ -527,7 +529,7 @@ static void hammer_usage(FILE *f)
 static bool wants_memory(const struct load_opts *o)
 {
 	for (int i = 0; i < o->nfiles; i++)
-		if (!strncmp(o->files[i], "memory.", 7))
+		if (load_memory_file(o->files[i]))
 			return true;
 	return false;
 }

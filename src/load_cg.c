@@ -475,7 +475,7 @@ int load_given_cgroups(struct load_cgroups *c, const char *dir, bool below, bool
 
 const char *load_dir_of(const struct load_cgroups *c, int i, const char *file)
 {
-	return c->mem_dir && !strncmp(file, "memory.", 7) ? c->mem_dir[i] : c->dir[i];
+	return c->mem_dir && load_memory_file(file) ? c->mem_dir[i] : c->dir[i];
 }
 
 /* Not an errno: the swap the hogs could reach cannot be limited. */

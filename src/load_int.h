@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include "clock.h"
 #include "report.h"
@@ -82,6 +83,11 @@ int load_given_cgroups(struct load_cgroups *c, const char *dir, bool below, bool
  * and charges a little now and then.
  */
 int load_containers(struct load_cgroups *c, int n, bool memory, char *why, size_t len);
+/* Whether file is the memory controller's (memory.stat, ...): read in a memcg. */
+static inline bool load_memory_file(const char *file)
+{
+	return !strncmp(file, "memory.", 7);
+}
 /* The directory of cgroup i where file is read. */
 const char *load_dir_of(const struct load_cgroups *c, int i, const char *file);
 /*

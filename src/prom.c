@@ -1178,22 +1178,19 @@ static void put_system(struct prom_sink *s, const struct report *r)
  * that fires, 1 while it does, so that an alert can name it. Its text
  * stays in the table and JSON: a label would make a series per figure.
  */
-static void put_findings(struct prom_sink *s, const struct report *r)
+static void put_findings(struct prom_sink *s, const struct findings *fs)
 {
-	struct findings fs;
-
-	findings_of(r, &fs);
-	if (!fs.n)
+	if (!fs->n)
 		return;
 	s->ops->family(s, "rstatlat_finding", PROM_GAUGE,
 		       "A finding that fires, by its id (rstatlat(8), FINDINGS): 1 while it does.");
-	for (int i = 0; i < fs.n; i++) {
+	for (int i = 0; i < fs->n; i++) {
 		/* labels of their own: a sink keeps what it made of them */
 		struct prom_labels ls = { .n = 1 };
 
-		ls.l[0] = (struct prom_label){ "id", finding_names[fs.f[i].id] };
+		ls.l[0] = (struct prom_label){ "id", finding_names[fs->f[i].id] };
 		s->ops->value(s, &ls, &(struct prom_label){ "severity",
-							    severity_names[fs.f[i].severity] },
+							    severity_names[fs->f[i].severity] },
 			      1, false);
 		prom_labels_free(&ls);
 	}
@@ -1294,7 +1291,8 @@ static void put_info(struct prom_sink *s, const struct prom_state *p, const stru
 
 /* Every family, in the order of the text format, through one sink. */
 static int put_all(struct prom_sink *s, const struct prom_state *p, const struct report *r,
-		   const struct prom_http_counts *http, uint64_t now_real_ns)
+		   const struct findings *fs, const struct prom_http_counts *http,
+		   uint64_t now_real_ns)
 {
 	put_rows(s, p, r);
 	if (r->flushers_counted && p->fl.max)
@@ -1302,7 +1300,7 @@ static int put_all(struct prom_sink *s, const struct prom_state *p, const struct
 	if (r->cause_sample)
 		put_causes(s, r);
 	put_system(s, r);
-	put_findings(s, r);
+	put_findings(s, fs);
 	put_costs(s, r);
 	put_exporter(s, p, r, http, now_real_ns);
 	/* itself and rstatlat_info, which follow: counted as written, so every family is in it */
@@ -1317,19 +1315,21 @@ int prom_write(struct prom_state *p, const struct report *summary,
 	       const struct prom_http_counts *http, uint64_t now_mono_ns,
 	       uint64_t now_real_ns, FILE *text, FILE *protobuf)
 {
+	struct findings fs;	/* the same in both formats: derived once */
 	struct prom_sink *s;
 	int err;
 
 	if (refresh(p, summary, now_mono_ns))
 		return -1;
+	findings_of(summary, &fs);
 	s = prom_text_sink(&p->classic, text);
-	err = s ? put_all(s, p, summary, http, now_real_ns) : -1;
+	err = s ? put_all(s, p, summary, &fs, http, now_real_ns) : -1;
 	if (s)
 		s->ops->free(s);
 	if (err || !protobuf)
 		return err;
 	s = prom_pb_sink(&p->classic, p->o.classic_in_protobuf, protobuf);
-	err = s ? put_all(s, p, summary, http, now_real_ns) : -1;
+	err = s ? put_all(s, p, summary, &fs, http, now_real_ns) : -1;
 	if (s)
 		s->ops->free(s);
 	return err;
