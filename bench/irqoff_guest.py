@@ -14,15 +14,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "live"))
-from lib import BIN, TICKER, Cgroup, Rstatlat, cgroup_mounts  # noqa: E402
-
-READER = os.path.join(ROOT, "build", "bench", "reader")
+from lib import TICKER, Cgroup, Rstatlat, cgroup_mounts, hammer_cmd  # noqa: E402
 
 
 def rate(path, secs=2):
-    out = subprocess.run([READER, path, "2", "-s", str(secs)], capture_output=True,
-                         check=True).stdout.decode()
-    return float(out.split()[-2])
+    """Reads/s of two threads re-reading path (rstatlat load hammer -j)."""
+    out = subprocess.run(hammer_cmd(path, 2, seconds=secs) + ["-j"], capture_output=True,
+                         check=True).stdout
+    return json.loads(out)["reads_per_s"]
 
 
 def prog_stats(prefixes):

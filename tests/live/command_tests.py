@@ -11,7 +11,6 @@ test_live.py registers these with its tier:
     command_tests.register(test)
 """
 import glob
-import json
 import os
 import signal
 import subprocess

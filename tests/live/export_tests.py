@@ -1031,9 +1031,6 @@ def register(test):
                 prom.wait_value("rstatlat_refresh_timestamp_seconds", lambda v: v > done + 0.05,
                                 timeout=10, what="a scrape after the reads")
                 up = prom.value('up{job="rstatlat"}')
-                # both from one scrape: Prometheus commits a scrape's samples at once
-                series_gap = prom.value('rstatlat_series - on(instance, job) '
-                                        'scrape_samples_scraped{job="rstatlat"}')
                 stored = {l["cgroup"]: v for l, v in
                           prom.query('rstatlat_locks_total{hierarchy="v2"}')}
             rc, out, err = tool.stop()
@@ -1885,7 +1882,7 @@ def register(test):
         stats = "/proc/sys/kernel/bpf_stats_enabled"
         with open(stats) as f:
             was = f.read().strip()
-        empty, bad = [], []
+        empty = []
         try:
             with open(stats, "w") as f:
                 f.write("1")

@@ -9,7 +9,6 @@ these with its tier:
     import hostile_tests
     hostile_tests.register(test)
 """
-import json
 import os
 import signal
 import subprocess
@@ -17,7 +16,7 @@ import tempfile
 import time
 
 from harness import check
-from lib import BIN, Cgroup, hammer_cmd, Rstatlat, cgroup_mounts, json_lines, run
+from lib import Cgroup, hammer_cmd, Rstatlat, cgroup_mounts, json_lines, run
 
 MOUNTS = cgroup_mounts()
 
