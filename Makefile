@@ -58,7 +58,7 @@ HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme static
 all: rstatlat
 
 # Every build step needs build/ first, and build/ waits for `deps` when
@@ -91,6 +91,29 @@ $(SKEL_SRCS:src/%.c=$(OUT)/%.o): $(OUT)/rstatlat.skel.h
 
 rstatlat: $(TOOL_OBJS) $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $^ $(BUILD_LDLIBS) $(LDLIBS) -o $@
+
+# One binary for any host (docs/install.md): every library linked in from
+# Debian's static archives, and libmicrohttpd built from Debian's source
+# without HTTPS (scripts/static-microhttpd says why). Only serve.c (no
+# dlopen) and privilege.c (no NSS) are compiled apart; -DRSTATLAT_STATIC.
+STATIC_OUT := $(OUT)/static
+MHD_STATIC := $(STATIC_OUT)/microhttpd
+STATIC_OWN := $(STATIC_OUT)/serve.o $(STATIC_OUT)/privilege.o
+STATIC_OBJS := $(filter-out $(OUT)/serve.o $(OUT)/privilege.o,$(TOOL_OBJS) $(LIB_OBJS)) $(STATIC_OWN)
+STATIC_LDLIBS := -L$(MHD_STATIC)/lib -lmicrohttpd -l:libbpf.a -l:libelf.a -l:libz.a \
+	-l:libyajl_s.a -l:libcap.a -l:libprotobuf-c.a -lm -lpthread
+
+$(MHD_STATIC)/lib/libmicrohttpd.a: scripts/static-microhttpd | $(OUT)
+	scripts/static-microhttpd $(MHD_STATIC)
+
+$(STATIC_OWN): $(STATIC_OUT)/%.o: src/%.c $(HEADERS) $(MHD_STATIC)/lib/libmicrohttpd.a
+	$(CC) -I$(MHD_STATIC)/include -DRSTATLAT_STATIC $(ALL_CFLAGS) -c $< -o $@
+
+$(STATIC_OUT)/rstatlat: $(STATIC_OBJS)
+	$(CC) $(ALL_CFLAGS) -static $(ALL_LDFLAGS) $^ $(STATIC_LDLIBS) $(LDLIBS) -o $@
+
+static: $(STATIC_OUT)/rstatlat
+	@ls -l $< | awk '{print "static: " $$NF ", " $$5 " bytes"}'
 
 # vmlinux.h is generated from the running kernel's BTF and committed, so
 # builds do not depend on the build host's kernel.
@@ -144,8 +167,8 @@ check-vm: rstatlat
 # Installs from Debian's archive what the other goals on the command line
 # need and is missing: `make deps all` what building and running need,
 # `make deps check` (or `make deps` alone) what the tests need too.
-DEPS_SET := $(if $(filter-out deps all rstatlat install clean vmlinux,$(MAKECMDGOALS)),test,\
-	$(if $(filter-out deps,$(MAKECMDGOALS)),build,test))
+DEPS_SET := $(if $(filter-out deps all rstatlat install clean vmlinux static,$(MAKECMDGOALS)),test,\
+	$(if $(filter static,$(MAKECMDGOALS)),static,$(if $(filter-out deps,$(MAKECMDGOALS)),build,test)))
 deps:
 	scripts/install-deps $(DEPS_SET)
 

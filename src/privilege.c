@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +32,33 @@ bool has_bpf_privileges(void)
 	return ok;
 }
 
+#ifdef RSTATLAT_STATIC
+/*
+ * A static program has no NSS (glibc would dlopen its modules, of the
+ * host's version): the user is looked up in /etc/passwd itself, as the
+ * containers and minimal roots it runs in keep their users.
+ */
+static struct passwd *user_entry(const char *user)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw = NULL;
+
+	if (!f)
+		return NULL;
+	while ((pw = fgetpwent(f)) && strcmp(pw->pw_name, user))
+		;
+	fclose(f);
+	if (!pw)
+		errno = 0;	/* its end reached (ENOENT): no such user */
+	return pw;
+}
+#else
+static struct passwd *user_entry(const char *user)
+{
+	return getpwnam(user);
+}
+#endif
+
 int run_as_lookup(const char *user, struct run_as *as, const char **why)
 {
 	struct passwd *pw;
@@ -39,7 +67,7 @@ int run_as_lookup(const char *user, struct run_as *as, const char **why)
 	if (!user)
 		return 0;
 	errno = 0;
-	pw = getpwnam(user);
+	pw = user_entry(user);
 	if (!pw || strlen(user) >= sizeof(as->name)) {
 		*why = errno ? strerror(errno) : "no such user";
 		return -1;
