@@ -58,7 +58,7 @@ HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme static
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme static image
 all: rstatlat
 
 # Every build step needs build/ first, and build/ waits for `deps` when
@@ -115,6 +115,12 @@ $(STATIC_OUT)/rstatlat: $(STATIC_OBJS)
 static: $(STATIC_OUT)/rstatlat
 	@ls -l $< | awk '{print "static: " $$NF ", " $$5 " bytes"}'
 
+# The static binary in an OCI image made from nothing (scripts/image; root).
+VERSION = $(shell sed -n 's/^\#define VERSION "\(.*\)"/\1/p' src/rstatlat.c)
+image: $(STATIC_OUT)/rstatlat scripts/image dist/image/passwd dist/image/group
+	mkdir -p $(OUT)/image
+	scripts/image $< $(VERSION) $(OUT)/image/rstatlat-oci.tar
+
 # vmlinux.h is generated from the running kernel's BTF and committed, so
 # builds do not depend on the build host's kernel.
 vmlinux:
@@ -167,8 +173,9 @@ check-vm: rstatlat
 # Installs from Debian's archive what the other goals on the command line
 # need and is missing: `make deps all` what building and running need,
 # `make deps check` (or `make deps` alone) what the tests need too.
-DEPS_SET := $(if $(filter-out deps all rstatlat install clean vmlinux static,$(MAKECMDGOALS)),test,\
-	$(if $(filter static,$(MAKECMDGOALS)),static,$(if $(filter-out deps,$(MAKECMDGOALS)),build,test)))
+DEPS_SET := $(if $(filter-out deps all rstatlat install clean vmlinux static image,$(MAKECMDGOALS)),test,\
+	$(if $(filter image,$(MAKECMDGOALS)),image,$(if $(filter static,$(MAKECMDGOALS)),static,\
+	$(if $(filter-out deps,$(MAKECMDGOALS)),build,test))))
 deps:
 	scripts/install-deps $(DEPS_SET)
 

@@ -674,6 +674,26 @@ static bool have_atomic_fetch(void)
 	return prog >= 0;
 }
 
+/*
+ * Whether bpf(2) itself is refused, whatever the kernel has: a container's
+ * default seccomp profile (podman's and docker's allow it only with
+ * CAP_SYS_ADMIN), or a capability missing. The oldest program there is.
+ */
+static bool bpf_refused(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int prog = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "rsl_bpf", "GPL", insns, 2, NULL);
+
+	if (prog >= 0) {
+		close(prog);
+		return false;
+	}
+	return errno == EPERM || errno == EACCES;
+}
+
 static void check_bpf_features(struct attach_plan *plan)
 {
 	bool storage = have_task_storage(), atomics = have_atomic_fetch();
@@ -681,6 +701,13 @@ static void check_bpf_features(struct attach_plan *plan)
 	plan->bpf_features = storage && atomics ? FEATURES_YES : FEATURES_NO;
 	if (plan->bpf_features == FEATURES_YES)
 		return;
+	if (bpf_refused()) {
+		snprintf(plan->features_why, sizeof(plan->features_why), "%s",
+			 "bpf(2) is refused here (EPERM): a seccomp filter (a container's default "
+			 "profile), or CAP_BPF and CAP_PERFMON missing");
+		unusable(plan, "%s", plan->features_why);
+		return;
+	}
 	snprintf(plan->features_why, sizeof(plan->features_why),
 		 "this kernel lacks %s%s%s, which rstatlat's BPF programs need (tested from 6.1)",
 		 storage ? "" : "BPF task storage (Linux 5.11)", storage || atomics ? "" : " and ",

@@ -24,6 +24,7 @@ import findings_tests  # noqa: E402
 import flush_tests  # noqa: E402
 import load_tests  # noqa: E402
 import hostile_tests  # noqa: E402
+import image_tests  # noqa: E402
 from lib import (BIN, BUSY, MEMHOG, ROOT, TICKER, TRACEFS, Cgroup, Ftrace, Rstatlat,  # noqa: E402
                  cgroup_mounts, exact_quantile, find_cgroup, ftrace_flushes, ftrace_run,
                  INNER_FTRACE, INNER_OURS, compare, json_lines, last_possible_cpu, nest_gap,
@@ -1233,6 +1234,7 @@ command_tests.register(test)
 load_tests.register(test)
 hostile_tests.register(test)
 findings_tests.register(test)
+image_tests.register(test)
 def main():
     if os.geteuid() != 0:
         return TIER.skip_all("needs root to load BPF and create cgroups")
