@@ -1864,16 +1864,42 @@ def register(test):
     @test
     def dashboard_queries_return_data():
         """Every query of dist/rstatlat.dashboard.json, its variables set as
-        Grafana would ($instance the exporter, $__rate_interval 30s), runs on
-        a real Prometheus scraping rstatlat while two threads read a cgroup's
-        cpu.stat twice (so that the lock is contended, and its wait series
-        exist before the second time) and returns data (a value
-        that is not NaN); BPF run
-        time is turned on (kernel.bpf_stats_enabled) for its panel."""
+        Grafana would ($instance the exporter, $__rate_interval 30s), and
+        every alerting rule that reads a histogram (its last comparison
+        taken off), run on a real Prometheus scraping rstatlat while two
+        threads read a cgroup's cpu.stat twice (so that the lock is
+        contended, and its wait series exist before the second time),
+        return data (a value that is not NaN); BPF run time is turned on
+        (kernel.bpf_stats_enabled) for its panel. Prometheus stores classic
+        histograms here (no native series is there)."""
+        return queries_return_data(native=False)
+
+    @test
+    def dashboard_queries_return_data_native():
+        """The same, with Prometheus storing native histograms
+        (--enable-feature=native-histograms; no _bucket, _sum or _count
+        series is there): the same queries and rules return data."""
+        return queries_return_data(native=True)
+
+    def histogram_rules():
+        """(alert, expr without its last comparison) of each rule that
+        reads a histogram."""
+        import yaml
+        with open(os.path.join(ROOT, "dist", "rstatlat.rules.yml")) as f:
+            groups = yaml.safe_load(f)["groups"]
+        out = []
+        for r in (r for g in groups for r in g["rules"]):
+            if re.search(r"_seconds(_bucket|_sum|_count)?\[", r["expr"]):
+                out.append((r["alert"], re.sub(r"\s*(>|==|>=)\s*[0-9.]+\s*$", "", r["expr"])))
+        return out
+
+    def queries_return_data(native):
         need(PROMETHEUS)
         with open(os.path.join(ROOT, "dist", "rstatlat.dashboard.json")) as f:
             dash = json.load(f)
         exprs = [(p["title"], t["expr"]) for p in dash["panels"] for t in p["targets"]]
+        rules = histogram_rules()
+        check(len(rules) >= 3, "rules that read a histogram: %s" % rules)
         names = {v["name"] for v in dash["templating"]["list"]}
         check(names == {"datasource", "instance"}, "variables %s" % sorted(names))
         for title, e in exprs:
@@ -1889,7 +1915,8 @@ def register(test):
             with Cgroup(v2()) as cg, Procs() as procs:
                 port = free_port()
                 procs.add(Exporter(port, "--prometheus", "127.0.0.1:%d" % port)).start()
-                with Prometheus(["127.0.0.1:%d" % port]) as prom:
+                features = ("native-histograms",) if native else ()
+                with Prometheus(["127.0.0.1:%d" % port], features=features) as prom:
                     prom.wait_value('up{job="rstatlat"}', lambda v: v == 1, what="first scrape")
                     # twice: a histogram's first scrape has nothing to take a rate from
                     for _ in range(2):
@@ -1899,7 +1926,11 @@ def register(test):
                                         lambda v: v > done + 1, timeout=10,
                                         what="a scrape after the reads")
                     instance = "127.0.0.1:%d" % port
-                    for title, e in exprs:
+                    # the storage is the one this test is about
+                    classic = prom.query("count(rstatlat_lock_hold_seconds_count)")
+                    check(bool(classic) != native, "classic series %s with native %s" % (
+                        classic, native))
+                    for title, e in exprs + rules:
                         # a multi-value variable of one value: the value itself
                         q = e.replace("$instance", instance).replace("$__rate_interval", "30s")
                         # NaN: a quantile of buckets that did not move
@@ -1909,4 +1940,6 @@ def register(test):
             with open(stats, "w") as f:
                 f.write(was)
         check(not empty, "no data: %s" % " | ".join(empty))
-        return "%d panels, %d queries, each with data" % (len(dash["panels"]), len(exprs))
+        return "%d panels, %d queries and %d rules (%s), each with data, %s histograms" % (
+            len(dash["panels"]), len(exprs), len(rules), ", ".join(a for a, _ in rules),
+            "native" if native else "classic")

@@ -1324,6 +1324,36 @@ static void test_protobuf(bool classic)
 	prom_free(p);
 }
 
+/*
+ * dist/rstatlat.rules.yml's RstatlatLongIrqsOff counts, under native
+ * histograms, what lies above 0.0170392 s: exact only if every fine bucket
+ * below 2^24 ns (the classic bound 0.016777216) goes to a native bucket
+ * whose upper bound is at most that, and every one from 2^24 ns on to one
+ * whose lower bound is at least the bound 2^(-94/16) s just under it.
+ */
+static void test_native_bound_of_the_irqoff_rule(void)
+{
+	const double rule_bound = 0.0170392;
+	unsigned int split = hist_bucket(1ULL << 24);
+	int below = -1000, above = 1000;
+
+	for (unsigned int b = 0; b < HIST_BUCKETS; b++) {
+		int i = prom_native_index(PROM_NATIVE_SCHEMA_FINE,
+					  ((double)hist_bucket_lower(b) + (double)hist_bucket_upper(b)) / 2);
+
+		if (b < split && i > below)
+			below = i;
+		if (b >= split && i < above)
+			above = i;
+	}
+	CHECK(hist_bucket_lower(split) == 1ULL << 24, "2^24 ns is no bucket's lower bound");
+	CHECK(pow(2, below / 16.0) <= rule_bound && pow(2, (above - 1) / 16.0) < rule_bound &&
+	      pow(2, (above - 1) / 16.0) > rule_bound * (1 - 1e-6) && below < above,
+	      "below 2^24 ns up to native bucket %d (%.9f s), from it on %d (from %.9f s); "
+	      "the rule counts above %.7f", below, pow(2, below / 16.0), above,
+	      pow(2, (above - 1) / 16.0), rule_bound);
+}
+
 int main(void)
 {
 	RUN_TEST(test_buckets_parse());
@@ -1351,5 +1381,6 @@ int main(void)
 	RUN_TEST(test_counters_through_churn());
 	RUN_TEST(test_protobuf(false));
 	RUN_TEST(test_protobuf(true));
+	RUN_TEST(test_native_bound_of_the_irqoff_rule());
 	return check_done("test_prom");
 }
