@@ -58,7 +58,7 @@ HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme static image
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme static image dist
 all: rstatlat
 
 # Every build step needs build/ first, and build/ waits for `deps` when
@@ -114,6 +114,16 @@ $(STATIC_OUT)/rstatlat: $(STATIC_OBJS)
 
 static: $(STATIC_OUT)/rstatlat
 	@ls -l $< | awk '{print "static: " $$NF ", " $$5 " bytes"}'
+
+# A tarball for any x86-64 Linux host (scripts/dist): the static binary,
+# stripped, as make install lays it out under /usr/local with the unit,
+# the environment file, the man page, the rules, the dashboard and
+# dist/kubernetes, with the SHA-256 of each file inside and of the
+# tarball beside it. Reproducible: sorted, owned by root, dated by the
+# last commit.
+DIST_NAME = rstatlat-$(VERSION)-linux-x86_64
+dist: $(STATIC_OUT)/rstatlat scripts/dist
+	scripts/dist $(DIST_NAME) $(OUT)/dist
 
 # The static binary in an OCI image made from nothing (scripts/image; root).
 VERSION = $(shell sed -n 's/^\#define VERSION "\(.*\)"/\1/p' src/rstatlat.c)
@@ -243,14 +253,16 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 ENVFILE = $(SYSCONFDIR)/default/rstatlat
 INSTALL ?= install
+# the binary installed: make dist installs the static one
+INSTALL_BIN ?= rstatlat
 
-install: rstatlat dist/rstatlat.service.in dist/rstatlat.default dist/rstatlat.rules.yml \
+install: $(INSTALL_BIN) dist/rstatlat.service.in dist/rstatlat.default dist/rstatlat.rules.yml \
 		dist/rstatlat.dashboard.json | $(OUT)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@ENVFILE@|$(ENVFILE)|g' \
 		dist/rstatlat.service.in > $(OUT)/rstatlat.service
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(dir $(ENVFILE)) $(DESTDIR)$(DATADIR)
-	$(INSTALL) -m 0755 rstatlat $(DESTDIR)$(SBINDIR)/rstatlat
+	$(INSTALL) -m 0755 $(INSTALL_BIN) $(DESTDIR)$(SBINDIR)/rstatlat
 	$(INSTALL) -m 0644 man/rstatlat.8 $(DESTDIR)$(MANDIR)/man8/rstatlat.8
 	$(INSTALL) -m 0644 $(OUT)/rstatlat.service $(DESTDIR)$(SYSTEMDUNITDIR)/rstatlat.service
 	$(INSTALL) -m 0644 dist/rstatlat.default $(DESTDIR)$(ENVFILE)
