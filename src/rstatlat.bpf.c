@@ -431,9 +431,37 @@ static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
 }
 
 /*
+ * One component at names[off]: as much of it as fits, up to RSL_NAME_LEN
+ * while there is room for that, then a half, then a quarter (each read a
+ * constant size at an offset the verifier sees bounded). Its length with
+ * the NUL; *cut: it did not fit whole; 0: no room left.
+ */
+static __always_inline long capture_name(struct slot_meta *meta, __u32 off, const char *name,
+					 bool *cut)
+{
+	long len, size;
+
+	if (off <= RSL_NAMES_LEN - RSL_NAME_LEN) {
+		size = RSL_NAME_LEN;
+		len = bpf_probe_read_kernel_str(&meta->names[off], RSL_NAME_LEN, name);
+	} else if (off <= RSL_NAMES_LEN - RSL_NAME_LEN / 2) {
+		size = RSL_NAME_LEN / 2;
+		len = bpf_probe_read_kernel_str(&meta->names[off], RSL_NAME_LEN / 2, name);
+	} else if (off <= RSL_NAMES_LEN - RSL_NAME_LEN / 4) {
+		size = RSL_NAME_LEN / 4;
+		len = bpf_probe_read_kernel_str(&meta->names[off], RSL_NAME_LEN / 4, name);
+	} else {
+		return 0;
+	}
+	*cut = len >= size;
+	return len;
+}
+
+/*
  * Copy the cgroup's path, leaf first, so that a cgroup removed before
  * userspace looks at it still has a name. Components are packed: each
- * takes its length, so a typical container path fits in RSL_NAMES_LEN.
+ * takes its length, so a typical container path fits in RSL_NAMES_LEN,
+ * its leaf (the container's id) first and whole.
  * Global, so verified once (dist_evict says why); the node comes as a
  * number and is read through probe reads.
  */
@@ -441,6 +469,7 @@ __noinline int capture_path(struct slot_meta *meta, __u64 node)
 {
 	struct kernfs_node *kn = (struct kernfs_node *)node, *parent;
 	__u32 off = 0, depth = 0;
+	bool cut = false;
 	long len;
 
 	if (!meta)
@@ -449,17 +478,12 @@ __noinline int capture_path(struct slot_meta *meta, __u64 node)
 		parent = kn_parent(kn);
 		if (!parent)
 			break;
-		if (off > RSL_NAMES_LEN - RSL_NAME_LEN) {
-			meta->truncated = 1;
-			break;
-		}
-		len = bpf_probe_read_kernel_str(&meta->names[off], RSL_NAME_LEN,
-						BPF_CORE_READ(kn, name));
+		len = capture_name(meta, off, BPF_CORE_READ(kn, name), &cut);
 		if (len <= 0) {
 			meta->truncated = 1;
 			break;
 		}
-		if (len >= RSL_NAME_LEN)
+		if (cut)
 			meta->truncated = 1;
 		off += len;
 		depth++;

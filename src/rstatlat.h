@@ -11,8 +11,13 @@
 /* 64-bit FNV-1a, for hashes on both sides: h = (h ^ byte or word) * prime */
 #define FNV1A_OFFSET	14695981039346656037ULL
 #define FNV1A_PRIME	1099511628211ULL
-#define RSL_NAMES_LEN	256	/* the captured path: components, leaf first */
-#define RSL_NAME_LEN	64	/* bytes kept of each component */
+/*
+ * The captured path: components, leaf first, packed. A kernfs name is up
+ * to 255 bytes; container runtimes' run to 64-85 a level, four levels deep
+ * in Kubernetes (kubepods.slice/.../cri-containerd-<64 hex>.scope).
+ */
+#define RSL_NAMES_LEN	448
+#define RSL_NAME_LEN	256	/* bytes read of a component, with its NUL, while room lasts */
 #define RSL_MAX_DEPTH	16	/* components captured per cgroup */
 #define RSL_MAX_STACK	32	/* kernel frames in a slow event */
 #define RSL_CAUSE_FRAMES 16	/* kernel frames kept of a sampled flush's stack */

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -488,6 +489,48 @@ def removed_cgroups_free_their_slots():
         check(rows[0]["locked"] >= per_read * reads, "%s: %d locks for %d reads" %
               (path, rows[0]["locked"], reads))
     return "10 cgroups through 6 entries, %d locks per read, nothing lost" % per_read
+
+
+@test
+def container_names_stay_whole_after_removal():
+    """A Kubernetes pod's container cgroup, four levels of 15-85 bytes
+    (kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uuid>.slice/
+    cri-containerd-<64 hex>.scope, 191 bytes) and a docker one
+    (docker-<64 hex>.scope, 78 bytes) beside it, each read and removed
+    within a run of -j of about 2 s, as short-lived pods are: the summary
+    names them by their whole paths, which only the kernel's capture still
+    knows."""
+    top = unique("rsl-kubepods") + ".slice"
+    pod = "kubepods-burstable-pod%s.slice" % str(uuid.uuid4()).replace("-", "_")
+    rel = [top, "kubepods-burstable.slice", pod,
+           "cri-containerd-%s.scope" % os.urandom(32).hex()]
+    docker = [top, "docker-%s.scope" % os.urandom(32).hex()]
+    made, dirs = [], []
+    tool = Rstatlat("-j").start()
+    try:
+        for path in (rel, docker):
+            for i in range(len(path)):
+                p = os.path.join(MOUNTS["v2"], *path[:i + 1])
+                if not os.path.isdir(p):
+                    os.mkdir(p)
+                    dirs.append(p)
+            leaf = os.path.join(MOUNTS["v2"], *path)
+            made.append((os.stat(leaf).st_ino, "/" + "/".join(path)))
+            read_stat(leaf + "/cpu.stat", 5)
+    finally:
+        for p in reversed(dirs):	# children first
+            os.rmdir(p)
+    time.sleep(1)
+    rc, out, err = tool.stop()
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    summary = json_lines(out)[-1]
+    for cgid, want in made:
+        rows = find_cgroup(summary, cgid)
+        check(len(rows) == 1 and rows[0]["path"] == want, "%d bytes named %s in the summary" % (
+            len(want), [r["path"] for r in rows] or "nowhere"))
+    return "%s: %d and %d bytes, whole after removal" % (
+        " and ".join(w.split("/")[-1][:18] + "..." for _, w in made), len(made[0][1]),
+        len(made[1][1]))
 
 
 def ftrace_locks(recs, cgids=None):
