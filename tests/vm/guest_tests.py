@@ -255,6 +255,10 @@ def waits_lost_by_ftrace(recs):
     return contended, lost
 
 
+# How far wait_migrated may be from ftrace's model on PREEMPT_RT (below)
+RT_MIGRATED_SLACK = 2
+
+
 @test
 def contended_waits_are_counted():
     """Two readers of one cgroup's cpu.stat at once, so that acquisitions
@@ -265,7 +269,13 @@ def contended_waits_are_counted():
     lost.wait_migrated, never timed wrong. Checked: the cgroup's contended
     equals ftrace's, and in all, timed waits + wait_migrated = contended,
     and wait_migrated = ftrace's own count of such events (docs/limits.md
-    keeps the rates)."""
+    keeps the rates). On PREEMPT_RT, within RT_MIGRATED_SLACK of it: there
+    a task can be preempted between two callbacks of one tracepoint,
+    ftrace's probe and rstatlat's program, so ftrace may record an unlock
+    before a contended event that rstatlat's programs saw after it, or the
+    other way (2 against ftrace's 1, of 59 and of 64 contended, in 2 of 6
+    CI runs of 2026-12-06; each time timed + wait_migrated = contended:
+    counted, not lost)."""
     need_tool()
     if not has_event("cgroup_rstat_locked"):
         raise Skip("no rstat tracepoints on this kernel")
@@ -289,7 +299,8 @@ def contended_waits_are_counted():
     check(timed + migrated == contended, "timed waits %d + wait_migrated %d != contended %d" % (
         timed, migrated, contended))
     ft_contended, ft_lost = waits_lost_by_ftrace(recs)
-    check(ft_contended == contended and ft_lost == migrated,
+    slack = RT_MIGRATED_SLACK if realtime() else 0
+    check(ft_contended == contended and abs(ft_lost - migrated) <= slack,
           "ftrace: %d contended, %d of them moved or cleared; rstatlat %d, wait_migrated %d" % (
               ft_contended, ft_lost, contended, migrated))
     return "%d reads x 2: %d contended (ftrace %d), %d timed, wait_migrated %d (%.2f%%); " \
