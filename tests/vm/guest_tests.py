@@ -269,7 +269,7 @@ def contended_waits_are_counted():
     exactly: there a task can be preempted between two callbacks of one
     tracepoint, ftrace's probe and rstatlat's program, so the two see a
     CPU's events in different orders (2 against ftrace's 1 moved, of 59 and
-    64 contended, in 2 of 6 CI runs of 2026-12-06; alone, 3 of 55 runs: 14
+    64 contended, in 2 of 8 CI runs of 2026-12-06; alone, 3 of 55 runs: 14
     against 11, and a contended hold counted as lost.relocked). There the
     cgroup's contended is ftrace's less what was counted lost, and timed
     waits + wait_migrated = contended: counted, never lost silently."""
