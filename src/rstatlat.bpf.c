@@ -97,6 +97,9 @@ const volatile bool count_flushers = false;
  */
 const volatile bool holds_preemptible = false;
 
+/* make bench's cost attribution only (rstatlat.h, BENCH_CUT_*): 0 in every real run */
+const volatile __u32 bench_cut = 0;
+
 /* Shared with userspace through the mmapped .bss. */
 __u64 epoch = 0;	/* advanced by userspace at every read (rstatlat.h) */
 /*
@@ -671,8 +674,11 @@ static __always_inline int resolve_slot(struct slot_cache *c, __u8 *rare, struct
 	if (c->valid == gen && c->cgrp == (__u64)cgrp && c->serial == serial && c->tgid == tgid &&
 	    c->lock == lock && (arg_type < 0 || c->type == type))
 		return c->slot;
+	if ((bench_cut & BENCH_CUT_SLOTS) && c->valid == gen)
+		return c->slot;
 	/* typed lock holds (none in a released kernel) keep to the slot map */
-	n = type ? -1 : slot_indexed(serial, who, gen, &x);
+	n = type ? -1 : (bench_cut & BENCH_CUT_INDEX) ? (int)(serial & 63) :
+	    slot_indexed(serial, who, gen, &x);
 	if (n >= 0)
 		goto cached;
 	cgroup_ident(cgrp, typed, &key.cgid, &key.hierarchy);
@@ -865,7 +871,7 @@ static __always_inline void dist_reset(struct stage_dist *sd)
  */
 static __noinline void stage_claim(struct slot_stage *st, __u32 e, __u32 slot)
 {
-	if (st->epoch == e && st->slot)
+	if (st->epoch == e && st->slot && !(bench_cut & BENCH_CUT_EVICT))
 		stage_evict(st);
 	__builtin_memset(&st->n, 0, sizeof(st->n));
 	for (int k = 0; k < SLOT_HOME_DISTS; k++)

@@ -500,6 +500,30 @@ static int make_flushers_overflow(struct rstatlat_bpf *skel)
 				    sizeof(zero), BPF_ANY);
 }
 
+/*
+ * RSTATLAT_BENCH_CUT (rstatlat.h, BENCH_CUT_*): make bench's cost
+ * attribution, which makes the figures wrong, so it is said; anything but
+ * a number within BENCH_CUT_ALL is refused.
+ */
+static __u32 bench_cut(void)
+{
+	const char *env = getenv("RSTATLAT_BENCH_CUT");
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 0);
+	if (errno || *end || v > BENCH_CUT_ALL)
+		die(EXIT_USAGE, "RSTATLAT_BENCH_CUT: '%s' is not a number from 0 to %d",
+		    env, BENCH_CUT_ALL);
+	if (v)
+		warn("RSTATLAT_BENCH_CUT=%lu: parts of the lock path are cut for make bench; "
+		     "the figures are wrong", v);
+	return (__u32)v;
+}
+
 static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 		      unsigned int max_slots, int ncpus)
 {
@@ -523,6 +547,7 @@ static void configure(struct rstatlat_bpf *skel, const struct attach_plan *plan,
 	skel->rodata->parts_from = plan->parts_from;
 	skel->rodata->cause_sample = plan->flush_causes ? (__u32)opts.cause_sample : 0;
 	skel->rodata->cause_budgeted = !opts.cause_sample_given;
+	skel->rodata->bench_cut = bench_cut();
 	bpf_map__set_max_entries(skel->maps.flush_stacks,
 				 skel->rodata->cause_sample ? RSL_CAUSE_STACKS : 1);
 	/* chunks made by the collector as slots are used (rstatlat.h, slot_chunk_shift) */

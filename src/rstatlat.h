@@ -307,6 +307,19 @@ struct slot_stage {
 	struct stage_dist d[SLOT_HOME_DISTS];
 };
 
+/*
+ * make bench's cost attribution (bench/run, cold_attribution): parts of the
+ * lock path cut, one config each, so that the BPF time each takes on a load
+ * is measured against the floor. The figures of such a run are wrong: set
+ * only by the RSTATLAT_BENCH_CUT environment variable, which rstatlat
+ * warns of. A constant to the verifier, which removes the cut branches
+ * from every other run.
+ */
+#define BENCH_CUT_EVICT	1	/* a stage's figures are dropped, not evicted into its home */
+#define BENCH_CUT_INDEX	2	/* a new cgroup takes slot serial % 64, without the slot index */
+#define BENCH_CUT_SLOTS	4	/* every cgroup counts in the first slot its CPU resolved */
+#define BENCH_CUT_ALL	7
+
 /* One distribution of one slot, staged by a source of its own. */
 struct slot_dist_stage {
 	__u32 epoch;

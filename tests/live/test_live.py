@@ -904,6 +904,14 @@ def exit_codes():
         r = run(*args)
         check(r.returncode == 2, "%s: exit %d" % (args, r.returncode))
         check(one_line(r.stderr), "%s: stderr %r" % (args, r.stderr))
+    # make bench's cost attribution: anything but 0-7 refused, the cut said
+    for cut in ["8", "abc", "1x", "-1"]:
+        r = run("-d", "1", env=dict(os.environ, RSTATLAT_BENCH_CUT=cut))
+        check(r.returncode == 2 and b"RSTATLAT_BENCH_CUT" in r.stderr and one_line(r.stderr),
+              "RSTATLAT_BENCH_CUT=%s: %d %r" % (cut, r.returncode, r.stderr))
+    r = run("-j", "-d", "1", env=dict(os.environ, RSTATLAT_BENCH_CUT="1"))
+    check(r.returncode == 0 and b"the figures are wrong" in r.stderr,
+          "RSTATLAT_BENCH_CUT=1: %d %r" % (r.returncode, r.stderr))
     r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                         "--inh-caps=-all", BIN, "-d", "1"], capture_output=True, timeout=30)
     check(r.returncode == 3 and b"needs root" in r.stderr and one_line(r.stderr),
@@ -940,8 +948,8 @@ def exit_codes():
         r = run(spelling, "bogus")
         check(r.returncode == 2 and one_line(r.stderr) and b"invalid --attach" in r.stderr,
               "%s bogus: %r" % (spelling, r.stderr))
-    return "%d usage errors -> 2; unprivileged, no BTF, no tracepoint, maps too large -> 3" % \
-        len(bad_usage)
+    return "%d usage errors and 4 bad RSTATLAT_BENCH_CUT -> 2; unprivileged, no BTF, " \
+        "no tracepoint, maps too large -> 3" % len(bad_usage)
 
 
 @test
