@@ -45,6 +45,8 @@ void collector_free(struct collector *c);
  * buckets in the kernel wrap at 2^32). Returns 0 or -errno.
  */
 int collector_read(struct collector *c);
+/* Reads the kernel's symbols again when next needed, and checks every cgroup at the next read. */
+void collector_reload(struct collector *c);
 
 /* The open interval (since the previous call), then a new one. 0 or -errno. */
 int collector_interval(struct collector *c, struct report *out);

@@ -17,14 +17,27 @@
  */
 #define KSYMS_IDLE_READS 3
 
-void drop_idle_ksyms(struct collector *c)
+static void drop_ksyms(struct collector *c)
 {
-	if (!c->own_ksyms || c->reads - c->ksyms_used < KSYMS_IDLE_READS)
-		return;
 	ksyms_free(c->own_ksyms);
 	c->own_ksyms = NULL;
 	c->ksyms = NULL;
 	c->ksyms_tried = false;
+}
+
+void drop_idle_ksyms(struct collector *c)
+{
+	if (c->own_ksyms && c->reads - c->ksyms_used >= KSYMS_IDLE_READS)
+		drop_ksyms(c);
+}
+
+void collector_reload(struct collector *c)
+{
+	/* symbols given at the start (src.ksyms) are kept: they could not be read again */
+	if (c->own_ksyms)
+		drop_ksyms(c);
+	c->ksyms_tried = false;
+	c->check_all_cgroups = true;
 }
 
 /* A cause's id (1-based), its name interned; 0 out of memory or ids. */

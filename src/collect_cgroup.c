@@ -471,8 +471,9 @@ static bool drain_cgroups_gone(struct collector *c)
  */
 static void check_cgroups(struct collector *c)
 {
-	bool all = c->src.cgroups_gone && drain_cgroups_gone(c);
+	bool all = (c->src.cgroups_gone && drain_cgroups_gone(c)) || c->check_all_cgroups;
 
+	c->check_all_cgroups = false;
 	if (c->src.cgroups_gone && !all)
 		return;
 	for (size_t b = 0; b < c->cg_hash_cap; b++) {

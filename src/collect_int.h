@@ -183,6 +183,7 @@ struct collector {
 	const struct ksyms *ksyms;	/* src.ksyms, or own_ksyms once read */
 	struct ksyms *own_ksyms;
 	bool ksyms_tried;	/* in this load: do not retry a failed read each stack */
+	bool check_all_cgroups;	/* collector_reload: at the next read */
 	uint64_t ksyms_used;	/* the read that last named a stack with it */
 	size_t ncause_ids, cap_cause_ids;
 	/* src.flushers (collect_flusher.c) */

@@ -397,6 +397,15 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
+/* An exporter's SIGHUP (systemctl reload): see reload(). */
+static volatile sig_atomic_t reload_asked;
+
+static void on_reload(int sig)
+{
+	(void)sig;
+	reload_asked = 1;
+}
+
 static void check_environment(struct attach_plan *plan)
 {
 	bool privileged = has_bpf_privileges();
@@ -804,7 +813,7 @@ static void wait_until(struct run *run, uint64_t deadline)
 		int ms;
 
 		/* a protobuf scrape waits for the refresh that makes it */
-		if (now >= deadline || (run->server && metrics_refresh_wanted(run->server, now)))
+		if (now >= deadline || reload_asked || (run->server && metrics_refresh_wanted(run->server, now)))
 			return;
 		ms = (int)((deadline - now + 999999) / 1000000);
 		if (ms > 100)
@@ -872,6 +881,22 @@ static void finish_command(int err)
 		warn("%s", why);
 }
 
+/*
+ * An exporter's SIGHUP: what rstatlat read from the system and keeps is
+ * read again (the kernel's symbols, which name causes, when a stack next
+ * needs them; whether each cgroup still exists, at the next read), and it
+ * goes on serving. Its options are read once, at the start: it attached as
+ * root and runs without privileges now, so a change of them needs a
+ * restart, which the line says.
+ */
+static void reload(struct run *run)
+{
+	reload_asked = 0;
+	collector_reload(run->collector);
+	warn("SIGHUP: kernel symbols and cgroups read again; options are read at the start "
+	     "only (restart to change them)");
+}
+
 static int main_loop(struct run *run)
 {
 	uint64_t end = opts.duration ? run->start_mono + (uint64_t)(opts.duration * 1e9) : UINT64_MAX;
@@ -889,6 +914,10 @@ static int main_loop(struct run *run)
 		wait_until(run, wake < end ? wake : end);
 		if (exiting || clock_ns(CLOCK_MONOTONIC) >= end)
 			break;
+		if (reload_asked) {
+			reload(run);
+			continue;
+		}
 		err = collector_read(run->collector);
 		next_read = clock_ns(CLOCK_MONOTONIC) + READ_PERIOD_NS;
 		if (!err)
@@ -1302,10 +1331,13 @@ int main(int argc, char **argv)
 	if (collector_grower_start(run.collector))
 		die(EXIT_RUNTIME, "cannot start the maps' grower: %s", strerror(errno));
 	first_export(&run);
-	/* a closed terminal (SIGHUP) ends the run as Ctrl-C does: with its summary */
+	/*
+	 * A closed terminal (SIGHUP) ends the run as Ctrl-C does, with its
+	 * summary; an exporter's is a reload (systemctl reload), not an end.
+	 */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	signal(SIGHUP, run.prom ? on_reload : on_signal);
 	fprintf(stderr, "rstatlat: tracing cgroup rstat lock (%s, irqs-off from %s, %u entries)%s%s%s; "
 		"%s\n", plan.source_name, plan.irqoff_source, max_slots,
 		opts.serve ? ", serving http://" : "", opts.serve ? opts.listen.shown : "",

@@ -10,6 +10,7 @@ these with its tier:
     hostile_tests.register(test)
 """
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -124,6 +125,35 @@ def register(test):
         report = summary_of(out)
         check(rc == 0 and report["duration_ns"] > 0, "SIGHUP: exit %d %s" % (rc, err))
         return "exit 0, summary of %.1f s" % (report["duration_ns"] / 1e9)
+
+    @test
+    def sighup_reloads_an_exporter():
+        """An exporter's SIGHUP (systemctl reload) is a reload, not an end:
+        it says so in one line each time and goes on; SIGTERM then ends it
+        with its summary and its textfile written."""
+        tmp = tempfile.mkdtemp()
+        path = os.path.join(tmp, "rstatlat.prom")
+        try:
+            with Rstatlat("-j", "--textfile", path).start() as tool:
+                time.sleep(0.5)
+                for _ in range(2):
+                    tool.p.send_signal(signal.SIGHUP)
+                    time.sleep(0.6)
+                alive = tool.p.poll() is None
+                rc, out, err = tool.stop(signal.SIGTERM)
+            report = summary_of(out)
+            said = [l for l in err.splitlines() if "SIGHUP" in l]
+            check(alive and rc == 0, "SIGHUP ended the exporter: exit %s %s" % (rc, err))
+            check(len(said) == 2 and all(l.startswith("rstatlat: SIGHUP: ") and
+                                         "restart to change them" in l for l in said),
+                  "SIGHUP lines: %r" % said)
+            check(report["duration_ns"] > 1.2e9 and os.path.getsize(path) > 0,
+                  "after the reloads: summary of %.1f s, textfile %s" % (
+                      report["duration_ns"] / 1e9, os.path.exists(path)))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return "2 reloads said, still serving; SIGTERM: exit 0, summary of %.1f s" % (
+            report["duration_ns"] / 1e9)
 
     @test
     def large_max_entries_says_its_cost_first():
