@@ -61,6 +61,7 @@ struct cmp_opts {
 	size_t ngates;
 	bool no_gates;
 	const char *cgroup;
+	char *cgroup_label;	/* -c named a pair by a side: its label (gated_cgroup) */
 	enum cmp_format format;
 	size_t rows;
 	double alpha;
@@ -188,6 +189,35 @@ static void add_metrics(struct cmp_opts *o, char *list)
 	}
 }
 
+/*
+ * -c names a pair by its label or by either side (a path its glob of that
+ * side matches): once paired, only the label names the pair's rows. A lock
+ * after the path ("/a [memory]") stays after the label.
+ */
+static const char *gated_cgroup(struct cmp_opts *o)
+{
+	const char *lock = o->cgroup ? strstr(o->cgroup, " [") : NULL;
+	char *path, *label;
+
+	if (!o->cgroup || !o->npairs)
+		return o->cgroup;
+	path = strndup(o->cgroup, lock ? (size_t)(lock - o->cgroup) : strlen(o->cgroup));
+	if (!path)
+		die(EXIT_NOMEM, "out of memory");
+	for (size_t j = 0; j < o->npairs; j++) {
+		const struct pair_spec *p = &o->pairs[j];
+
+		if (fnmatch(p->before, path, 0) && fnmatch(p->after, path, 0))
+			continue;
+		free(path);
+		if (asprintf(&label, "%s%s", p->label, lock ? lock : "") < 0)
+			die(EXIT_NOMEM, "out of memory");
+		return o->cgroup_label = label;
+	}
+	free(path);
+	return o->cgroup;
+}
+
 /* BEFORE AFTER [BEFORE AFTER ...]: one run a side, each pair compared on its own */
 static void add_positional_pairs(struct cmp_opts *o, int argc, char **argv)
 {
@@ -275,6 +305,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o)
 		die(EXIT_INPUT, "-f html shows one pair of files; -f mail shows several side by side");
 	if (o->no_gates && o->ngates)
 		die(EXIT_INPUT, "--fail-on none cannot be combined with other gates");
+	o->cgroup = gated_cgroup(o);
 	if (!o->no_gates && !o->ngates) {
 		bool replicated = o->files[0][0].n >= REPLICATED_MIN_RUNS &&
 				  o->files[0][1].n >= REPLICATED_MIN_RUNS;
@@ -631,5 +662,6 @@ int compare_main(int argc, char **argv)
 		free(o.gates[i].text);
 	for (size_t i = 0; i < o.npairs; i++)
 		pair_free(&o.pairs[i]);
+	free(o.cgroup_label);
 	return ret;
 }

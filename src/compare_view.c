@@ -284,12 +284,46 @@ const char *cmp_source_text(const struct side *s)
 	       "lock (each hold: the lock is held with irqs off)";
 }
 
+/* The header's columns: a name, BEFORE's value, AFTER's, within HEADER_COLS. */
+#define HEADER_COLS	80
+#define HEADER_NAME	12	/* the name and its gap */
+#define HEADER_BEFORE	38	/* BEFORE's value and its gap */
+#define HEADER_WIDE	(HEADER_COLS - HEADER_NAME - 7)	/* "BEFORE " or "(both) " */
+
+/* v within width columns: its end kept (a file's name), "..." before it. */
+static const char *header_fit(const char *v, int width)
+{
+	int len = (int)strlen(v);
+
+	return len <= width ? v : v + len - (width - 3);
+}
+
+/*
+ * One line of the header, BEFORE's value beside AFTER's. Where they do not
+ * fit in HEADER_COLS, one value said for both when they are alike, else
+ * one line each; a value longer than a line keeps its end.
+ */
 static void header_line(FILE *f, bool md, const char *name, const char *b, const char *a)
 {
-	if (md)
+	const char *fb, *fa;
+
+	if (md) {
 		fprintf(f, "| %s | %s | %s |\n", name, b, a);
-	else
+		return;
+	}
+	if (strlen(b) <= HEADER_BEFORE - 2 &&
+	    strlen(a) <= HEADER_COLS - HEADER_NAME - HEADER_BEFORE) {
 		fprintf(f, "%-10s  %-36s  %s\n", name, b, a);
+		return;
+	}
+	fb = header_fit(b, HEADER_WIDE);
+	fa = header_fit(a, HEADER_WIDE);
+	if (!strcmp(b, a)) {
+		fprintf(f, "%-10s  both   %s%s\n", name, fb == b ? "" : "...", fb);
+		return;
+	}
+	fprintf(f, "%-10s  BEFORE %s%s\n", name, fb == b ? "" : "...", fb);
+	fprintf(f, "%-10s  AFTER  %s%s\n", "", fa == a ? "" : "...", fa);
 }
 
 /* "make test: exit 0", cut to len - 1 characters: the first run's command. */

@@ -184,10 +184,11 @@ static const struct cli_opt compare_opts[] = {
 	{ .name = "cgroup", .val = 'c', .has_arg = required_argument, .arg = "PATH",
 	  .help = "gate and show only this cgroup (and the total, but\n"
 		  "in mail): its path as in the JSON, a --pair's\n"
-		  "BEFORE=AFTER, or \"PATH [LOCK]\" where rows are per\n"
-		  "lock; when every file ran a command (rstatlat --\n"
-		  "CMD), the command's cgroups are gated by default,\n"
-		  "paired as (command) whatever their names" },
+		  "label or either side's path, or \"PATH [LOCK]\"\n"
+		  "where rows are per lock; when every file ran a\n"
+		  "command (rstatlat -- CMD), the command's cgroups\n"
+		  "are gated by default, paired as (command)\n"
+		  "whatever their names" },
 	{ .name = "pair", .val = OPT_PAIR, .has_arg = required_argument, .arg = "B=A",
 	  .help = "pair BEFORE's cgroups matching glob B with AFTER's\n"
 		  "matching A (each side's added up), e.g. a workload\n"

@@ -731,7 +731,8 @@ def pair_across_names():
     and AFTER still has a 2-hold leftover of BEFORE's. By name, A's workload
     pairs with the leftover; the real workload is listed unpaired, and the
     header says how to pair it. --pair pairs it and leaves the leftover
-    unpaired; a glob adds up each side's matches; -c takes the label."""
+    unpaired; a glob adds up each side's matches; -c takes the label, or
+    either side's path."""
     a, b = objects(RUN_A)[-1], objects(RUN_B)[-1]
     held = {(s, c["path"]): c["locked"] for s, d in (("a", a), ("b", b)) for c in d["cgroups"]}
     rc, out, _ = compare(RUN_A, RUN_B)
@@ -759,6 +760,13 @@ def pair_across_names():
     check(rc == 0 and [g["cgroup"] for g in res["gates"]] == ["/rsl-cmp-*"] * 2 and
           len(res["cgroups"]) == 1, "-c takes the label, shows its row: %d %s" % (
               rc, res["gates"]))
+    # -c names the pair by its label or by either side, whose rows it took
+    for named in ("/rsl-cmp-26462=/rsl-cmp-26512", "/rsl-cmp-26462", "/rsl-cmp-26512"):
+        rc, out, err = compare("-f", "json", "--pair", "/rsl-cmp-26462=/rsl-cmp-26512",
+                               "-c", named, RUN_A, RUN_B)
+        gated = {g["cgroup"] for g in json.loads(out)["gates"]} if out else set()
+        check(rc == 0 and gated == {"/rsl-cmp-26462=/rsl-cmp-26512"},
+              "-c %s: exit %d, gated %s %r" % (named, rc, gated, err))
     rc, _, err = compare("--pair", "/rsl-nope-*=/rsl-cmp-*", RUN_A, RUN_B)
     check(rc == 2 and "no cgroup of BEFORE" in err and err.count("\n") == 1,
           "a glob that matches nothing: %d %r" % (rc, err))
@@ -1176,6 +1184,33 @@ def bad_input_exits_2_with_one_line():
     rc, out, _ = compare("--help")
     check(rc == 0 and "--fail-on" in out, "--help")
     return "%d cases, and errors in the files' order" % len(cases)
+
+
+@test
+def text_header_within_80_columns():
+    """The text header keeps to 80 columns: a value too long for its column
+    goes on a line of its own (BEFORE and AFTER), or once when both sides
+    say the same (the irqs-off source), its end kept with "..." before it
+    when longer than a line; values that fit stay side by side."""
+    deep = os.path.join(TMP, "d" * 60, "e" * 40)
+    os.makedirs(deep, exist_ok=True)
+    long_file = os.path.join(deep, "before-run-with-a-long-name.json")
+    shutil.copy(RUN_A, long_file)
+    rc, out, _ = compare(long_file, RUN_B)
+    header = out.split("\n\n")[0].splitlines()
+    wide = [l for l in header if len(l) > 80]
+    check(rc in (0, 4) and not wide, "over 80 columns: %s" % wide)
+    at = [i for i, l in enumerate(header) if l.startswith("file ")]
+    files = header[at[0]:at[0] + 2] if at else []
+    check(len(files) == 2 and files[0].startswith("file        BEFORE ...") and
+          files[0].endswith("/before-run-with-a-long-name.json") and
+          files[1].split() == ["AFTER", RUN_B], "the files: %s" % files)
+    check(any(l.startswith("irqs-off    both   lock (each hold") for l in header),
+          "irqs-off said once: %s" % [l for l in header if l.startswith("irqs-off")])
+    kernel = [l for l in header if l.startswith("kernel")]
+    check(len(kernel) == 1 and len(kernel[0].split()) == 3 and kernel[0][50:].strip(),
+          "values that fit stay side by side: %s" % kernel)
+    return "%d header lines, the widest %d columns" % (len(header), max(map(len, header)))
 
 
 def main():
