@@ -58,7 +58,7 @@ HEADERS := $(wildcard src/*.h)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm bench install readme static image dist
+.PHONY: all clean vmlinux deps check check-unit check-live check-fuzz check-vm check-lint lint bench install readme static image dist
 all: rstatlat
 
 # Every build step needs build/ first, and build/ waits for `deps` when
@@ -150,6 +150,15 @@ $(OUT)/tests/data/%.o: tests/data/%.c | $(OUT)
 	$(CLANG) -g -target bpf -c $< -o $@
 
 $(OUT)/tests/test_probe: $(BTF_SAMPLES) $(OUT)/rstatlat.bpf.o
+
+# Style and static checks (scripts/lint/run; docs/hacking.md): clang-format
+# on the lines changed since LINT_BASE (default HEAD~1), clang-tidy and
+# cppcheck on the userspace sources. The lint tier runs it in CI.
+lint: $(OUT)/rstatlat.skel.h
+	scripts/lint/run
+
+check-lint: $(OUT)/rstatlat.skel.h
+	tests/lint/run
 
 check-unit: $(UNIT_TESTS)
 	tests/run-unit $(UNIT_TESTS)

@@ -171,6 +171,7 @@ static struct row *cgrec_add_row(struct cgrec *g)
 		g->rows = nr;
 		g->cap = ncap;
 	}
+	/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): rows is set once cap is */
 	memset(&g->rows[g->nrows], 0, sizeof(g->rows[0]));
 	return &g->rows[g->nrows++];
 }

@@ -803,9 +803,11 @@ static bool after_bounds(const struct metric_def *m, const struct comparison *c,
 	return true;
 }
 
-/* "comm on /path" for a -p row. */
+/* "comm on /path" for a -p row (every paired row has a side). */
 static char *flusher_label(const struct row *r)
 {
+	if (!r)
+		return NULL;
 	const char *path = r->path && r->path[0] ? r->path : "(unknown path)";
 	size_t len = strlen(r->comm) + strlen(path) + 5;
 	char *s = malloc(len);

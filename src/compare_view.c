@@ -174,7 +174,7 @@ const char *cmp_unpaired_text(char *buf, size_t len, const struct comparison *c,
 		if (c->rows[i].presence != side)
 			continue;
 		if (n++ == UNPAIRED_NAMED) {
-			at += (size_t)snprintf(buf + at, len - at, ", ...");
+			snprintf(buf + at, len - at, ", ...");
 			break;
 		}
 		at += (size_t)snprintf(buf + at, len - at, "%s %s", n > 1 ? "," : "",

@@ -113,7 +113,7 @@ static size_t json_escape_unit(const unsigned char **ps, char *out)
 		return 2;
 	}
 	if (*p < 0x20 || *p == 0x7f || (n = utf8_seq_len(p)) == 0) {
-		memcpy(out, "\\u00", 4);
+		memcpy(out, "\\u00", 4); /* NOLINT(bugprone-not-null-terminated-result): 4 of 6 */
 		out[4] = hex[*p >> 4];
 		out[5] = hex[*p & 15];
 		*ps = p + 1;

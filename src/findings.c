@@ -55,7 +55,7 @@ static uint64_t ppm(uint64_t part, uint64_t whole)
 /* ppm as a percentage with a tenth, rounded down: 99.96% is not "100.0%". */
 static double pct(uint64_t ppm_value)
 {
-	return (double)(ppm_value / 100) / 100;
+	return (double)(ppm_value / 100) / 100; /* NOLINT(bugprone-integer-division): down */
 }
 
 /* A row's path as the views print it ("?" when unknown). */

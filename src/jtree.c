@@ -377,6 +377,7 @@ static int account(struct jt_parser *p, const char *buf, size_t len)
 	return 0;
 }
 
+/* NOLINTNEXTLINE(misc-no-recursion): once, with the bytes before a NUL, which hold none */
 int jt_feed(struct jt_parser *p, const char *buf, size_t len)
 {
 	const char *nul = memchr(buf, 0, len);

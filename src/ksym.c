@@ -98,6 +98,7 @@ struct ksyms *ksyms_load(const char *path)
 		     grow((void **)&k->names, &names_cap, names_len + len + 1, 1, 1 << 20);
 		if (!ok)
 			break;
+		/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): grow() made it */
 		memcpy(k->names + names_len, name, len);
 		k->names[names_len + len] = '\0';
 		k->syms[k->n].off = (uint32_t)(addr - k->base);

@@ -22,4 +22,5 @@ void load_die(int code, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vdie("rstatlat load", code, fmt, ap);
+	va_end(ap); /* not reached: each va_start has its va_end */
 }

@@ -33,8 +33,9 @@ static char *put_seconds_at(char *p, uint64_t ns)
 static void put_seconds(FILE *f, uint64_t ns)
 {
 	char buf[32];
+	size_t n = (size_t)(put_seconds_at(buf, ns) - buf);
 
-	fwrite(buf, 1, (size_t)(put_seconds_at(buf, ns) - buf), f);
+	fwrite(buf, 1, n, f);
 }
 
 static void text_family(struct prom_sink *s, const char *name, enum prom_type type,

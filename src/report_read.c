@@ -57,19 +57,27 @@ struct reader {
 	} pending[LIST_MAX];
 };
 
-__attribute__((format(printf, 2, 3)))
-static int fail(struct reader *rd, const char *fmt, ...)
+/*
+ * Says what is wrong in rd->err; fail() is that and -1, as an expression,
+ * so that every caller's "return fail(...)" is seen to return -1 (a
+ * checker does not follow a variadic call's return value).
+ */
+#define fail(rd, ...) (say_failure((rd), __VA_ARGS__), -1)
+
+static void say_failure(struct reader *rd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say_failure(struct reader *rd, const char *fmt, ...)
 {
 	/* the line the parser has reached: where the problem is */
 	int n = snprintf(rd->err, rd->errlen, "line %zu: ", rd->jp ? jt_line(rd->jp) : 0);
 	va_list ap;
 
 	if (n < 0 || (size_t)n >= rd->errlen)
-		return -1;
+		return;
 	va_start(ap, fmt);
 	vsnprintf(rd->err + n, rd->errlen - n, fmt, ap);
 	va_end(ap);
-	return -1;
 }
 
 static const struct jt *get(struct reader *rd, const struct jt *obj, const char *ctx, const char *key)
@@ -77,7 +85,7 @@ static const struct jt *get(struct reader *rd, const struct jt *obj, const char 
 	const struct jt *v = jt_get(obj, key);
 
 	if (!v)
-		fail(rd, "%s%smissing key \"%s\"", ctx, *ctx ? ": " : "", key);
+		say_failure(rd, "%s%smissing key \"%s\"", ctx, *ctx ? ": " : "", key);
 	return v;
 }
 
@@ -113,7 +121,7 @@ static const char *get_str(struct reader *rd, const struct jt *obj, const char *
 	const struct jt *v = get(rd, obj, ctx, key);
 
 	if (v && !jt_is(v, JT_STRING)) {
-		fail(rd, "%s%s\"%s\" is not a string", ctx, *ctx ? ": " : "", key);
+		say_failure(rd, "%s%s\"%s\" is not a string", ctx, *ctx ? ": " : "", key);
 		return NULL;
 	}
 	return v ? v->str.s : NULL;
@@ -125,8 +133,8 @@ static const struct jt *get_typed(struct reader *rd, const struct jt *obj, const
 	const struct jt *v = get(rd, obj, ctx, key);
 
 	if (v && (array ? !jt_is(v, JT_ARRAY) : !jt_is(v, JT_OBJECT))) {
-		fail(rd, "%s%s\"%s\" is not an %s", ctx, *ctx ? ": " : "", key,
-		     array ? "array" : "object");
+		say_failure(rd, "%s%s\"%s\" is not an %s", ctx, *ctx ? ": " : "", key,
+			    array ? "array" : "object");
 		return NULL;
 	}
 	return v;
@@ -882,6 +890,7 @@ static int read_command_cgroups(struct reader *rd, const struct jt *list, struct
 
 	if (list->n > COMMAND_CGROUPS_MAX)
 		return fail(rd, "command: more than %d cgroups", COMMAND_CGROUPS_MAX);
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): each path is kept in c, freed with it */
 	jt_foreach(list, i, v) {
 		struct row id = { 0 };
 		char ctx[48];

@@ -146,6 +146,7 @@ static void die(int code, const char *fmt, ...)
 	/* messages quote arguments and paths: vdie keeps them inert */
 	va_start(ap, fmt);
 	vdie("rstatlat", code, fmt, ap);
+	va_end(ap); /* not reached: each va_start has its va_end */
 }
 
 static double parse_seconds(const char *s, const char *what)

@@ -56,7 +56,7 @@ static uint64_t sort_value(const struct sorted_row *s, enum sort_key key)
 	case SORT_LOCKED: return s->row->count[COUNT_LOCKED];
 	case SORT_FLUSH_P99: return s->flush_p99;
 	case SORT_CONTENDED: return s->row->count[COUNT_CONTENDED];
-	case SORT_PATH: break;
+	case SORT_PATH:
 	case SORT_MAX_KEY: break;
 	}
 	return 0;
@@ -407,6 +407,7 @@ static size_t lock_label(char *buf, size_t len, const struct row *row)
 static char *put_path(char *p, const struct row *row)
 {
 	if (row->removed_cgroups) {
+		/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): the line goes on */
 		memcpy(p, "(removed cgroups: ", 18);
 		p = fmt_put_uint(p + 18, row->removed_cgroups);
 		*p++ = ')';
@@ -423,8 +424,10 @@ static void print_row(FILE *f, const struct report *r, const struct sorted_row *
 	char line[LINE_LEN], who[LABEL_LEN], *p = line;
 	size_t n;
 
-	if (process_rows)
-		p = put_left(p, who, flusher_label(who, row->comm, row->tgid, row->exited), 24);
+	if (process_rows) {
+		n = flusher_label(who, row->comm, row->tgid, row->exited);
+		p = put_left(p, who, n, 24);
+	}
 	if (flush_view) {
 		p = put_flush_cols(p, r, s);
 		if (r->cause_sample)
