@@ -7,10 +7,12 @@ scrapes it. test_live.py registers it with its tier:
     import image_tests
     image_tests.register(test)
 """
+import json
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 from harness import Skip, check
 from lib import ROOT, Cgroup, cgroup_mounts, read_stat, unique
@@ -51,6 +53,7 @@ RUN_FLAGS = [
 
 def register(test):
     test(image_serves_metrics_to_prometheus)
+    test(image_names_host_paths_in_a_private_cgroupns)
 
 
 def podman(store, *args, timeout=120):
@@ -148,6 +151,53 @@ def image_serves_metrics_to_prometheus():
         return "%.1f MB archive; %d locks of the test cgroup scraped; uid 65534, CapEff %#x; " \
                "SIGTERM: exit 0; under podman's seccomp profile: %s" % (
                    os.path.getsize(ARCHIVE) / 1e6, locks, caps, refused)
+    finally:
+        podman(store, "rm", "-f", "--all")
+        podman(store, "rmi", "-f", "--all")
+        shutil.rmtree(store, ignore_errors=True)
+        if os.path.exists(store):
+            raise Skip("could not remove %s" % store)
+
+
+def image_names_host_paths_in_a_private_cgroupns():
+    """Kubernetes gives a pod a cgroup namespace of its own (cgroup v2), and
+    a DaemonSet cannot ask for the host's: run so, the image still names a
+    container-like cgroup (a pod slice and a 64-hex scope) by the host's
+    whole path, as it does with the host's namespace."""
+    need(PODMAN, BUILDAH, RUNC)
+    r = subprocess.run(["make", "-C", ROOT, "-s", "image"], stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=900)
+    check(r.returncode == 0, "make image: exit %d %s" % (r.returncode, r.stderr[-600:]))
+    flags = list(RUN_FLAGS)
+    flags[flags.index("--cgroupns") + 1] = "private"
+    store = tempfile.mkdtemp(prefix="rsl-podman-", dir="/var/tmp")
+    try:
+        r = podman(store, "load", "-q", "-i", ARCHIVE)
+        check(r.returncode == 0, "podman load: %s" % r.stderr.decode(errors="replace")[-400:])
+        image = r.stdout.decode().split()[-1]
+        with Cgroup(cgroup_mounts()["v2"], unique("rsl-pod")) as pod, \
+                Cgroup(pod.path, "cri-containerd-%s.scope" % ("5e" * 32)) as ctr:
+            tool = subprocess.Popen(podman_argv(store) + ["run", "--rm"] + flags +
+                                    [image, "-j", "-d", "4"], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            try:
+                # reads until the run ends: whenever it attached, some come after
+                while tool.poll() is None:
+                    read_stat(ctr.path + "/cpu.stat", 5)
+                    time.sleep(0.2)
+                out, err = tool.communicate(timeout=30)
+            finally:
+                if tool.poll() is None:
+                    tool.kill()
+                    tool.communicate()
+            want = "/%s/%s" % (os.path.basename(pod.path), os.path.basename(ctr.path))
+            check(tool.returncode == 0, "the container exited %d: %s" % (
+                tool.returncode, err.decode(errors="replace")[-600:]))
+            summary = [json.loads(l) for l in out.decode().splitlines() if l.strip()][-1]
+            paths = [c["path"] for c in summary["cgroups"]]
+            check(want in paths, "want %s among %s" % (want, [p for p in paths if "rsl-pod" in p]))
+        return "%s named whole (%d bytes) from a private cgroup namespace" % (want[:24] + "...",
+                                                                             len(want))
     finally:
         podman(store, "rm", "-f", "--all")
         podman(store, "rmi", "-f", "--all")
