@@ -288,7 +288,7 @@ const char *cmp_source_text(const struct side *s)
 #define HEADER_COLS	80
 #define HEADER_NAME	12	/* the name and its gap */
 #define HEADER_BEFORE	38	/* BEFORE's value and its gap */
-#define HEADER_WIDE	(HEADER_COLS - HEADER_NAME - 7)	/* "BEFORE " or "(both) " */
+#define HEADER_WIDE (HEADER_COLS - HEADER_NAME - 7) /* after "BEFORE ", "AFTER  " or "both   " */
 
 /* v within width columns: its end kept (a file's name), "..." before it. */
 static const char *header_fit(const char *v, int width)

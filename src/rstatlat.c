@@ -814,7 +814,8 @@ static void wait_until(struct run *run, uint64_t deadline)
 		int ms;
 
 		/* a protobuf scrape waits for the refresh that makes it */
-		if (now >= deadline || reload_asked || (run->server && metrics_refresh_wanted(run->server, now)))
+		if (now >= deadline || reload_asked ||
+		    (run->server && metrics_refresh_wanted(run->server, now)))
 			return;
 		ms = (int)((deadline - now + 999999) / 1000000);
 		if (ms > 100)

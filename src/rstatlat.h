@@ -308,9 +308,9 @@ struct slot_stage {
 };
 
 /*
- * make bench's cost attribution (bench/run, cold_attribution): parts of the
- * lock path cut, one config each, so that the BPF time each takes on a load
- * is measured against the floor. The figures of such a run are wrong: set
+ * make bench's cost attribution (bench/run, the cold load's "attribution"):
+ * parts of the lock path cut, one config each, so that the BPF time each
+ * takes on a load is measured against the floor. The figures of such a run are wrong: set
  * only by the RSTATLAT_BENCH_CUT environment variable, which rstatlat
  * warns of. A constant to the verifier, which removes the cut branches
  * from every other run.

@@ -7,6 +7,7 @@ scrapes it. test_live.py registers it with its tier:
     import image_tests
     image_tests.register(test)
 """
+import contextlib
 import json
 import os
 import shutil
@@ -100,6 +101,26 @@ def status_fields(pid):
         return {l.split(":")[0]: l.split(":", 1)[1].split() for l in f}
 
 
+@contextlib.contextmanager
+def loaded_image():
+    """make image, loaded into a podman store of the test's own: yields
+    (store, image); the store is removed after, with all it holds."""
+    r = subprocess.run(["make", "-C", ROOT, "-s", "image"], stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=900)
+    check(r.returncode == 0, "make image: exit %d %s" % (r.returncode, r.stderr[-600:]))
+    store = tempfile.mkdtemp(prefix="rsl-podman-", dir="/var/tmp")
+    try:
+        r = podman(store, "load", "-q", "-i", ARCHIVE)
+        check(r.returncode == 0, "podman load: %s" % r.stderr.decode(errors="replace")[-400:])
+        yield store, r.stdout.decode().split()[-1]
+    finally:
+        podman(store, "rm", "-f", "--all")
+        podman(store, "rmi", "-f", "--all")
+        shutil.rmtree(store, ignore_errors=True)
+        if os.path.exists(store):
+            raise Skip("could not remove %s" % store)
+
+
 def image_serves_metrics_to_prometheus():
     """make image, then the image under podman (runc, nothing but the
     capabilities, mounts and namespaces RUN_FLAGS lists): it attaches, runs
@@ -107,15 +128,8 @@ def image_serves_metrics_to_prometheus():
     serves a test cgroup's locks to Prometheus, and stops on SIGTERM with
     exit 0."""
     need(PODMAN, BUILDAH, RUNC, PROMETHEUS)
-    r = subprocess.run(["make", "-C", ROOT, "-s", "image"], stdin=subprocess.DEVNULL,
-                       capture_output=True, timeout=900)
-    check(r.returncode == 0, "make image: exit %d %s" % (r.returncode, r.stderr[-600:]))
-    store = tempfile.mkdtemp(prefix="rsl-podman-", dir="/var/tmp")
     name = unique("rsl-image")
-    try:
-        r = podman(store, "load", "-q", "-i", ARCHIVE)
-        check(r.returncode == 0, "podman load: %s" % r.stderr.decode(errors="replace")[-400:])
-        image = r.stdout.decode().split()[-1]
+    with loaded_image() as (store, image):
         refused = seccomp_refusal(store, image)
         port = free_port()
         with Cgroup(cgroup_mounts()["v2"]) as cg:
@@ -151,12 +165,6 @@ def image_serves_metrics_to_prometheus():
         return "%.1f MB archive; %d locks of the test cgroup scraped; uid 65534, CapEff %#x; " \
                "SIGTERM: exit 0; under podman's seccomp profile: %s" % (
                    os.path.getsize(ARCHIVE) / 1e6, locks, caps, refused)
-    finally:
-        podman(store, "rm", "-f", "--all")
-        podman(store, "rmi", "-f", "--all")
-        shutil.rmtree(store, ignore_errors=True)
-        if os.path.exists(store):
-            raise Skip("could not remove %s" % store)
 
 
 def image_names_host_paths_in_a_private_cgroupns():
@@ -165,16 +173,9 @@ def image_names_host_paths_in_a_private_cgroupns():
     container-like cgroup (a pod slice and a 64-hex scope) by the host's
     whole path, as it does with the host's namespace."""
     need(PODMAN, BUILDAH, RUNC)
-    r = subprocess.run(["make", "-C", ROOT, "-s", "image"], stdin=subprocess.DEVNULL,
-                       capture_output=True, timeout=900)
-    check(r.returncode == 0, "make image: exit %d %s" % (r.returncode, r.stderr[-600:]))
     flags = list(RUN_FLAGS)
     flags[flags.index("--cgroupns") + 1] = "private"
-    store = tempfile.mkdtemp(prefix="rsl-podman-", dir="/var/tmp")
-    try:
-        r = podman(store, "load", "-q", "-i", ARCHIVE)
-        check(r.returncode == 0, "podman load: %s" % r.stderr.decode(errors="replace")[-400:])
-        image = r.stdout.decode().split()[-1]
+    with loaded_image() as (store, image):
         with Cgroup(cgroup_mounts()["v2"], unique("rsl-pod")) as pod, \
                 Cgroup(pod.path, "cri-containerd-%s.scope" % ("5e" * 32)) as ctr:
             tool = subprocess.Popen(podman_argv(store) + ["run", "--rm"] + flags +
@@ -196,11 +197,5 @@ def image_names_host_paths_in_a_private_cgroupns():
             summary = [json.loads(l) for l in out.decode().splitlines() if l.strip()][-1]
             paths = [c["path"] for c in summary["cgroups"]]
             check(want in paths, "want %s among %s" % (want, [p for p in paths if "rsl-pod" in p]))
-        return "%s named whole (%d bytes) from a private cgroup namespace" % (want[:24] + "...",
-                                                                             len(want))
-    finally:
-        podman(store, "rm", "-f", "--all")
-        podman(store, "rmi", "-f", "--all")
-        shutil.rmtree(store, ignore_errors=True)
-        if os.path.exists(store):
-            raise Skip("could not remove %s" % store)
+    return "%s named whole (%d bytes) from a private cgroup namespace" % (want[:24] + "...",
+                                                                         len(want))
