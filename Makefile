@@ -66,8 +66,19 @@ all: rstatlat
 $(OUT): | $(filter deps,$(MAKECMDGOALS))
 	mkdir -p $(OUT) $(OUT)/tests $(OUT)/bench
 
-$(OUT)/rstatlat.bpf.o: src/rstatlat.bpf.c $(HEADERS) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+# The BPF side, one file a concern (src/bpf/rstatlat.bpf.h lists them),
+# linked into the one object the skeleton is made from.
+# rstatlat.bpf.c, which defines the maps, comes first: Debian's bpftool
+# (libbpf 1.1) places maps declared before their definition at offset 0.
+BPF_SRCS := src/bpf/rstatlat.bpf.c $(filter-out src/bpf/rstatlat.bpf.c,$(wildcard src/bpf/*.bpf.c))
+BPF_PARTS := $(patsubst src/bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+
+$(OUT)/bpf/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(HEADERS) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/rstatlat.bpf.o: $(BPF_PARTS)
+	$(BPFTOOL) gen object $@ $^
 
 $(OUT)/rstatlat.skel.h: $(OUT)/rstatlat.bpf.o
 	$(BPFTOOL) gen skeleton $< name rstatlat_bpf > $@.tmp && mv $@.tmp $@

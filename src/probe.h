@@ -4,7 +4,7 @@
  * typedefs and their prototypes, functions) and from what it lets us
  * attach, never from its version: the only place that knows which
  * attach points a kernel has and where their arguments are. (Differences
- * in kernel structures are CO-RE's, in rstatlat.bpf.c: kernfs_node's
+ * in kernel structures are CO-RE's, in src/bpf/record.bpf.h: kernfs_node's
  * parent before 6.15; how a flush takes the lock is read from the events
  * themselves, see flush_account.)
  */
