@@ -32,13 +32,15 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-Ivmlinux/$(ARCH) -Isrc
 
 # -mcpu=v3: atomic fetch-and-add hands out slot numbers (Linux 5.12+).
-# Userspace, split by role; rstatlat.c is the CLI and lifecycle.
+# Userspace, split by role; main.c is the CLI and lifecycle.
 LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
-	src/json.c src/fmt.c src/jtree.c src/report_read.c src/stats.c src/compare.c \
-	src/compare_view.c src/compare_html.c src/compare_mail.c src/probe.c src/prom.c src/prom_text.c src/prom_pb.c src/serve.c \
+	src/json.c src/fmt.c src/jtree.c src/report_read.c src/report_read_get.c \
+	src/report_read_row.c src/report_read_run.c src/stats.c src/compare_build.c \
+	src/compare_metric.c src/compare_stats.c src/compare_pair.c src/compare_gate.c \
+	src/compare_view.c src/compare_fmt.c src/compare_json.c src/compare_html.c src/compare_mail.c src/probe.c src/prom.c src/prom_track.c src/prom_text.c src/prom_pb.c src/serve.c \
 	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c src/findings.c
 # Only these include the skeleton.
-SKEL_SRCS := src/rstatlat.c src/collect.c src/collect_fold.c src/collect_cgroup.c \
+SKEL_SRCS := src/main.c src/attach.c src/emit.c src/collect.c src/collect_ident.c src/collect_fold.c src/collect_cgroup.c \
 	src/collect_cause.c src/collect_flusher.c src/collect_chunks.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \
 	src/command.c src/load.c src/load_cg.c src/load_read.c src/load_msg.c
@@ -137,7 +139,7 @@ dist: $(STATIC_OUT)/rstatlat scripts/dist
 	scripts/dist $(DIST_NAME) $(OUT)/dist
 
 # The static binary in an OCI image made from nothing (scripts/image; root).
-VERSION = $(shell sed -n 's/^\#define VERSION "\(.*\)"/\1/p' src/rstatlat.c)
+VERSION = $(shell sed -n 's/^\#define VERSION "\(.*\)"/\1/p' src/main.c)
 image: $(STATIC_OUT)/rstatlat scripts/image dist/image/passwd dist/image/group
 	mkdir -p $(OUT)/image
 	scripts/image $< $(VERSION) $(OUT)/image/rstatlat-oci.tar
@@ -183,8 +185,10 @@ check: rstatlat $(UNIT_TESTS)
 
 # libFuzzer over the JSON reader and compare, with ASan and UBSan. Built
 # with clang from the sources, not from the gcc objects.
-FUZZ_SRCS := src/report.c src/escape.c src/fmt.c src/report_read.c src/stats.c \
-	src/compare.c src/compare_view.c src/compare_html.c src/compare_mail.c src/json.c src/table.c src/metrics.c \
+FUZZ_SRCS := src/report.c src/escape.c src/fmt.c src/report_read.c src/report_read_get.c \
+	src/report_read_row.c src/report_read_run.c src/stats.c \
+	src/compare_build.c src/compare_metric.c src/compare_stats.c src/compare_pair.c src/compare_gate.c \
+	src/compare_view.c src/compare_fmt.c src/compare_json.c src/compare_html.c src/compare_mail.c src/json.c src/table.c src/metrics.c \
 	src/jtree.c src/findings.c
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 

@@ -12,6 +12,15 @@
 #include "collect_int.h"
 #include "rstatlat.skel.h"
 
+void slot_free(struct slot *s)
+{
+	free(s->own_cgroup);
+	row_free(&s->total);
+	row_free(&s->delta);
+	home_snap_free(&s->snap);
+	memset(s, 0, sizeof(*s));
+}
+
 /* A slot is retired once its cgroup is gone and it was this long idle. */
 #define RETIRE_IDLE_READS 2
 /* The longest wait between two checks that an idle cgroup still exists. */

@@ -196,7 +196,7 @@ struct collector {
 	void *waiter_arg;
 };
 
-/* ---- collect.c ---- */
+/* ---- collect_ident.c ---- */
 
 /* The key of the cgroup hash (cgrec_find) and of rows. */
 uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy);
@@ -204,14 +204,20 @@ uint64_t cg_hash(uint64_t cgid, uint32_t hierarchy);
 bool process_ident_same(const struct row *a, const struct row *b);
 /* The identity of who as a row, figures empty. */
 void ident_key(struct row *key, const struct ident *who, bool process);
+/* The row indexes' identities: a cgroup row's, a process row's. */
+extern const struct row_identity cgroup_ident, process_ident;
+
+/* ---- collect.c ---- */
+
 /* Adds figures under who to a report being built. */
 void shared_slot_changed(struct collector *c, struct slot *s);
 int builder_add(struct builder *bd, const struct ident *who, const struct row *fig,
 		uint32_t newly_exited);
-/* Frees what a slot holds and clears it (retire_end, collector_free). */
-void slot_free(struct slot *s);
 
 /* ---- collect_cgroup.c ---- */
+
+/* Frees what a slot holds and clears it (retire_end, collector_free). */
+void slot_free(struct slot *s);
 
 /* Free a cgroup record's kept rows; the record; the buried records. */
 void cgrec_rows_free(struct cgrec *g);

@@ -2,7 +2,7 @@
 /*
  * rstatlat [OPTIONS] -- COMMAND [ARGS]: runs COMMAND in a cgroup of its
  * own (or one given, or none), traced from before it starts until it
- * exits, as `perf stat -- cmd` does. rstatlat.c drives it; this file owns
+ * exits, as `perf stat -- cmd` does. main.c drives it; this file owns
  * the child process and the cgroups made for it.
  */
 #ifndef RSTATLAT_COMMAND_H

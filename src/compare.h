@@ -37,7 +37,7 @@ struct metric_def {
 #define WORKLOAD_METRICS 6
 #define METRICS_MAX (2 * COUNT_MAX + 4 * DIST_MAX + 1 + PART_MAX + WORKLOAD_METRICS)
 extern const struct metric_def *const metrics;
-extern int nmetrics;		/* built before main (compare.c) */
+extern int nmetrics; /* built before main (compare_metric.c) */
 
 enum verdict {
 	V_NA,		/* no data on one side */

@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare_view.h"
+#include "compare_fmt.h"
 #include "escape.h"
 #include "fmt.h"
 

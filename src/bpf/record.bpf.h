@@ -227,7 +227,7 @@ static __always_inline struct dist_rec *irqoff_home_of(__u32 slot)
 
 /*
  * The index of x's lowest set bit (x != 0): de Bruijn, as BPF has no ctz
- * (its table in slot.bpf.c).
+ * (its table in record.bpf.c).
  */
 static __always_inline __u32 lowest_bit(__u32 x)
 {

@@ -8,7 +8,7 @@
  *   record.bpf.h      where a figure goes: its slot (a cgroup, x process
  *                     with -p), the slot's home (shared, atomic) and this
  *                     CPU's stage (plain); slow events (-t)
- *   slot.bpf.c        slots made, their paths captured, their stages
+ *   record.bpf.c      slots made, their paths captured, their stages
  *                     evicted into their homes; removed cgroups
  *   lock.bpf.h        the rstat lock's per-CPU state, which the other
  *                     sources add to
@@ -407,14 +407,14 @@ RSL_EXTERN struct {
 
 /* Constant tables, defined with the code that reads them. */
 extern const struct flusher_rec flusher_zero; /* lock.bpf.c */
-extern const __u8 debruijn32[32]; /* slot.bpf.c */
+extern const __u8 debruijn32[32]; /* record.bpf.c */
 
 /*
  * Functions one file calls in another. __hidden: the verifier checks each
  * at its calls with its caller's state, as a static function; the others
  * are global, checked once by themselves.
  */
-/* slot.bpf.c */
+/* record.bpf.c */
 int capture_path(struct slot_meta *meta, __u64 node);
 __hidden int create_slot(struct cgroup *cgrp, struct slot_key *key);
 int dist_evict(struct stage_dist *sd, struct dist_rec *h, __u32 e);

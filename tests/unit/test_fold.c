@@ -2,7 +2,7 @@
 /*
  * The userspace half of the epoch protocol (fold.h), without root: map
  * contents made the way the BPF programs make them (a model of record,
- * spill and evict below, after src/bpf/record.bpf.h and slot.bpf.c) are folded read by read,
+ * spill and evict below, after src/bpf/record.bpf.h and .c) are folded read by read,
  * and each read's change must be exactly what was recorded since the one
  * before: stages of the closed epoch only, homes against the snapshot
  * (their 32-bit counts wrapping), maxima by epoch tag, the counters'
@@ -13,7 +13,7 @@
 #include "check.h"
 #include "fold.h"
 
-/* ---- a model of the BPF side (src/bpf: record.bpf.h stage_value, slot.bpf.c spill and dist_evict) ---- */
+/* ---- a model of the BPF side (src/bpf: record.bpf.h stage_value, record.bpf.c spill and dist_evict) ---- */
 
 struct model_slot {
 	struct slot_stage stage[2];	/* one CPU's, by epoch parity */
