@@ -40,7 +40,7 @@ LIB_SRCS := src/report.c src/escape.c src/cgroup.c src/ksym.c src/table.c \
 	src/compare_view.c src/compare_fmt.c src/compare_json.c src/compare_html.c src/compare_mail.c src/probe.c src/prom.c src/prom_track.c src/prom_text.c src/prom_pb.c src/serve.c \
 	src/cause.c src/outfile.c src/options.c src/metrics.c src/fold.c src/findings.c
 # Only these include the skeleton.
-SKEL_SRCS := src/main.c src/attach.c src/emit.c src/collect.c src/collect_ident.c src/collect_fold.c src/collect_cgroup.c \
+SKEL_SRCS := src/main.c src/attach.c src/emit.c src/collect.c src/collect_ident.c src/collect_read.c src/collect_fold.c src/collect_build.c src/collect_cgroup.c \
 	src/collect_cause.c src/collect_flusher.c src/collect_chunks.c
 TOOL_SRCS := $(SKEL_SRCS) src/slow.c src/self.c src/compare_cli.c src/privilege.c \
 	src/command.c src/load.c src/load_cg.c src/load_read.c src/load_msg.c

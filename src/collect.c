@@ -1,128 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The collector's lifetime and public API: new, free, the reports and their rows. */
+/* The collector's lifetime and public API: new, free, one read, the reports. */
 /*
- * Every read (collect_fold.c) folds what changed into the open interval
- * and the run's totals, per slot. Reports are built here from those;
- * collect_int.h says which file holds what.
+ * Every read folds what changed into the open interval and the run's
+ * totals, per slot. Reports are built here from those; collect_int.h says
+ * which file holds what.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <bpf/bpf.h>
 #include "collect_int.h"
 #include "fmt.h"
 #include "ksym.h"
 #include "rstatlat.skel.h"
-
-/* ---- builder ---- */
-
-static void builder_start(struct builder *bd, struct report *r, enum report_type type,
-			  bool per_process)
-{
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->per_process = per_process;
-	memset(bd, 0, sizeof(*bd));
-	bd->r = r;
-	bd->cg_ix.identity = &cgroup_ident;
-	bd->proc_ix.identity = &process_ident;
-}
-
-/* Room for n cgroup rows at once, without a chain of reallocs copying them. */
-static int builder_reserve(struct builder *bd, size_t n)
-{
-	struct row *rows;
-
-	if (n <= bd->cap_cg)
-		return 0;
-	rows = realloc(bd->r->cgroups, n * sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	bd->r->cgroups = rows;
-	bd->cap_cg = n;
-	return 0;
-}
-
-static void builder_end(struct builder *bd)
-{
-	row_index_free(&bd->cg_ix);
-	row_index_free(&bd->proc_ix);
-}
-
-/* The row of who in rows[], appended (identity, no figures) if new. */
-static struct row *builder_row(struct builder *bd, const struct ident *who, bool process)
-{
-	struct row **rows = process ? &bd->r->processes : &bd->r->cgroups;
-	size_t *n = process ? &bd->r->nprocesses : &bd->r->ncgroups;
-	size_t *cap = process ? &bd->cap_proc : &bd->cap_cg;
-	struct row_index *ix = process ? &bd->proc_ix : &bd->cg_ix;
-	struct row key, *row;
-	long at;
-
-	ident_key(&key, who, process);
-	at = row_index_find(ix, *rows, &key);
-	if (at >= 0)
-		return &(*rows)[at];
-	row = report_add_row(rows, n, cap);
-	if (!row)
-		return NULL;
-	row->cgid = key.cgid;
-	row->hierarchy = key.hierarchy;
-	row->tgid = key.tgid;
-	memcpy(row->comm, key.comm, sizeof(row->comm));
-	memcpy(row->lock, key.lock, sizeof(row->lock));
-	memcpy(row->lock_type, key.lock_type, sizeof(row->lock_type));
-	row->path = who->cg->path ? strdup(who->cg->path) : NULL;
-	if (process && who->own_cgroup)
-		row->own_cgroup = strdup(who->own_cgroup);
-	if (!process)
-		row->removed_cgroups = who->cg->removed_cgroups;
-	if (row_index_add(ix, *rows, (size_t)(row - *rows)))
-		return NULL;
-	return row;
-}
-
-/* The flusher with most acquisitions is the cgroup row's top flusher. */
-static void keep_top(struct row *into, uint32_t tgid, const char *comm, uint64_t votes)
-{
-	if (votes > into->top_locked || (!into->top_tgid && !into->top_comm[0])) {
-		into->top_locked = votes;
-		into->top_tgid = tgid;
-		fmt_copy(into->top_comm, sizeof(into->top_comm), comm);
-	}
-}
-
-/*
- * Adds figures (a row without identity) under who: with -p a process row
- * and its cgroup's row, which stays the sum of its process rows.
- * newly_exited counts processes whose exit this adds.
- */
-int builder_add(struct builder *bd, const struct ident *who, const struct row *fig,
-		uint32_t newly_exited)
-{
-	struct row *cg, *p = NULL;
-
-	if (bd->r->per_process) {
-		p = builder_row(bd, who, true);
-		if (!p || row_merge(p, fig))
-			return -ENOMEM;
-		p->exited += newly_exited;
-		if (!p->exited)
-			p->top_tgid = p->tgid;
-		fmt_copy(p->top_comm, sizeof(p->top_comm), p->comm);
-	}
-	cg = builder_row(bd, who, false);
-	if (!cg || row_merge(cg, fig))
-		return -ENOMEM;
-	if (p)
-		keep_top(cg, p->tgid, p->comm, p->count[COUNT_LOCKED]);
-	else if (fig->top_tgid || fig->top_comm[0])
-		keep_top(cg, fig->top_tgid, fig->top_comm, fig->top_locked);
-	return 0;
-}
 
 /* ---- slots ---- */
 
@@ -170,6 +61,14 @@ void collector_set_slow_unprinted(struct collector *c, uint64_t n)
 unsigned int collector_entries_used(const struct collector *c)
 {
 	return c->slots_ready;
+}
+
+/* Slot numbers handed out: recycled ones first, so the most held at once. */
+unsigned int collector_entries_peak(const struct collector *c)
+{
+	unsigned int n = c->skel->bss->next_slot;
+
+	return n < c->max_slots ? n : c->max_slots;
 }
 
 void collector_own_time(struct collector *c, bool whole_run, uint64_t *ns, uint64_t *locked)
@@ -225,7 +124,9 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->refs = calloc(3 * (size_t)ncpus, sizeof(*c->refs));
 	c->scratch = calloc(1, sizeof(*c->scratch));
 	c->rec = calloc(1, sizeof(*c->rec));
-	c->irq_home = calloc(1, sizeof(*c->irq_home));
+	c->batch = calloc(1, sizeof(*c->batch));
+	c->batch_rec = calloc(READ_BATCH, sizeof(*c->batch_rec));
+	c->batch_irq = calloc(READ_BATCH, sizeof(*c->batch_irq));
 	if (sources->irqoff_sample)
 		sys_value = sizeof(struct tick_state);
 	if (sources->cpu_lock && sizeof(struct cpu_lock_state) > sys_value)
@@ -240,8 +141,8 @@ struct collector *collector_new(struct rstatlat_bpf *skel, struct cg_table *cg,
 	c->removed.path = strdup("(removed cgroups)");
 	c->removed.rel_path = strdup("");
 	if (!c->cg_hash || !c->slots || !c->retired || !c->lock_percpu || !c->irq_percpu ||
-	    !c->lost_percpu || !c->dirty || !c->changed || !c->refs ||
-	    !c->scratch || !c->rec || !c->irq_home || !c->sys_percpu || !c->seen ||
+	    !c->lost_percpu || !c->dirty || !c->changed || !c->refs || !c->scratch || !c->rec ||
+	    !c->batch || !c->batch_rec || !c->batch_irq || !c->sys_percpu || !c->seen ||
 	    !c->removed.path || !c->removed.rel_path || chunks_init(c)) {
 		collector_free(c);
 		return NULL;
@@ -314,8 +215,42 @@ void collector_free(struct collector *c)
 	free(c->dirty);
 	free(c->refs);
 	free(c->scratch);
-	free(c->irq_home);
+	free(c->batch);
+	free(c->batch_rec);
+	free(c->batch_irq);
 	free(c);
+}
+
+/* ---- one read ---- */
+
+/*
+ * Every read closes an epoch (rstatlat.h: stages and homes) and folds
+ * what changed into two places, the open interval and the run's totals:
+ * down its phases (collect_int.h), a batch of slots at a time; then the
+ * system-wide figures, the flushers, the losses and the housekeeping.
+ */
+int collector_read(struct collector *c)
+{
+	struct read_batch *b = c->batch;
+	int err = read_open(c, b);
+
+	while (!err && (err = read_batch(c, b)) > 0) {
+		err = fold_batch(c, b);
+		if (!err)
+			err = name_batch(c, b);
+		if (!err)
+			err = build_batch(c, b);
+	}
+	if (!err)
+		err = read_system(c, b->epoch);
+	if (!err && c->src.flushers)
+		err = read_flushers(c, b->epoch);
+	if (!err)
+		err = read_lost_map(c);
+	if (!err)
+		err = housekeeping(c, b->nslots);
+	drop_idle_ksyms(c);
+	return err;
 }
 
 /* ---- reports ---- */
@@ -497,24 +432,6 @@ static void shared_update(struct collector *c)
 		ident_of_slot(c, s, &who);
 		s->total.top_locked = s->top_votes;
 		shared_fill(&c->shared[s->shared_row - 1], &who, &s->total);
-	}
-}
-
-/*
- * A slot's totals changed (slot_changed): its shared row is stale. A slot
- * without one is a new row: every row is made again.
- */
-void shared_slot_changed(struct collector *c, struct slot *s)
-{
-	if (s->cg->excluded)
-		return;		/* never a row */
-	if (!s->shared_row) {
-		c->rows_gen++;
-		return;
-	}
-	if (!s->shared_stale) {
-		s->shared_stale = true;
-		c->changed[c->nchanged++] = (uint32_t)(s - c->slots);
 	}
 }
 

@@ -73,6 +73,8 @@ void collector_set_slow_unprinted(struct collector *c, uint64_t n);
 
 /* Slots in use now. */
 unsigned int collector_entries_used(const struct collector *c);
+/* The most entries held at once since the start (in use or being handed back). */
+unsigned int collector_entries_peak(const struct collector *c);
 
 /*
  * Starts the thread that makes the per-slot maps' chunks ahead of the

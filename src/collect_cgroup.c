@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Cgroup records, slots, and their retirement: housekeeping after each read. */
+/*
+ * A read's name phase (collect_int.h, one read): cgroup records, slots
+ * described, who a slot's figures are about, causes named; and the
+ * housekeeping after each read: slots of removed cgroups and exited
+ * flushers retired.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -332,14 +337,11 @@ static void slot_describe(struct collector *c, struct slot *s, const struct slot
 	s->next_alive_check = c->reads + 1;
 }
 
-/* Reads a slot's metadata once it is complete. */
-void slot_refresh(struct collector *c, unsigned int i)
+/* A new slot takes its metadata as read (m): described once it is complete. */
+static void slot_adopt(struct collector *c, unsigned int i, const struct slot_meta *m)
 {
 	struct slot *s = &c->slots[i];
-	const struct slot_meta *m = &c->rec->meta;
 
-	if (s->state != SLOT_EMPTY || chunk_rec_read(c, i, c->rec))
-		return;
 	if (m->state == SLOT_READY)
 		slot_describe(c, s, m);
 	s->state = m->state;
@@ -351,6 +353,13 @@ void slot_refresh(struct collector *c, unsigned int i)
 		c->slots_end = i + 1;
 }
 
+/* Reads a slot's metadata once it is complete (a slow event's slot, named as it comes). */
+void slot_refresh(struct collector *c, unsigned int i)
+{
+	if (c->slots[i].state == SLOT_EMPTY && !chunk_rec_read(c, i, c->rec))
+		slot_adopt(c, i, &c->rec->meta);
+}
+
 void ident_of_slot(const struct collector *c, const struct slot *s, struct ident *who)
 {
 	who->lock = c->src.lock_names && s->lock < LOCK_IDS_MAX ? c->src.lock_names[s->lock] : NULL;
@@ -360,6 +369,56 @@ void ident_of_slot(const struct collector *c, const struct slot *s, struct ident
 	who->exited = s->exited;
 	who->comm = s->comm;
 	who->own_cgroup = s->own_cgroup;
+}
+
+/* A changed slot's cause ways, named into its delta. */
+static int name_causes(struct collector *c, struct slot *s, const struct read_slot *rs)
+{
+	for (uint32_t k = 0; k < rs->ncauses; k++) {
+		const struct cause_change *w = &rs->cause[k];
+
+		if (row_add_cause(&s->delta, cause_name(c, w->key), w->samples, w->weight,
+				  w->weight_ns))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The name phase (collect_int.h, one read): new slots described from the
+ * metadata the read phase read; then each slot whose delta holds figures
+ * named: its causes, whether its process still runs, who its row is
+ * about. Stages of slots that cannot be named are counted.
+ */
+int name_batch(struct collector *c, struct read_batch *b)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < b->n && !err; i++) {
+		struct read_slot *rs = &b->s[i];
+		struct slot *s = &c->slots[rs->slot];
+
+		if (s->state == SLOT_EMPTY && rs->rec)
+			slot_adopt(c, rs->slot, &c->batch_rec[i].meta);
+		if (s->state != SLOT_READY || !s->cg) {
+			/* no cgroup record (out of memory), or metadata not whole: counted */
+			c->stages_unnamed += rs->nrefs;
+			delta_clear(&s->delta);
+			continue;
+		}
+		err = name_causes(c, s, rs);
+		if (err || delta_empty(&s->delta))
+			continue;
+		rs->changed = true;
+		s->touched_read = c->reads;
+		s->cg->last_active = c->reads;
+		if (c->per_process && s->tgid && !s->exited && !process_alive(c, s, false)) {
+			s->exited = true;
+			rs->newly_exited = 1;
+		}
+		ident_of_slot(c, s, &rs->who);
+	}
+	return err;
 }
 
 /* ---- housekeeping: slots of removed cgroups and exited flushers ---- */

@@ -1,74 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One read: the maps read, each slot handed to the fold (fold.c), and system-wide figures. */
 /*
- * Every read closes an epoch (rstatlat.h: stages and homes) and folds
- * what changed into two places: the open interval and the run's totals,
- * per slot. Reports are built from those (collect.c).
+ * A read's fold phase (collect_int.h, one read): each slot's stages and
+ * home, as the read phase read them, handed to the fold (fold.c, the
+ * epoch protocol's userspace half) into the slot's delta; and the
+ * system-wide figures, read and folded, and the losses.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include "collect_int.h"
 #include "rstatlat.skel.h"
 #include "self.h"
 
-/* ---- one read ---- */
-
-/*
- * Waits until no BPF program can still be writing the epoch just closed.
- * Programs run inside RCU read-side sections (tracepoints, trampolines) or
- * with irqs off, so one RCU grace period is enough: membarrier's global
- * command waits for one. Kernels with nohz_full refuse it; programs take
- * microseconds, so a pause long past that serves there.
- */
-static void *membarrier_global(void *done)
-{
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(10000);
-	__atomic_store_n((int *)done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/*
- * A grace period can take a while on a loaded machine: meanwhile the
- * waiter (the -t ring buffer) is served, so slow events are not dropped.
- */
-static void grace_period(struct collector *c)
-{
-	pthread_t t;
-	int done = 0;
-
-	if (!c->waiter || pthread_create(&t, NULL, membarrier_global, &done)) {
-		membarrier_global(&done);
-		return;
-	}
-	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-		c->waiter(c->waiter_arg);
-	pthread_join(t, NULL);
-}
-
-/* The sampled flushes of each cause way since the snapshot. */
-static int fold_causes(struct collector *c, struct slot *s, const struct slot_home *h)
-{
-	for (int i = 0; i <= CAUSE_WAYS; i++) {
-		const struct cause_way *w = &h->cause[i];
-		struct cause_way *sn = &s->snap.cause[i];
-
-		if (!w->key || w->samples == sn->samples)
-			continue;
-		if (row_add_cause(&s->delta, cause_name(c, w->key),
-				  (uint32_t)(w->samples - sn->samples),
-				  (uint32_t)(w->weight - sn->weight), w->weight_ns - sn->weight_ns))
-			return -ENOMEM;
-		*sn = *w;
-	}
-	return 0;
-}
+/* ---- one read's slots ---- */
 
 /* What the fold reads and writes of slot s (fold.h). */
 static struct fold_slot fold_slot_of(struct slot *s)
@@ -77,133 +20,69 @@ static struct fold_slot fold_slot_of(struct slot *s)
 				   .top_votes = &s->top_votes, .snap = &s->snap };
 }
 
-/* A slot's change of this read goes to the open interval and its totals. */
-static int slot_changed(struct collector *c, struct slot *s, const struct fold *f)
+/* The sampled flushes of each cause way since the snapshot, by key: named next (name_batch). */
+static void fold_causes(struct read_slot *rs, struct slot *s, const struct slot_home *h)
 {
+	for (int i = 0; i <= CAUSE_WAYS; i++) {
+		const struct cause_way *w = &h->cause[i];
+		struct cause_way *sn = &s->snap.cause[i];
+
+		if (!w->key || w->samples == sn->samples)
+			continue;
+		rs->cause[rs->ncauses++] = (struct cause_change){
+			.key = w->key,
+			.samples = (uint32_t)(w->samples - sn->samples),
+			.weight = (uint32_t)(w->weight - sn->weight),
+			.weight_ns = w->weight_ns - sn->weight_ns,
+		};
+		*sn = *w;
+	}
+}
+
+/* One slot's change of this read, into its delta: its CPUs' stages, then its home. */
+static int fold_one(struct collector *c, struct read_slot *rs, size_t i, uint64_t epoch)
+{
+	struct slot *s = &c->slots[rs->slot];
 	struct fold_slot fs = fold_slot_of(s);
-	uint32_t newly_exited = 0;
-	struct ident who;
-	int err = fold_finish(c->scratch, f, &fs, c->src.irqoff_trace);
-
-	if (err || delta_empty(&s->delta))
-		goto out;
-	s->touched_read = c->reads;
-	s->cg->last_active = c->reads;
-	c->locked += s->delta.count[COUNT_LOCKED];	/* every row's: own time served them all */
-	if (c->per_process && s->tgid && !s->exited && !process_alive(c, s, false)) {
-		s->exited = true;
-		newly_exited = 1;
-	}
-	ident_of_slot(c, s, &who);
-	if (!s->cg->excluded && c->src.intervals)
-		err = builder_add(&c->open_bd, &who, &s->delta, newly_exited);
-	if (!err)
-		err = row_merge(&s->total, &s->delta) ? -ENOMEM : 0;
-	shared_slot_changed(c, s);
-	/* rows move (slot, kept rows, removed), never leave: their sum grows only here */
-	if (!err && !s->cg->excluded && !c->per_process)
-		err = row_merge(&c->all, &s->delta) ? -ENOMEM : 0;
-out:
-	delta_clear(&s->delta);
-	return err;
-}
-
-static int stage_ref_cmp(const void *a, const void *b)
-{
-	const struct stage_ref *x = a, *y = b;
-
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
-}
-
-/* Every CPU's stage of the closed epoch that holds a slot: sorted by slot. */
-static int read_stages(struct collector *c, uint64_t epoch, size_t *nrefs)
-{
-	__u32 zero = 0;
-	size_t n = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.lock_state), &zero, c->lock_percpu))
-		return -errno;
-	c->own_ns = 0;	/* the programs only add: a sum over the CPUs never goes back */
-	for (int cpu = 0; cpu < c->ncpus; cpu++)
-		c->own_ns += c->lock_percpu[cpu].own_ns + c->lock_percpu[cpu].memcg.own_ns;
-	if (c->src.irqoff_trace &&
-	    bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.irq_state), &zero, c->irq_percpu))
-		return -errno;
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
-		const struct slot_stage *st = &c->lock_percpu[cpu].stage[epoch & 1];
-		const struct slot_dist_stage *irq = &c->irq_percpu[cpu].slot[epoch & 1];
-		const struct decision_stage *ds = &c->lock_percpu[cpu].memcg.stage[epoch & 1];
-		long slot = stage_slot(st->epoch, st->slot, epoch, c->max_slots);
-
-		if (slot >= 0)
-			c->refs[n++] = (struct stage_ref){ .slot = (uint32_t)slot, .st = st };
-		slot = c->src.irqoff_trace ? stage_slot(irq->epoch, irq->slot, epoch, c->max_slots) : -1;
-		if (slot >= 0)
-			c->refs[n++] = (struct stage_ref){ .slot = (uint32_t)slot, .irqoff = &irq->d };
-		slot = c->src.memcg_decisions ? stage_slot(ds->epoch, ds->slot, epoch, c->max_slots) :
-		       -1;
-		if (slot >= 0)
-			c->refs[n++] = (struct stage_ref){ .slot = (uint32_t)slot, .decisions = ds };
-	}
-	qsort(c->refs, n, sizeof(c->refs[0]), stage_ref_cmp);
-	*nrefs = n;
-	return 0;
-}
-
-/* Slots whose home changed since the previous read (one epoch of slack). */
-static size_t dirty_homes(struct collector *c, uint64_t epoch, unsigned int nslots)
-{
-	uint64_t since = epoch ? epoch - 1 : 0;
-	size_t n = 0;
-
-	for (unsigned int i = 0; i < nslots; i++)
-		if (c->seen[i] >= since)
-			c->dirty[n++] = i;
-	return n;
-}
-
-static int fold_slots(struct collector *c, uint64_t epoch, size_t nrefs, size_t ndirty)
-{
-	size_t r = 0, d = 0;
+	struct fold f;
 	int err = 0;
 
-	while (!err && (r < nrefs || d < ndirty)) {
-		uint32_t slot = r < nrefs && (d >= ndirty || c->refs[r].slot <= c->dirty[d]) ?
-				c->refs[r].slot : c->dirty[d];
-		struct slot *s = &c->slots[slot];
-		struct fold_slot fs = fold_slot_of(s);
-		struct fold f;
-		bool have_home = d < ndirty && c->dirty[d] == slot;
+	fold_start(c->scratch, &f);
+	for (uint32_t k = rs->ref; k < rs->ref + rs->nrefs; k++) {
+		const struct stage_ref *ref = &c->refs[k];
 
-		slot_refresh(c, slot);
-		fold_start(c->scratch, &f);
-		for (; r < nrefs && c->refs[r].slot == slot; r++) {
-			/* no cgroup record (out of memory), or metadata not whole: counted */
-			if (s->state != SLOT_READY || !s->cg) {
-				c->stages_unnamed++;
-				continue;
-			}
-			if (c->refs[r].st)
-				fold_stage(c->scratch, &f, &fs, c->refs[r].st);
-			else if (c->refs[r].irqoff)
-				fold_stage_dist(c->scratch, &f, DIST_IRQOFF, c->refs[r].irqoff);
-			else
-				fold_decisions(&fs, c->refs[r].decisions->n);
-		}
-		/* a dirty slot has its chunks: BPF wrote there */
-		if (have_home && s->state == SLOT_READY && s->cg) {
-			err = chunk_rec_read(c, slot, c->rec);
-			if (!err && c->src.irqoff_trace)
-				err = chunk_irqoff_read(c, slot, c->irq_home);
-			if (!err)
-				err = fold_home(c->scratch, &f, &fs, &c->rec->home,
-						c->src.irqoff_trace ? c->irq_home : NULL, epoch);
-			if (!err)
-				err = fold_causes(c, s, &c->rec->home);
-		}
-		d += have_home;
-		if (!err && s->state == SLOT_READY && s->cg)
-			err = slot_changed(c, s, &f);
+		if (ref->st)
+			fold_stage(c->scratch, &f, &fs, ref->st);
+		else if (ref->irqoff)
+			fold_stage_dist(c->scratch, &f, DIST_IRQOFF, ref->irqoff);
+		else
+			fold_decisions(&fs, ref->decisions->n);
+	}
+	if (rs->home) {
+		const struct slot_home *h = &c->batch_rec[i].home;
+
+		err = fold_home(c->scratch, &f, &fs, h,
+				c->src.irqoff_trace ? &c->batch_irq[i] : NULL, epoch);
+		fold_causes(rs, s, h);
+	}
+	return err ? err : fold_finish(c->scratch, &f, &fs, c->src.irqoff_trace);
+}
+
+/*
+ * The fold phase (collect_int.h, one read): each slot of the batch whose
+ * metadata is whole, and that is named or about to be, folded into its
+ * delta; the others' stages are counted by the name phase.
+ */
+int fold_batch(struct collector *c, struct read_batch *b)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < b->n && !err; i++) {
+		struct read_slot *rs = &b->s[i];
+		const struct slot *s = &c->slots[rs->slot];
+
+		if (rs->ready && (s->state == SLOT_EMPTY || s->cg))
+			err = fold_one(c, rs, i, b->epoch);
 	}
 	return err;
 }
@@ -299,7 +178,7 @@ static int sys_add(struct collector *c, int k, const struct fold *f, struct dist
 }
 
 /* System-wide figures: the stages (irq_state was read with the slots' stages), then the homes. */
-static int read_system(struct collector *c, uint64_t epoch)
+int read_system(struct collector *c, uint64_t epoch)
 {
 	struct sys_change ch = { 0 };
 	struct sys_home home;
@@ -338,7 +217,7 @@ static int read_system(struct collector *c, uint64_t epoch)
  * running on a CPU, preempted, is not entered again there: a hold not
  * counted, or a lock scope not kept, "(unknown)").
  */
-static int read_lost_map(struct collector *c)
+int read_lost_map(struct collector *c)
 {
 	int fd = bpf_map__fd(c->skel->maps.lost);
 	__u64 *percpu = c->lost_percpu;
@@ -363,36 +242,4 @@ static int read_lost_map(struct collector *c)
 	c->lost[LOST_SLOW_UNPRINTED] = c->slow_unprinted;
 	c->lost[LOST_STAGE_UNNAMED] = c->stages_unnamed;
 	return 0;
-}
-
-/* ---- the read: the epoch closed, folded, then housekeeping ---- */
-
-int collector_read(struct collector *c)
-{
-	uint64_t epoch = c->skel->bss->epoch;
-	unsigned int nslots = c->skel->bss->next_slot;
-	size_t nrefs = 0, ndirty;
-	int err;
-
-	if (nslots > c->max_slots)
-		nslots = c->max_slots;
-	/* From here on BPF records into the other parity. */
-	c->skel->bss->epoch = epoch + 1;
-	grace_period(c);
-	c->reads++;
-	err = read_stages(c, epoch, &nrefs);
-	if (err)
-		return err;
-	ndirty = dirty_homes(c, epoch, nslots);
-	err = fold_slots(c, epoch, nrefs, ndirty);
-	if (!err)
-		err = read_system(c, epoch);
-	if (!err && c->src.flushers)
-		err = read_flushers(c, epoch);
-	if (!err)
-		err = read_lost_map(c);
-	if (!err)
-		err = housekeeping(c, nslots);
-	drop_idle_ksyms(c);
-	return err;
 }

@@ -5,14 +5,25 @@
 
 /*
  * BPF maps -> report (collect.h), in files by role:
- *   collect.c         the collector's lifetime, its public API, the reports
- *                     and their rows, found by identity
- *   collect_fold.c    one read: the maps read, each slot's stages and home
- *                     folded (fold.c, the epoch protocol's userspace half,
- *                     from map contents), system-wide figures
- *   collect_cgroup.c  cgroup records, slots, retirement and housekeeping
+ *   collect.c         the collector's lifetime, its public API, one read
+ *                     (collector_read) and the reports
+ *   collect_read.c    one read's read phase: the maps read, changing nothing
+ *   collect_fold.c    its fold phase: each slot's stages and home folded
+ *                     (fold.c, the epoch protocol's userspace half, from map
+ *                     contents); system-wide figures, losses
+ *   collect_cgroup.c  its name phase: cgroup records, slots described, who
+ *                     a row is about; retirement and housekeeping
  *   collect_cause.c   cause naming and the kallsyms lifetime
+ *   collect_build.c   its build phase: the rows, found by identity
+ *   collect_ident.c   row identity: keys and hashes
  *   collect_chunks.c  the per-slot maps' chunks, made ahead of use
+ *   collect_flusher.c the flushers by comm (the exporter's)
+ *
+ * One read goes down its phases once, a batch of slots (READ_BATCH) at a
+ * time, so that what it holds stays small: read (struct read_batch: the
+ * slots, their stages and records) -> fold (each slot's delta, its cause
+ * ways' changes by key) -> name (who each changed slot is about) -> build
+ * (rows, totals).
  *
  * Userspace state, by what it describes:
  *   struct slot    one kernel slot: its totals, the last home counters
@@ -100,6 +111,45 @@ struct slot {
 	struct home_snap snap;
 };
 
+/* Slots a read takes at once through its phases: their records are 0.2 MiB. */
+#define READ_BATCH 32
+
+/* A cause way's change in one read, by key (fold), named into the slot's delta (name). */
+struct cause_change {
+	uint64_t key;
+	uint32_t samples, weight;
+	uint64_t weight_ns;
+};
+
+/* One slot of a batch, as the phases fill it in. */
+struct read_slot {
+	uint32_t slot;
+	/* read: its CPUs' stages (c->refs[ref..ref + nrefs)); its record in batch_rec */
+	uint32_t ref, nrefs;
+	bool rec;
+	/* read: its home changed, and the record holds it; its metadata is whole */
+	bool home, ready;
+	/* fold: the cause ways that moved */
+	struct cause_change cause[CAUSE_WAYS + 1];
+	uint32_t ncauses;
+	/* name: its delta holds figures and it is named; its process gone; who it is */
+	bool changed;
+	uint32_t newly_exited;
+	struct ident who;
+};
+
+/* What the read phase hands on: the read's slots, a batch at a time, ascending. */
+struct read_batch {
+	/* the epoch this read closed; the slots handed out so far (next_slot) */
+	uint64_t epoch;
+	unsigned int nslots;
+	/* the closed epoch's stages (c->refs) and dirty homes (c->dirty); how far through */
+	size_t nrefs, ndirty;
+	size_t r, d;
+	size_t n;
+	struct read_slot s[READ_BATCH];
+};
+
 /* A CPU's stage of the closed epoch: the lock's figures, or irqs-off's. */
 struct stage_ref {	/* one of these three */
 	uint32_t slot;
@@ -163,7 +213,10 @@ struct collector {
 	__u64 *lost_percpu;
 	void *sys_percpu;		/* irq_state, tick_state or cpu_lock_state values */
 	struct slot_rec *rec;		/* one slot's record, read from its chunk */
-	struct dist_rec *irq_home;	/* ... and its irqs-off home (--irqoff trace) */
+	/* one read's batch (collector_read), its slots' records and irqs-off homes */
+	struct read_batch *batch;
+	struct slot_rec *batch_rec;
+	struct dist_rec *batch_irq;
 	uint32_t *dirty;		/* slots to read this read */
 	struct stage_ref *refs;
 	struct scratch *scratch;
@@ -207,12 +260,33 @@ void ident_key(struct row *key, const struct ident *who, bool process);
 /* The row indexes' identities: a cgroup row's, a process row's. */
 extern const struct row_identity cgroup_ident, process_ident;
 
-/* ---- collect.c ---- */
+/* ---- one read's phases (collector_read) ---- */
 
+/* collect_read.c: the epoch closed, its stages read, the dirty homes listed. 0 or -errno. */
+int read_open(struct collector *c, struct read_batch *b);
+/* ... then the next batch's slots and records: how many (0: none left), or -errno. */
+int read_batch(struct collector *c, struct read_batch *b);
+/* collect_fold.c: each slot's change into its delta. 0 or -errno. */
+int fold_batch(struct collector *c, struct read_batch *b);
+/* collect_cgroup.c: new slots described, changed ones named. 0 or -errno. */
+int name_batch(struct collector *c, struct read_batch *b);
+/* collect_build.c: the named changes into the rows and totals. 0 or -errno. */
+int build_batch(struct collector *c, struct read_batch *b);
+/* collect_fold.c: the system-wide figures; the losses (after the slots). 0 or -errno. */
+int read_system(struct collector *c, uint64_t epoch);
+int read_lost_map(struct collector *c);
+
+/* ---- collect_build.c ---- */
+
+/* A report begun, its rows found by identity; room for n cgroup rows; the indexes freed. */
+void builder_start(struct builder *bd, struct report *r, enum report_type type, bool per_process);
+int builder_reserve(struct builder *bd, size_t n);
+void builder_end(struct builder *bd);
 /* Adds figures under who to a report being built. */
-void shared_slot_changed(struct collector *c, struct slot *s);
 int builder_add(struct builder *bd, const struct ident *who, const struct row *fig,
 		uint32_t newly_exited);
+/* A slot's totals changed: its row of the shared summary is stale. */
+void shared_slot_changed(struct collector *c, struct slot *s);
 
 /* ---- collect_cgroup.c ---- */
 

@@ -3,8 +3,9 @@
  * The userspace half of the epoch protocol (rstatlat.h, stages and homes;
  * docs/how-it-works.md): one slot's change in one read, from the CPUs'
  * stages of the closed epoch and from its home against the home as last
- * read. Knows map contents, not maps: collect_fold.c reads the maps and
- * hands them here, the unit tests hand recorded or made-up contents.
+ * read. Knows map contents, not maps: collect_read.c reads the maps,
+ * collect_fold.c hands them here; the unit tests hand recorded or made-up
+ * contents.
  */
 #ifndef RSTATLAT_FOLD_H
 #define RSTATLAT_FOLD_H
@@ -78,7 +79,8 @@ void fold_stage_dist(struct scratch *sc, struct fold *f, int k, const struct sta
 /*
  * The slot's home (and irqs-off home, or NULL), against the snapshot, which
  * it updates; maxima of the epoch by their tag. Not the causes
- * (collect_fold.c names them). Returns 0 or -ENOMEM.
+ * (collect_fold.c takes their changes, collect_cgroup.c names them).
+ * Returns 0 or -ENOMEM.
  */
 int fold_home(struct scratch *sc, struct fold *f, const struct fold_slot *s,
 	      const struct slot_home *h, const struct dist_rec *irq, uint64_t epoch);

@@ -214,7 +214,7 @@ static int bucket_from_top(const struct dist *d, uint64_t rank)
 /*
  * Ranks at or above the median are found from the top, where the max
  * bounds the walk instead of the buckets below. Needs every value <= max:
- * dist_add_value() keeps it so, collect_fold.c's finish_delta() never
+ * dist_add_value() keeps it so, fold.c's fold_finish() never
  * leaves max below the highest bucket touched, and report_read.c refuses
  * files where it does not hold.
  */
