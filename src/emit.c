@@ -49,6 +49,7 @@ static int describe_run(struct run *run, struct report *r)
 	r->self.map_bytes += collector_chunk_bytes(run->collector);
 	r->self.entries = run->skel->rodata->max_slots;
 	r->self.entries_used = collector_entries_used(run->collector);
+	r->self.entries_peak = collector_entries_peak(run->collector);
 	if (r->type == REPORT_SUMMARY && workload_merge(&r->workload, run->workload))
 		return -1;
 	return opts.command ? command_describe(run->cmd, &r->command) : 0;

@@ -680,7 +680,8 @@ static void put_self(struct out *o, const struct self_costs *c)
 	put_u64_lit(o, c->map_bytes_ceiling ? c->map_bytes_ceiling : c->map_bytes,
 		    ",\"entries\":");
 	put_u64_lit(o, c->entries, ",\"entries_used\":");
-	put_u64_lit(o, c->entries_used, ",\"cpu_user_ns\":");
+	put_u64_lit(o, c->entries_used, ",\"entries_peak\":");
+	put_u64_lit(o, c->entries_peak, ",\"cpu_user_ns\":");
 	put_u64_lit(o, c->cpu_user_ns, ",\"cpu_system_ns\":");
 	put_u64_lit(o, c->cpu_system_ns, ",\"bpf_ns\":");
 	put_num_or_null(o, c->bpf_stats, c->bpf_ns);

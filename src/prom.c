@@ -501,6 +501,9 @@ static void put_costs(struct prom_sink *s, const struct report *r)
 	put_scalar(s, "rstatlat_entries", PROM_GAUGE,
 		   "Cgroups (x processes) the maps hold (--max-entries).", c->entries);
 	put_scalar(s, "rstatlat_entries_used", PROM_GAUGE, "Entries in use.", c->entries_used);
+	put_scalar(s, "rstatlat_entries_peak", PROM_GAUGE,
+		   "The most entries held at once since the start: what the maps grew for.",
+		   c->entries_peak);
 	s->ops->family(s, "rstatlat_cpu_seconds_total", PROM_COUNTER, "rstatlat's own CPU time.");
 	put_by_label(s, "mode", modes, (const uint64_t[]){ c->cpu_user_ns, c->cpu_system_ns }, 2,
 		     true);

@@ -130,6 +130,8 @@ struct self_costs {
 	uint64_t map_bytes_ceiling;	/* ... at --max-entries entries in use; 0: unknown */
 	uint32_t entries;	/* --max-entries */
 	uint32_t entries_used;	/* slots in use at the end of the window */
+	/* the most held at once since the start: what the maps' chunks follow; 0: unknown */
+	uint32_t entries_peak;
 	uint64_t cpu_user_ns, cpu_system_ns;	/* rstatlat's CPU time in this window */
 	bool bpf_stats;		/* kernel.bpf_stats_enabled was on: bpf_* are known */
 	uint64_t bpf_ns, bpf_runs;	/* its BPF programs' run time and runs in this window */

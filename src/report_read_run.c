@@ -103,6 +103,9 @@ int read_self(struct reader *rd, const struct jt *obj, struct acc *a)
 	if (jt_get(v, "map_bytes_ceiling") &&
 	    get_u64(rd, v, "self", "map_bytes_ceiling", &c.map_bytes_ceiling))
 		return -1;
+	/* absent in files from before it: 0, unknown */
+	if (jt_get(v, "entries_peak") && get_u32(rd, v, "self", "entries_peak", &c.entries_peak))
+		return -1;
 	c.own_known = jt_get(v, "bpf_sampled_ns") != NULL;
 	if (c.own_known && (get_u64(rd, v, "self", "bpf_sampled_ns", &c.bpf_sampled_ns) ||
 			    get_u64(rd, v, "self", "lock_events", &c.lock_events)))
@@ -124,6 +127,7 @@ int read_self(struct reader *rd, const struct jt *obj, struct acc *a)
 	into->map_bytes_ceiling = c.map_bytes_ceiling;
 	into->entries = c.entries;
 	into->entries_used = c.entries_used;
+	into->entries_peak = c.entries_peak;
 	if (c.rss_max_bytes > into->rss_max_bytes)
 		into->rss_max_bytes = c.rss_max_bytes;
 	return 0;

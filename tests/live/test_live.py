@@ -287,7 +287,7 @@ def intervals_and_summary():
                 check(k in r["kernel"], "kernel.%s" % k)
             me = r["self"]
             check(0 < me["map_bytes"] <= 64 << 20 and me["entries"] == 10000 and
-                  me["entries_used"] >= 1, "self %s" % me)
+                  1 <= me["entries_used"] <= me["entries_peak"] <= me["entries"], "self %s" % me)
         cpu = sum(r["self"]["cpu_user_ns"] + r["self"]["cpu_system_ns"] for r in reports[:3])
         whole = reports[3]["self"]["cpu_user_ns"] + reports[3]["self"]["cpu_system_ns"]
         check(0 < cpu <= whole, "CPU time of the intervals %d ns, of the run %d ns" % (cpu, whole))

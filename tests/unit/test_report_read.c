@@ -419,10 +419,20 @@ static void test_old_layout_buckets(void)
 }
 
 static const struct self_costs sample_self = {
-	.present = true, .map_bytes = 64172032, .entries = 10000, .entries_used = 12,
-	.cpu_user_ns = 50000000, .cpu_system_ns = 20000000, .bpf_stats = true,
-	.bpf_ns = 1230000000, .bpf_runs = 12300000, .rss_max_bytes = 15204352,
-	.own_known = true, .bpf_sampled_ns = 1110000000, .lock_events = 3000000,
+	.present = true,
+	.map_bytes = 64172032,
+	.entries = 10000,
+	.entries_used = 12,
+	.entries_peak = 40,
+	.cpu_user_ns = 50000000,
+	.cpu_system_ns = 20000000,
+	.bpf_stats = true,
+	.bpf_ns = 1230000000,
+	.bpf_runs = 12300000,
+	.rss_max_bytes = 15204352,
+	.own_known = true,
+	.bpf_sampled_ns = 1110000000,
+	.lock_events = 3000000,
 	.map_bytes_ceiling = 66617148,
 };
 
@@ -430,11 +440,12 @@ static bool same_self(const struct self_costs *a, const struct self_costs *b)
 {
 	return a->present == b->present && a->map_bytes == b->map_bytes &&
 	       a->entries == b->entries && a->entries_used == b->entries_used &&
-	       a->cpu_user_ns == b->cpu_user_ns && a->cpu_system_ns == b->cpu_system_ns &&
-	       a->bpf_stats == b->bpf_stats && a->bpf_ns == b->bpf_ns &&
-	       a->bpf_runs == b->bpf_runs && a->rss_max_bytes == b->rss_max_bytes &&
-	       a->own_known == b->own_known && a->bpf_sampled_ns == b->bpf_sampled_ns &&
-	       a->lock_events == b->lock_events && a->map_bytes_ceiling == b->map_bytes_ceiling;
+	       a->entries_peak == b->entries_peak && a->cpu_user_ns == b->cpu_user_ns &&
+	       a->cpu_system_ns == b->cpu_system_ns && a->bpf_stats == b->bpf_stats &&
+	       a->bpf_ns == b->bpf_ns && a->bpf_runs == b->bpf_runs &&
+	       a->rss_max_bytes == b->rss_max_bytes && a->own_known == b->own_known &&
+	       a->bpf_sampled_ns == b->bpf_sampled_ns && a->lock_events == b->lock_events &&
+	       a->map_bytes_ceiling == b->map_bytes_ceiling;
 }
 
 static int occurrences(const char *s, const char *what)
@@ -468,17 +479,20 @@ static void test_self_and_folds(void)
 	j = parse_json(text, jerr, sizeof(jerr));
 	CHECK(j != NULL, "valid JSON: %s", jerr);
 	yajl_tree_free(j);
-	CHECK(strstr(text, ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0,"
-			   "\"flush_start_unseen\":0,\"lock_scope_full\":0,\"program_skipped\":0,"
-			   "\"flushers_full\":0,\"slow_unprinted\":0,\"entries_growing\":0,\"stage_unnamed\":0},"
-			   "\"self\":{\"map_bytes\":64172032,\"map_bytes_ceiling\":66617148,"
-		      "\"entries\":10000,\"entries_used\":12,\"cpu_user_ns\":50000000,"
-		      "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
-		      "\"bpf_sampled_ns\":1110000000,\"lock_events\":3000000,"
-		      "\"rss_max_bytes\":15204352},\"findings\":[{\"id\":\"rstatlat_itself\","
-		      "\"severity\":\"warning\",\"text\":\"rstatlat lost 4 events: entries_full 4 "
-		      "(raise --max-entries); its own BPF time is 55.5% of one CPU\",\"figures\":"
-		      "{\"lost\":4,\"bpf_cpu_ppm\":555000}}]}\n") != NULL,
+	CHECK(strstr(text,
+		     ",\"retired_dropped\":0,\"cause_stack_missing\":0,\"memcg_skips_untracked\":0,"
+		     "\"flush_start_unseen\":0,\"lock_scope_full\":0,\"program_skipped\":0,"
+		     "\"flushers_full\":0,\"slow_unprinted\":0,\"entries_growing\":0,\"stage_"
+		     "unnamed\":0},"
+		     "\"self\":{\"map_bytes\":64172032,\"map_bytes_ceiling\":66617148,"
+		     "\"entries\":10000,\"entries_used\":12,\"entries_peak\":40,"
+		     "\"cpu_user_ns\":50000000,"
+		     "\"cpu_system_ns\":20000000,\"bpf_ns\":1230000000,\"bpf_runs\":12300000,"
+		     "\"bpf_sampled_ns\":1110000000,\"lock_events\":3000000,"
+		     "\"rss_max_bytes\":15204352},\"findings\":[{\"id\":\"rstatlat_itself\","
+		     "\"severity\":\"warning\",\"text\":\"rstatlat lost 4 events: entries_full 4 "
+		     "(raise --max-entries); its own BPF time is 55.5% of one CPU\",\"figures\":"
+		     "{\"lost\":4,\"bpf_cpu_ppm\":555000}}]}\n") != NULL,
 	      "self after lost, the findings last: %s", text);
 	CHECK(occurrences(text, "\"removed_cgroups\":") == 1 &&
 	      strstr(text, "\"top_flusher\":null,\"removed_cgroups\":1976}") != NULL,
@@ -541,6 +555,7 @@ static void test_self_merge(void)
 	rows[1].removed_cgroups = 5;
 	one = print_report(&r);
 	r.self.entries_used = 30;
+	r.self.entries_peak = 45;
 	r.self.rss_max_bytes = 1000;
 	r.self.bpf_runs = 1;
 	rows[1].removed_cgroups = 7;
@@ -549,12 +564,13 @@ static void test_self_merge(void)
 	strcat(strcpy(all, one), two);
 	CHECK(read_text(all, &back, &info, err) == 0, "%s", err);
 	CHECK(back.self.present && back.self.cpu_user_ns == 100000000 &&
-	      back.self.cpu_system_ns == 40000000 && back.self.bpf_ns == 2460000000ULL &&
-	      back.self.own_known && back.self.bpf_sampled_ns == 2220000000ULL &&
-	      back.self.lock_events == 6000000 &&
-	      back.self.bpf_runs == 12300001 && back.self.entries_used == 30 &&
-	      back.self.entries == 10000 && back.self.rss_max_bytes == 15204352 &&
-	      back.self.bpf_stats, "merged costs");
+		      back.self.cpu_system_ns == 40000000 && back.self.bpf_ns == 2460000000ULL &&
+		      back.self.own_known && back.self.bpf_sampled_ns == 2220000000ULL &&
+		      back.self.lock_events == 6000000 && back.self.bpf_runs == 12300001 &&
+		      back.self.entries_used == 30 && back.self.entries_peak == 45 &&
+		      back.self.entries == 10000 && back.self.rss_max_bytes == 15204352 &&
+		      back.self.bpf_stats,
+	      "merged costs");
 	CHECK(back.cgroups[1].removed_cgroups == 12, "removed cgroups add up");
 	report_free(&back);
 	/* an object without costs: the merged window's are not known */
@@ -839,7 +855,9 @@ static void test_bad_input(void)
 	struct report r;
 	struct row rows[2];
 	char *good, *bad;
-	static const struct { const char *from, *to, *want; } edits[] = {
+	static const struct {
+		const char *from, *to, *want;
+	} edits[] = {
 		{ "\"schema\":\"rstatlat/1\"", "\"schema\":\"rstatlat/2\"", "unsupported schema" },
 		{ "\"schema\":\"rstatlat/1\"", "\"schema\":\"other/1\"", "not rstatlat -j output" },
 		{ "\"type\":\"summary\"", "\"type\":\"weird\"", "unknown object type" },
@@ -858,12 +876,19 @@ static void test_bad_input(void)
 		{ "\"lost\":{", "\"lost\":[{", "not JSON" },
 		{ "\"self\":{", "\"self\":7,\"x\":{", "\"self\" is not an object" },
 		{ "\"map_bytes\":64172032,", "", "self: missing key \"map_bytes\"" },
-		{ "\"entries\":10000", "\"entries\":-1", "self: \"entries\" is not a non-negative" },
-		{ "\"entries_used\":12", "\"entries_used\":4294967296", "\"entries_used\" is out of range" },
-		{ "\"cpu_user_ns\":50000000", "\"cpu_user_ns\":0.5", "\"cpu_user_ns\" is not a non-negative" },
+		{ "\"entries\":10000", "\"entries\":-1",
+		  "self: \"entries\" is not a non-negative" },
+		{ "\"entries_used\":12", "\"entries_used\":4294967296",
+		  "\"entries_used\" is out of range" },
+		{ "\"entries_peak\":40", "\"entries_peak\":4294967296",
+		  "\"entries_peak\" is out of range" },
+		{ "\"cpu_user_ns\":50000000", "\"cpu_user_ns\":0.5",
+		  "\"cpu_user_ns\" is not a non-negative" },
 		{ "\"bpf_ns\":1230000000", "\"bpf_ns\":null", "must both be numbers or both null" },
-		{ "\"bpf_runs\":12300000", "\"bpf_runs\":\"many\"", "\"bpf_runs\" is not a non-negative" },
-		{ "\"removed_cgroups\":3", "\"removed_cgroups\":\"3\"", "cgroups[1]: \"removed_cgroups\" is not" },
+		{ "\"bpf_runs\":12300000", "\"bpf_runs\":\"many\"",
+		  "\"bpf_runs\" is not a non-negative" },
+		{ "\"removed_cgroups\":3", "\"removed_cgroups\":\"3\"",
+		  "cgroups[1]: \"removed_cgroups\" is not" },
 	};
 
 	sample_report(&r, rows);

@@ -1090,9 +1090,14 @@ def scale_run(per_process):
     check(not any(summary["lost"].values()), "lost %s" % summary["lost"])
     me = summary["self"]
     check(me["map_bytes"] <= SCALE_BOUND, "maps hold %.1f MiB" % (me["map_bytes"] / 2**20))
-    # the maps grow with the entries in use (-p: cgroup x process), at most to
-    # twice the peak plus 128 (collect_chunks.c); 100 entries fit in 4 MiB
-    peak = max(r["self"]["entries_used"] for r in reports if r.get("self"))
+    # the maps grow with the entries held at once (-p: cgroup x process; in use
+    # or being handed back: entries_peak, which a report's entries_used can miss
+    # between two reports), at most to twice that plus 128 (collect_chunks.c);
+    # 100 entries fit in 4 MiB
+    peak = max(r["self"]["entries_peak"] for r in reports if r.get("self"))
+    used = max(r["self"]["entries_used"] for r in reports if r.get("self"))
+    check(used <= peak <= me["entries"], "entries_peak %d, entries_used %d of %d" % (
+        peak, used, me["entries"]))
     bound = (4 << 20) + 2 * max(0, peak - 100) * ENTRY_BYTES
     check(me["map_bytes"] <= bound, "maps hold %.2f MiB with at most %d entries in use "
           "(bound %.2f MiB)" % (me["map_bytes"] / 2**20, peak, bound / 2**20))
