@@ -401,9 +401,12 @@ int name_batch(struct collector *c, struct read_batch *b)
 		if (s->state == SLOT_EMPTY && rs->rec)
 			slot_adopt(c, rs->slot, &c->batch_rec[i].meta);
 		if (s->state != SLOT_READY || !s->cg) {
-			/* no cgroup record (out of memory), or metadata not whole: counted */
+			/*
+			 * no cgroup record (out of memory), or metadata not whole:
+			 * counted; what it folded is dropped (build_batch empties
+			 * every delta)
+			 */
 			c->stages_unnamed += rs->nrefs;
-			delta_clear(&s->delta);
 			continue;
 		}
 		err = name_causes(c, s, rs);

@@ -133,24 +133,26 @@ int read_open(struct collector *c, struct read_batch *b)
 static int read_slot_rec(struct collector *c, struct read_slot *rs, size_t i)
 {
 	const struct slot *s = &c->slots[rs->slot];
-	int err = 0;
+	struct slot_rec *rec = &c->batch_rec[i];
+	int err;
 
 	if (s->state != SLOT_EMPTY) {
 		/* a described slot: its home, where it changed and the slot is named */
 		rs->home = rs->home && s->state == SLOT_READY && s->cg;
 		if (!rs->home)
 			return 0;
-		err = chunk_rec_read(c, rs->slot, &c->batch_rec[i]);
-	} else if (chunk_rec_read(c, rs->slot, &c->batch_rec[i])) {
-		/* its chunk is not made yet: a later read's */
-		rs->home = false;
-		return 0;
+		err = chunk_rec_read(c, rs->slot, rec);
+		if (err)
+			return err;
 	} else {
-		rs->ready = c->batch_rec[i].meta.state == SLOT_READY;
+		/* a new slot's metadata: before its chunk is made, a later read's */
+		if (chunk_rec_read(c, rs->slot, rec)) {
+			rs->home = false;
+			return 0;
+		}
+		rs->ready = rec->meta.state == SLOT_READY;
 		rs->home = rs->home && rs->ready;
 	}
-	if (err)
-		return err;
 	rs->rec = true;
 	if (rs->home && c->src.irqoff_trace)
 		return chunk_irqoff_read(c, rs->slot, &c->batch_irq[i]);
