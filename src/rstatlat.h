@@ -308,8 +308,8 @@ struct slot_stage {
 };
 
 /*
- * make bench's cost attribution (bench/run, the cold load's "attribution"):
- * parts of the lock path cut, one config each, so that the BPF time each
+ * make bench's cost attribution (bench/run, the cold load's and the
+ * hammer's "attribution"): parts of the lock path cut, one config each, so that the BPF time each
  * takes on a load is measured against the floor. The figures of such a run are wrong: set
  * only by the RSTATLAT_BENCH_CUT environment variable, which rstatlat
  * warns of. A constant to the verifier, which removes the cut branches
@@ -318,7 +318,9 @@ struct slot_stage {
 #define BENCH_CUT_EVICT	1	/* a stage's figures are dropped, not evicted into its home */
 #define BENCH_CUT_INDEX	2	/* a new cgroup takes slot serial % 64, without the slot index */
 #define BENCH_CUT_SLOTS	4	/* every cgroup counts in the first slot its CPU resolved */
-#define BENCH_CUT_ALL	7
+#define BENCH_CUT_WAIT 8 /* a contended hold's wait is not recorded */
+#define BENCH_CUT_FLUSH 16 /* holds not gathered into flushes: no flush, parts, cause */
+#define BENCH_CUT_ALL 31
 
 /* One distribution of one slot, staged by a source of its own. */
 struct slot_dist_stage {

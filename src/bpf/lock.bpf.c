@@ -797,7 +797,9 @@ static __always_inline bool on_unlock(void *ctx, struct lock_state *lc, struct c
 	st = stage_taken(lc, slot, &fresh);
 	st->n.count[COUNT_LOCKED]++;
 	/* the call only where it times something: most holds are not contended */
-	wait = lc->locked_contended ? contended_wait(lc, st, start) : 0;
+	wait = 0;
+	if (lc->locked_contended && !(bench_cut & BENCH_CUT_WAIT))
+		wait = contended_wait(lc, st, start);
 	if (threshold_ns && wait >= threshold_ns) {
 		lc->self_rare = 1;
 		slow_emit(ctx, SLOW_WAIT, start, wait, slot, lc->locked_lock_cpu, true);
@@ -814,7 +816,8 @@ static __always_inline bool on_unlock(void *ctx, struct lock_state *lc, struct c
 		lc->self_rare = 1;
 		slow_emit(ctx, SLOW_HOLD, now, hold, slot, unlock_cpu, lc->locked_contended);
 	}
-	flush_hold(ctx, lc, st, cg, unlock_cpu, hold, wait, now);
+	if (!(bench_cut & BENCH_CUT_FLUSH))
+		flush_hold(ctx, lc, st, cg, unlock_cpu, hold, wait, now);
 	return fresh;
 }
 

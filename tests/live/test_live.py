@@ -904,8 +904,8 @@ def exit_codes():
         r = run(*args)
         check(r.returncode == 2, "%s: exit %d" % (args, r.returncode))
         check(one_line(r.stderr), "%s: stderr %r" % (args, r.stderr))
-    # make bench's cost attribution: anything but 0-7 refused, the cut said
-    for cut in ["8", "abc", "1x", "-1"]:
+    # make bench's cost attribution: anything but 0-31 (BENCH_CUT_ALL) refused, the cut said
+    for cut in ["32", "abc", "1x", "-1"]:
         r = run("-d", "1", env=dict(os.environ, RSTATLAT_BENCH_CUT=cut))
         check(r.returncode == 2 and b"RSTATLAT_BENCH_CUT" in r.stderr and one_line(r.stderr),
               "RSTATLAT_BENCH_CUT=%s: %d %r" % (cut, r.returncode, r.stderr))
