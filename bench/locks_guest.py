@@ -17,9 +17,7 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "live"))
-from lib import MEMHOG, TICKER, Cgroup, Rstatlat, cgroup_mounts  # noqa: E402
-
-READER = os.path.join(ROOT, "build", "bench", "reader")
+from lib import BIN, MEMHOG, TICKER, Cgroup, Rstatlat, cgroup_mounts  # noqa: E402
 
 
 def prog_stats():
@@ -37,8 +35,8 @@ def delta(after, before, names):
 
 def read_both(cg):
     threads = [threading.Thread(target=subprocess.run, args=(
-        [READER, os.path.join(cg.path, f), "2", "-s", "2"],), kwargs={"capture_output": True,
-                                                                     "check": True})
+        [BIN, "load", "hammer", "--in", cg.path, "--file", f, "--threads", "2", "-d", "2"],),
+        kwargs={"capture_output": True, "check": True})
         for f in ("cpu.stat", "memory.stat")]
     for t in threads:
         t.start()
