@@ -8,28 +8,19 @@ CPU, so what rstatlat does once a flush is shared by that many holds.
 One reader of a cgroup's cpu.stat (a ticker inside) for SECONDS a round,
 ROUNDS rounds. TCG timing: compare the rows with each other, not with the
 host. Usage: bench/scale_guest.py [ROUNDS [SECONDS]]"""
-import json
 import os
 import statistics
-import subprocess
 import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "live"))
 from lib import TICKER, Cgroup, Rstatlat, cgroup_mounts  # noqa: E402
+from locks_guest import prog_stats  # noqa: E402  (bench/, this script's directory)
 
 FLOOR = os.path.join(ROOT, "build", "bench", "floor")
 EVENTS = ("contended", "locked", "unlock")
-
-
-def prog_stats():
-    """{program name: (run_cnt, run_time_ns)} of the loaded programs."""
-    progs = json.loads(subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True,
-                                      check=True).stdout)
-    return {p.get("name", ""): (p.get("run_cnt", 0), p.get("run_time_ns", 0)) for p in progs}
 
 
 def per_event(before, after, prefix):

@@ -63,7 +63,10 @@ unsigned int collector_entries_used(const struct collector *c)
 	return c->slots_ready;
 }
 
-/* Slot numbers handed out: recycled ones first, so the most held at once. */
+/*
+ * Slot numbers handed out (recycled ones first, so the most held at once):
+ * what a read walks and what the maps' chunks are made ahead of.
+ */
 unsigned int collector_entries_peak(const struct collector *c)
 {
 	unsigned int n = c->skel->bss->next_slot;

@@ -141,11 +141,9 @@ static int grow_to(struct collector *c, unsigned int to)
 static int grow(struct collector *c)
 {
 	struct slot_chunks *k = &c->chunks;
-	unsigned int used = c->skel->bss->next_slot, want, made, ahead;
+	unsigned int used = collector_entries_peak(c), want, made, ahead;
 	int err = 0;
 
-	if (used > c->max_slots)
-		used = c->max_slots;
 	want = slots_wanted(c, used);
 	made = k->made << k->shift;
 	if (made < want && (made <= used || made - used < (want - used) * 3 / 4))

@@ -114,9 +114,7 @@ int read_open(struct collector *c, struct read_batch *b)
 
 	memset(b, 0, sizeof(*b));
 	b->epoch = c->skel->bss->epoch;
-	b->nslots = c->skel->bss->next_slot;
-	if (b->nslots > c->max_slots)
-		b->nslots = c->max_slots;
+	b->nslots = collector_entries_peak(c); /* every slot handed out so far */
 	c->skel->bss->epoch = b->epoch + 1;
 	grace_period(c);
 	c->reads++;

@@ -309,11 +309,11 @@ struct slot_stage {
 
 /*
  * make bench's cost attribution (bench/run, the cold load's and the
- * hammer's "attribution"): parts of the lock path cut, one config each, so that the BPF time each
- * takes on a load is measured against the floor. The figures of such a run are wrong: set
- * only by the RSTATLAT_BENCH_CUT environment variable, which rstatlat
- * warns of. A constant to the verifier, which removes the cut branches
- * from every other run.
+ * hammer's "attribution"): parts of the lock path cut, one config each, so
+ * that the BPF time each takes on a load is measured against the floor.
+ * The figures of such a run are wrong: set only by the RSTATLAT_BENCH_CUT
+ * environment variable, which rstatlat warns of. A constant to the
+ * verifier, which removes the cut branches from every other run.
  */
 #define BENCH_CUT_EVICT	1	/* a stage's figures are dropped, not evicted into its home */
 #define BENCH_CUT_INDEX	2	/* a new cgroup takes slot serial % 64, without the slot index */
