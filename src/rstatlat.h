@@ -320,7 +320,7 @@ struct slot_stage {
 #define BENCH_CUT_SLOTS	4	/* every cgroup counts in the first slot its CPU resolved */
 #define BENCH_CUT_WAIT 8 /* a contended hold's wait is not recorded */
 #define BENCH_CUT_FLUSH 16 /* holds not gathered into flushes: no flush, parts, cause */
-#define BENCH_CUT_ALL 31
+#define BENCH_CUT_ALL 31 /* all of them: a hold timed and counted in one slot a CPU */
 
 /* One distribution of one slot, staged by a source of its own. */
 struct slot_dist_stage {

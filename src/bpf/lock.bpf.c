@@ -119,6 +119,17 @@ static __noinline void cause_budget(struct lock_state *lc, __u64 now)
 }
 
 /*
+ * A draw of one in k. k is a power of two at the defaults (cause_sample
+ * 64, doubled by cause_budget): a mask then, not a division.
+ */
+static __always_inline bool one_in(struct lock_state *lc, __u32 k)
+{
+	__u32 r = lc_random(lc);
+
+	return k & (k - 1) ? r % k == 0 : (r & (k - 1)) == 0;
+}
+
+/*
  * Whether the flush that just ended takes the stack that says who asked
  * for it, and the flushes it then stands for (0: none). Each flush on its
  * own, at random, one in cause_k: every K-th flush of a CPU would always
@@ -144,7 +155,7 @@ static __always_inline __u32 cause_weight(struct lock_state *lc, __u64 wall, __u
 	}
 	if (wall >= CAUSE_ALWAYS_NS && (!cause_budgeted || lc->cause_taken < lc->cause_allowed))
 		k = 1;
-	else if (!k || lc_random(lc) % k)
+	else if (!k || !one_in(lc, k))
 		return 0;
 	lc->cause_taken++;
 	return k;
@@ -370,7 +381,7 @@ static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
 		return;
 	}
 	/* a parked flush of this task would never go on: not one to find later */
-	if (first)
+	if (first && flushes_parked)
 		flush_unpark(lc, tid, cgrp, -1);
 	__builtin_memset(fl, 0, sizeof(*fl));
 	fl->cgrp = cgrp;

@@ -327,13 +327,16 @@ def register(test):
 
     @test
     def sampled_causes_scale_to_the_flushes():
-        """--cause-sample 64: a flush names its cause with probability 1/64
-        exactly (and always when it takes 1 ms or more). One thread reads
-        two cgroups' cpu.stat in turn (every 64th flush of a CPU would
-        always be the same cgroup's): each row has about n/64 samples
-        (within 4 standard deviations, plus the long flushes) and its
-        cpu.stat cause is shared out to exactly its n flushes."""
-        n, k = 6000, 64
+        """--cause-sample 64, and 48: a flush names its cause with
+        probability 1/k exactly (and always when it takes 1 ms or more);
+        a power of two is drawn by a mask, any other k by a division. One
+        thread reads two cgroups' cpu.stat in turn (every k-th flush of a
+        CPU would always be the same cgroup's): each row has about n/k
+        samples (within 4 standard deviations, plus the long flushes) and
+        its cpu.stat cause is shared out to exactly its n flushes."""
+        return "; ".join(causes_sampled_one_in(k) for k in (64, 48))
+
+    def causes_sampled_one_in(k, n=6000):
         rows, s = two_cgroups_read_in_turn(n, "--cause-sample", str(k))
         check(s["cause_sample"] == k and s["cause_budget"] is False, "cause_sample %s, budget %s" %
               (s["cause_sample"], s["cause_budget"]))
@@ -349,13 +352,13 @@ def register(test):
             long_hi = sum(x["count"] for x in buckets if x["le"] >= LONG_FLUSH_NS)
             lo = (n - long_hi) / k + long_lo - 4 * sd
             hi = (n - long_lo) / k + long_hi + 4 * sd
-            check(lo <= c["samples"] <= hi, "%s: %d samples for %d flushes (%d-%d long), "
-                  "expected %.0f to %.0f" % (name, c["samples"], n, long_lo, long_hi, lo, hi))
+            check(lo <= c["samples"] <= hi, "1 in %d, %s: %d samples for %d flushes (%d-%d long), "
+                  "expected %.0f to %.0f" % (k, name, c["samples"], n, long_lo, long_hi, lo, hi))
             check(c["flushes"] == row["flush_ns"]["count"] == n, "shared out: %d of %d" % (
                 c["flushes"], row["flush_ns"]["count"]))
             got.append(c["samples"])
-        return "%d and %d samples of %d flushes each (expected %.0f +- %.0f)" % (
-            got[0], got[1], n, n / k, 4 * sd)
+        return "1 in %d: %d and %d samples of %d flushes each (expected %.0f +- %.0f)" % (
+            k, got[0], got[1], n, n / k, 4 * sd)
 
     @test
     def default_causes_keep_to_their_budget():
