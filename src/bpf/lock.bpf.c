@@ -283,14 +283,15 @@ __noinline int flush_park(struct lock_state *lc, struct flush_state *fl, __u64 n
  * The parked flush of task tid, into this CPU's fl, when it is the one going
  * on with a hold of cgroup cgrp and lock cpu lock_cpu (cgrp 0: the task
  * was switched in, lock_cpu -1: none is (a flush begins), and one there is
- * a flush that never went on). Returns whether it was taken.
+ * a flush that never went on). Returns whether it was taken. Called by
+ * flush_unparked, only while a flush is parked.
  */
 __noinline int flush_unpark(struct lock_state *lc, __u32 tid, __u64 cgrp, int lock_cpu)
 {
 	struct flush_state *p;
 	bool ours;
 
-	if (!flushes_parked || !lc)
+	if (!lc)
 		return false;
 	p = bpf_map_lookup_elem(&flush_parked, &tid);
 	if (!p)
@@ -345,11 +346,11 @@ static __always_inline bool flush_find(struct lock_state *lc, __u32 tid, __u64 c
 	struct flush_search s = { .tid = tid, .cgrp = cgrp, .lock_cpu = lock_cpu };
 
 	lc->self_rare = 1;
-	if (flush_unpark(lc, tid, cgrp, lock_cpu))
+	if (flush_unparked(lc, tid, cgrp, lock_cpu))
 		return true;
 	bpf_loop(last_cpu + 1, flush_take, &s, 0);
 	/* parked there meanwhile by a flush that began on it */
-	return s.found || flush_unpark(lc, tid, cgrp, lock_cpu);
+	return s.found || flush_unparked(lc, tid, cgrp, lock_cpu);
 }
 
 /*
@@ -381,8 +382,8 @@ static __noinline void flush_begin(struct lock_state *lc, struct slot_stage *st,
 		return;
 	}
 	/* a parked flush of this task would never go on: not one to find later */
-	if (first && flushes_parked)
-		flush_unpark(lc, tid, cgrp, -1);
+	if (first)
+		flush_unparked(lc, tid, cgrp, -1);
 	__builtin_memset(fl, 0, sizeof(*fl));
 	fl->cgrp = cgrp;
 	fl->tid = tid;

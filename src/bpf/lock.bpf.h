@@ -105,6 +105,17 @@ static __always_inline void flush_resume(struct lock_state *lc, __u32 tid, __u64
 	fl->irq_mark = lc->irq_ns;
 }
 
+/*
+ * The parked flush of task tid taken here (flush_unpark), asked only while
+ * a flush is parked: most holds, switches and flushes find none, and pay
+ * a load for it, not a global function's call.
+ */
+static __always_inline bool flush_unparked(struct lock_state *lc, __u32 tid, __u64 cgrp,
+					   int lock_cpu)
+{
+	return flushes_parked && flush_unpark(lc, tid, cgrp, lock_cpu);
+}
+
 /* The memory controller's lock, where memcg flush decisions count. */
 static __always_inline __u16 memory_lock(void)
 {

@@ -88,7 +88,7 @@ int BPF_PROG(flush_switch, bool preempt, struct task_struct *prev, struct task_s
 			flush_park(lc, &lc->fl, bpf_ktime_get_ns());
 		lc->fl.cgrp = 0;
 	}
-	if (flushes_parked && flush_unpark(lc, next->pid, 0, 0))
+	if (flush_unparked(lc, next->pid, 0, 0))
 		flush_resume(lc, next->pid, bpf_ktime_get_ns());
 	return 0;
 }
