@@ -79,8 +79,9 @@ static __always_inline __u32 lc_random(struct lock_state *lc)
 static __always_inline __u64 own_took(__u64 now, __u32 weight)
 {
 	__u64 end = bpf_ktime_get_ns(), clock = bpf_ktime_get_ns() - end;
+	__u64 took = end - now + 2 * clock;
 
-	return (end - now + 2 * clock) * weight;
+	return took < OWN_STRETCHED_NS ? took * weight : took;
 }
 
 /* A whole flush into a stage: its wall time, and the most holds one took. */
