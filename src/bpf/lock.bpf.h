@@ -74,7 +74,8 @@ static __always_inline __u32 lc_random(struct lock_state *lc)
  * count it: what lies between its clock reads and, timed by one more read
  * right after the last, the clock read it began with (before now) and
  * what bpf_stats' own two sched_clock() calls add inside its window, about
- * one read.
+ * one read. Weighed by weight, the runs it stands for, unless it was
+ * stretched (OWN_STRETCHED_NS): then once.
  */
 static __always_inline __u64 own_took(__u64 now, __u32 weight)
 {
